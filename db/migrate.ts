@@ -1,0 +1,19 @@
+import { fileURLToPath } from 'node:url';
+import type { PgliteDatabase } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import type { DatabaseHandle, Schema } from './client.ts';
+
+/** Beside this module in the source tree; beside the bundle in Lambda (copied in by the stack). */
+export const defaultMigrationsFolder = () =>
+  process.env.MIGRATIONS_DIR ?? fileURLToPath(new URL('./migrations', import.meta.url));
+
+/** The one way migrations are applied: the CLI, the local server, the tests and the deploy trigger. */
+export async function migrate(handle: DatabaseHandle, migrationsFolder = defaultMigrationsFolder()) {
+  if (handle.config.kind === 'postgres') {
+    await migratePostgres(handle.db as unknown as PostgresJsDatabase<Schema>, { migrationsFolder });
+  } else {
+    await migratePglite(handle.db as unknown as PgliteDatabase<Schema>, { migrationsFolder });
+  }
+}

@@ -1,0 +1,70 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../client.ts';
+import { idempotencyKeys } from '../schema/index.ts';
+import { rowsOf } from './agents.ts';
+
+/** How long a key remembers its answer, and after how long an unfinished claim counts as abandoned. */
+export const KEY_LIFETIME = '24 hours';
+export const ABANDONED_AFTER = '60 seconds';
+
+export type Claim =
+  | { kind: 'claimed' }
+  | { kind: 'replay'; status: number; body: string }
+  | { kind: 'in-flight' }
+  | { kind: 'mismatch' };
+
+/**
+ * Claims `key` for a request with this fingerprint: a new key, an expired one or one whose first
+ * request died (claimed long ago, never answered) is taken; otherwise say what the key holds.
+ */
+export async function claimKey(
+  db: Database,
+  workspaceId: string,
+  key: string,
+  requestHash: string,
+): Promise<Claim> {
+  const claimed = rowsOf(
+    await db.execute(sql`
+      insert into ${idempotencyKeys} as k (workspace_id, key, request_hash) values (${workspaceId}, ${key}, ${requestHash})
+      on conflict (workspace_id, key) do update
+        set request_hash = excluded.request_hash, response_status = null, response_body = null, created_at = now()
+        where k.created_at < now() - ${KEY_LIFETIME}::interval
+           or (k.response_status is null and k.created_at < now() - ${ABANDONED_AFTER}::interval)
+      returning 1`),
+  );
+  if (claimed.length > 0) return { kind: 'claimed' };
+  const [held] = rowsOf<{
+    request_hash: string;
+    response_status: number | null;
+    response_body: string | null;
+  }>(
+    await db.execute(sql`
+      select request_hash, response_status, response_body from ${idempotencyKeys}
+      where workspace_id = ${workspaceId} and key = ${key}`),
+  );
+  // Deleted between the two statements (released after a failure): treat as still in flight.
+  if (!held) return { kind: 'in-flight' };
+  if (held.request_hash !== requestHash) return { kind: 'mismatch' };
+  if (held.response_status === null || held.response_body === null) return { kind: 'in-flight' };
+  return { kind: 'replay', status: held.response_status, body: held.response_body };
+}
+
+/** Records the answer; run in the same transaction as the work it answers for. */
+export async function completeKey(
+  db: Database,
+  workspaceId: string,
+  key: string,
+  status: number,
+  body: string,
+) {
+  await db.execute(sql`
+    update ${idempotencyKeys} set response_status = ${status}, response_body = ${body}
+    where workspace_id = ${workspaceId} and key = ${key}`);
+}
+
+/** Frees a claim whose request failed without an answer worth replaying, so a retry can run. */
+export async function releaseKey(db: Database, workspaceId: string, key: string) {
+  await db.execute(sql`
+    delete from ${idempotencyKeys}
+    where workspace_id = ${workspaceId} and key = ${key} and response_status is null`);
+}

@@ -1,0 +1,28 @@
+import { getTableColumns, type SQL, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+
+/** Postgres's text form of timestamptz is not ISO 8601; this is, in UTC with milliseconds. */
+export const isoTimestamp = (expr: SQL) =>
+  sql`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * `json_build_object(...)` of every column of `table` as read through `alias` (a table alias or a
+ * CTE returning its rows), keyed by the TypeScript property names, i.e. the API's field names.
+ * Building the JSON in the statement keeps each list to one round trip with its embedded objects.
+ */
+export function jsonOf(table: PgTable, alias: string, embedded: Record<string, SQL> = {}): SQL {
+  const fields: [string, SQL][] = Object.entries(getTableColumns(table)).map(([key, column]) => {
+    const ref = sql`${sql.identifier(alias)}.${sql.identifier(column.name)}`;
+    return [key, column.columnType === 'PgTimestampString' ? isoTimestamp(ref) : ref];
+  });
+  fields.push(...Object.entries(embedded));
+  // Keys are our own property names ([A-Za-z]+), safe to inline as literals.
+  return sql`json_build_object(${sql.join(
+    fields.map(([key, value]) => sql`${sql.raw(`'${key}'`)}, ${value}`),
+    sql`, `,
+  )})`;
+}
+
+/** `null` when a left-joined row is missing, instead of an object of nulls. */
+export const jsonOrNull = (table: PgTable, alias: string) =>
+  sql`case when ${sql.identifier(alias)}.id is null then null else ${jsonOf(table, alias)} end`;

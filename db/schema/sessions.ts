@@ -1,0 +1,104 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  foreignKey,
+  index,
+  jsonb,
+  pgTable,
+  unique,
+  uniqueIndex,
+  varchar,
+} from 'drizzle-orm/pg-core';
+import { agents, agentVersions } from './agents.ts';
+import { auditActors, auditTimes, id, int32, primaryId, timestamptz } from './columns.ts';
+import { ledgerReason, sessionStatus, sessionType } from './enums.ts';
+import { conversations, persons } from './people.ts';
+import { workspaces } from './workspaces.ts';
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: primaryId(),
+    ...auditTimes(),
+    name: varchar('name', { length: 255 }).notNull(),
+    type: sessionType('type').notNull(),
+    status: sessionStatus('status').notNull().default('PENDING'),
+    completedAt: timestamptz('completed_at'),
+    lastHeartbeatAt: timestamptz('last_heartbeat_at'),
+    startedAt: timestamptz('started_at'),
+    endedAt: timestamptz('ended_at'),
+    recordAudio: boolean('record_audio').notNull().default(false),
+    isDemo: boolean('is_demo').notNull().default(false),
+    agentId: id('agent_id').notNull(),
+    agentVersionId: id('agent_version_id').notNull(),
+    workspaceId: id('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    personId: id('person_id').notNull(),
+    conversationId: id('conversation_id').notNull(),
+    completedMeta: jsonb('completed_meta').$type<{ traceId: string } | null>(),
+  },
+  (t) => [
+    // Serves GET /sessions: newest first, stable under ties.
+    unique('sessions_workspace_id').on(t.workspaceId, t.id),
+    foreignKey({
+      name: 'sessions_agent_fk',
+      columns: [t.workspaceId, t.agentId],
+      foreignColumns: [agents.workspaceId, agents.id],
+    }),
+    // The version a session ran on belongs to the session's agent.
+    foreignKey({
+      name: 'sessions_agent_version_fk',
+      columns: [t.agentId, t.agentVersionId],
+      foreignColumns: [agentVersions.agentId, agentVersions.id],
+    }),
+    foreignKey({
+      name: 'sessions_person_fk',
+      columns: [t.workspaceId, t.personId],
+      foreignColumns: [persons.workspaceId, persons.id],
+    }),
+    foreignKey({
+      name: 'sessions_conversation_fk',
+      columns: [t.workspaceId, t.conversationId],
+      foreignColumns: [conversations.workspaceId, conversations.id],
+    }),
+    index('sessions_workspace_created').on(
+      t.workspaceId,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
+  ],
+);
+
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: primaryId(),
+    ...auditTimes(),
+    ...auditActors(),
+    workspaceId: id('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    amount: int32('amount').notNull(),
+    reason: ledgerReason('reason').notNull(),
+    reasonDetails: varchar('reason_details', { length: 255 }),
+    redemptionCodeId: id('redemption_code_id'),
+    agentId: id('agent_id'),
+    sessionId: id('session_id'),
+    idempotencyKey: varchar('idempotency_key', { length: 255 }),
+  },
+  // A session's ledger entry is the one pointing at it: at most one.
+  (t) => [
+    uniqueIndex('ledger_entries_session').on(t.sessionId).where(sql`${t.sessionId} is not null`),
+    foreignKey({
+      name: 'ledger_entries_session_fk',
+      columns: [t.workspaceId, t.sessionId],
+      foreignColumns: [sessions.workspaceId, sessions.id],
+    }),
+    foreignKey({
+      name: 'ledger_entries_agent_fk',
+      columns: [t.workspaceId, t.agentId],
+      foreignColumns: [agents.workspaceId, agents.id],
+    }),
+  ],
+);

@@ -1,0 +1,17 @@
+import { pageAgents } from '#db/queries/agents.ts';
+import { type Deps, lambda } from '../deps.ts';
+import { pageResponse } from '../http/pagination.ts';
+import { parseQuery } from '../http/query.ts';
+import { route } from '../http/route.ts';
+import { routes } from '../routes.ts';
+import { PageQuery } from '../schemas/requests.ts';
+
+/** GET /agents */
+export const build = (deps: Deps) =>
+  route(routes.listAgents, deps, async (req) => {
+    const query = parseQuery(PageQuery, req.event);
+    const rows = await pageAgents(deps.db, req.caller.workspaceId, query);
+    return pageResponse(req, query, rows);
+  });
+
+export const handler = lambda(build);

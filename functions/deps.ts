@@ -1,0 +1,53 @@
+import { type Database, type DatabaseConfig, databaseConfigFromEnv, openDatabase } from '#db/client.ts';
+import { createLogger, type Logger } from './http/log.ts';
+
+/** What every handler is built over; tests pass their own, Lambda gets `containerDeps()`. */
+export interface Deps {
+  db: Database;
+  logger: Logger;
+}
+
+/**
+ * In AWS the credentials live in Secrets Manager (the RDS-generated secret) and the host is the
+ * RDS Proxy endpoint; elsewhere `DATABASE_URL` or the embedded database, as for every entry point.
+ */
+export async function databaseConfigForLambda(env = process.env): Promise<DatabaseConfig> {
+  if (!env.DATABASE_SECRET_ARN) return databaseConfigFromEnv(env);
+  // The AWS SDK ships with the Lambda runtime and is left out of the bundle.
+  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+  const secret = await new SecretsManagerClient({}).send(
+    new GetSecretValueCommand({ SecretId: env.DATABASE_SECRET_ARN }),
+  );
+  const { username, password, host, port, dbname } = JSON.parse(secret.SecretString ?? '{}');
+  const url = new URL(`postgres://${env.DATABASE_HOST ?? host}:${port ?? 5432}/${dbname ?? 'postgres'}`);
+  url.username = encodeURIComponent(username);
+  url.password = encodeURIComponent(password);
+  url.searchParams.set('sslmode', env.DATABASE_SSLMODE ?? 'verify-full');
+  return { kind: 'postgres', url: url.toString(), poolMax: 1 };
+}
+
+let container: Promise<Deps> | undefined;
+
+/** Built once per container, on the first invocation; a failed attempt is retried on the next. */
+export function containerDeps(): Promise<Deps> {
+  container ??= databaseConfigForLambda().then(
+    (config) => ({ db: openDatabase(config).db, logger: createLogger() }),
+    (error) => {
+      container = undefined;
+      throw error;
+    },
+  );
+  return container;
+}
+
+/** The deployed entry point: the same handler the tests build, over the container's deps. */
+export function lambda<E, R>(build: (deps: Deps) => (event: E) => Promise<R>): (event: E) => Promise<R> {
+  let built: Promise<(event: E) => Promise<R>> | undefined;
+  return async (event) => {
+    built ??= containerDeps().then(build, (error) => {
+      built = undefined;
+      throw error;
+    });
+    return (await built)(event);
+  };
+}

@@ -1,0 +1,39 @@
+import type * as v from 'valibot';
+import { bodyTooLarge, malformedJson, unsupportedMediaType, validationFailed } from './problem.ts';
+import type { ApiEvent } from './types.ts';
+import { parseOrProblem } from './validation.ts';
+
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/** `application/json`, with parameters such as `; charset=utf-8` allowed. */
+const isJson = (contentType: string | undefined) =>
+  contentType !== undefined && /^application\/json\s*(;.*)?$/i.test(contentType.trim());
+
+/**
+ * The JSON body of a request, checked in order of cost: media type, size (before any parsing),
+ * syntax, then the schema. Postgres cannot store U+0000 in text, so it is refused here as input.
+ */
+export function parseJsonBody<S extends v.GenericSchema>(schema: S, event: ApiEvent): v.InferOutput<S> {
+  const contentType = event.headers?.['content-type'];
+  if (!isJson(contentType)) throw unsupportedMediaType(contentType);
+  const raw = event.body ?? '';
+  const bytes = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
+  if (bytes > MAX_BODY_BYTES) throw bodyTooLarge(MAX_BODY_BYTES);
+  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+
+  let value: unknown;
+  const nulPaths: string[] = [];
+  try {
+    value = JSON.parse(text, (key, item) => {
+      if (typeof item === 'string' && item.includes('\u0000')) nulPaths.push(key);
+      return item;
+    });
+  } catch {
+    throw malformedJson();
+  }
+  if (nulPaths.length > 0) {
+    const errors = nulPaths.map((path) => ({ path, message: 'must not contain the NUL character (U+0000)' }));
+    throw validationFailed('Strings must not contain the NUL character (U+0000).', errors);
+  }
+  return parseOrProblem(schema, value, 'request body');
+}

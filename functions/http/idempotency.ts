@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import type { Database } from '#db/client.ts';
+import { claimKey, completeKey, releaseKey } from '#db/queries/idempotency.ts';
+import { HttpProblem, problemType, validationFailed } from './problem.ts';
+import { baseHeaders, problem } from './respond.ts';
+import type { Request } from './route.ts';
+import type { ApiResult } from './types.ts';
+
+/** The optional `Idempotency-Key` header: 1 to 255 visible ASCII characters. */
+export function idempotencyKeyOf(req: Request): string | undefined {
+  const key = req.event.headers?.['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw validationFailed('The Idempotency-Key header must be 1 to 255 visible ASCII characters.', [
+      { path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
+    ]);
+  }
+  return key;
+}
+
+/** JSON with keys sorted: the same body, however its keys were ordered, has the same fingerprint. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export const fingerprint = (body: unknown) => createHash('sha256').update(canonical(body)).digest('hex');
+
+/**
+ * Runs `work` at most once per key and body within the key's lifetime (per workspace): a repeat
+ * gets the first answer again, a different body under the same key 422, and a repeat while the
+ * first is still running 409. The work and the recorded answer commit together; a 4xx answer
+ * (e.g. a slug conflict) is recorded too, a failure is not, so the client may retry it.
+ */
+export async function idempotent(
+  db: Database,
+  req: Request,
+  key: string,
+  body: unknown,
+  work: (tx: Database) => Promise<ApiResult>,
+): Promise<ApiResult> {
+  const { workspaceId } = req.caller;
+  const claim = await claimKey(db, workspaceId, key, fingerprint(body));
+  switch (claim.kind) {
+    case 'mismatch':
+      throw new HttpProblem(
+        422,
+        problemType('idempotency-key-reused'),
+        'This Idempotency-Key was already used with a different request body.',
+      );
+    case 'in-flight':
+      throw new HttpProblem(
+        409,
+        problemType('idempotency-key-in-flight'),
+        'A request with this Idempotency-Key is still being processed; retry shortly.',
+      );
+    case 'replay':
+      return {
+        statusCode: claim.status,
+        headers: {
+          'content-type': claim.status >= 400 ? 'application/problem+json' : 'application/json',
+          ...baseHeaders(req.requestId),
+          'idempotent-replayed': 'true',
+        },
+        body: claim.body,
+      };
+  }
+  try {
+    return await db.transaction(async (tx) => {
+      let result: ApiResult;
+      try {
+        // A savepoint, so a failed attempt leaves the transaction usable for recording its answer.
+        result = await tx.transaction((savepoint) => work(savepoint as unknown as Database));
+      } catch (error) {
+        if (!(error instanceof HttpProblem) || error.status >= 500) throw error;
+        result = problem(req.requestId, error);
+      }
+      await completeKey(tx as unknown as Database, workspaceId, key, result.statusCode, result.body);
+      return result;
+    });
+  } catch (error) {
+    await releaseKey(db, workspaceId, key).catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,70 @@
+/** One entry per offending field: where (dot path) and what is wrong with it. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+const titles: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/**
+ * An answer that is not a success, thrown from anywhere below a handler and turned into an RFC 9457
+ * body by `route()`. `type` is a stable, documented identifier (see README, "Errors").
+ */
+export class HttpProblem extends Error {
+  readonly title: string;
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    readonly detail: string,
+    readonly errors?: FieldError[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.title = titles[status] ?? 'Error';
+  }
+}
+
+const TYPE_BASE = 'https://voice-agent-admin.dev/problems/';
+export const problemType = (slug: string) => `${TYPE_BASE}${slug}`;
+
+export const validationFailed = (detail: string, errors: FieldError[]) =>
+  new HttpProblem(400, problemType('validation'), detail, errors);
+export const malformedJson = () =>
+  new HttpProblem(400, problemType('malformed-json'), 'The request body is not valid JSON.');
+export const unsupportedMediaType = (received: string | undefined) =>
+  new HttpProblem(
+    415,
+    problemType('unsupported-media-type'),
+    `Content-Type must be application/json${received ? `, not ${received}` : ''}.`,
+  );
+export const bodyTooLarge = (limit: number) =>
+  new HttpProblem(413, problemType('body-too-large'), `The request body exceeds ${limit} bytes.`);
+export const missingScope = (scope: string) =>
+  new HttpProblem(403, problemType('insufficient-scope'), `This API key lacks the scope "${scope}".`);
+export const unauthenticated = () =>
+  new HttpProblem(401, problemType('unauthenticated'), 'No authenticated workspace for this request.');
+export const conflict = (detail: string, errors?: FieldError[]) =>
+  new HttpProblem(409, problemType('conflict'), detail, errors);
+export const databaseUnavailable = () =>
+  new HttpProblem(
+    503,
+    problemType('database-unavailable'),
+    'The database is unavailable; retry shortly.',
+    undefined,
+    {
+      'retry-after': '5',
+    },
+  );
+export const internalError = () =>
+  new HttpProblem(500, problemType('internal'), 'An unexpected error occurred; it has been logged.');

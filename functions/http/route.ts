@@ -1,0 +1,111 @@
+import type { Database } from '#db/client.ts';
+import type { Route } from '../routes.ts';
+import { principalFor } from './bearer.ts';
+import { isDatabaseUnavailable, sqlState } from './database-errors.ts';
+import type { Logger } from './log.ts';
+import {
+  conflict,
+  databaseUnavailable,
+  HttpProblem,
+  internalError,
+  missingScope,
+  problemType,
+  unauthenticated,
+} from './problem.ts';
+import { problem } from './respond.ts';
+import type { ApiEvent, ApiHandler, ApiResult } from './types.ts';
+
+/** The caller, as the authorizer resolved it. Every query is scoped by `workspaceId`. */
+export interface Caller {
+  workspaceId: string;
+  principalId: string;
+  keyId: string;
+  scopes: ReadonlySet<string>;
+}
+
+export interface Request {
+  event: ApiEvent;
+  requestId: string;
+  caller: Caller;
+}
+
+const callerFrom = (p: {
+  workspaceId: string;
+  principalId: string;
+  keyId: string;
+  scopes: Iterable<string>;
+}) => ({
+  workspaceId: p.workspaceId,
+  principalId: p.principalId,
+  keyId: p.keyId,
+  scopes: new Set(p.scopes),
+});
+
+/** The authorizer's answer; or, when it could not reach the database, our own lookup now. */
+async function callerOf(event: ApiEvent, db: Database): Promise<Caller | undefined> {
+  const ctx = event.requestContext?.authorizer?.lambda;
+  if (ctx?.deferred) {
+    const principal = await principalFor(db, event.headers?.authorization);
+    return principal && callerFrom(principal);
+  }
+  if (!ctx?.workspaceId || !ctx.principalId || !ctx.keyId) return undefined;
+  return callerFrom({ ...ctx, scopes: String(ctx.scopes ?? '').split(' ') } as Parameters<
+    typeof callerFrom
+  >[0]);
+}
+
+/**
+ * Wraps an operation: checks the caller holds the route's scope, then turns whatever is thrown into
+ * a problem response. Nothing below here formats errors, and nothing a client sent can reach a 5xx
+ * except a database outage (503) or a bug (500, logged, body without details).
+ */
+export function route(
+  def: Route,
+  { db, logger }: { db: Database; logger: Logger },
+  operation: (req: Request) => Promise<ApiResult>,
+): ApiHandler {
+  return async (event) => {
+    const requestId = event.requestContext?.requestId ?? 'unknown';
+    const started = performance.now();
+    let result: ApiResult;
+    try {
+      const caller = await callerOf(event, db);
+      if (!caller) throw unauthenticated();
+      if (!caller.scopes.has(def.scope)) throw missingScope(def.scope);
+      result = await operation({ event, requestId, caller });
+    } catch (error) {
+      result = problem(requestId, toProblem(error, logger, { requestId, route: def.name }));
+    }
+    logger('info', 'request', {
+      requestId,
+      route: def.name,
+      status: result.statusCode,
+      ms: Math.round(performance.now() - started),
+    });
+    return result;
+  };
+}
+
+function toProblem(error: unknown, logger: Logger, context: Record<string, unknown>): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  if (isDatabaseUnavailable(error)) {
+    logger('warn', 'database unavailable', { ...context, error });
+    return databaseUnavailable();
+  }
+  // Safety net: validation should have caught these; never let a constraint become a 500.
+  const state = sqlState(error);
+  if (state === '23505') {
+    logger('warn', 'unique violation past validation', { ...context, error });
+    return conflict('The request conflicts with existing data.');
+  }
+  if (state?.startsWith('22') || state === '23514' || state === '23502' || state === '23503') {
+    logger('warn', 'constraint violation past validation', { ...context, error });
+    return new HttpProblem(400, problemType('validation'), 'The request breaks a data constraint.');
+  }
+  logger('error', 'unhandled error', {
+    ...context,
+    error,
+    stack: error instanceof Error ? error.stack : undefined,
+  });
+  return internalError();
+}

@@ -1,0 +1,56 @@
+/**
+ * The route table: the one list of operations. The CDK stack makes one function per row and the
+ * local gateway serves the same rows, so the deployed API and the local one cannot drift.
+ * Pure data on purpose: every Lambda bundle imports it, so it must not import handler code.
+ */
+export const scopes = ['agents:read', 'agents:write', 'sessions:read'] as const;
+export type Scope = (typeof scopes)[number];
+
+export interface Route {
+  /** Stable name: function names, log groups, OpenAPI operationId. */
+  readonly name: string;
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  /** Module (from the repository root) whose `handler` export is deployed and `build(deps)` is tested. */
+  readonly entry: string;
+  readonly scope: Scope;
+  readonly summary: string;
+}
+
+export const routes = {
+  createAgent: {
+    name: 'create-agent',
+    method: 'POST',
+    path: '/agents',
+    entry: 'functions/agents/create.ts',
+    scope: 'agents:write',
+    summary: 'Create an agent with its first version',
+  },
+  listAgents: {
+    name: 'list-agents',
+    method: 'GET',
+    path: '/agents',
+    entry: 'functions/agents/list.ts',
+    scope: 'agents:read',
+    summary: 'List agents, newest first',
+  },
+  listSessions: {
+    name: 'list-sessions',
+    method: 'GET',
+    path: '/sessions',
+    entry: 'functions/sessions/list.ts',
+    scope: 'sessions:read',
+    summary: 'List sessions, newest first',
+  },
+} as const satisfies Record<string, Route>;
+
+export const routeList: readonly Route[] = Object.values(routes);
+
+/** API Gateway's route key form, e.g. `GET /sessions`. */
+export const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.path}`;
+
+/** The bearer authorizer is not a route but is deployed the same way. */
+export const authorizer = { name: 'authorizer', entry: 'functions/authorizer.ts' } as const;
+
+/** Seconds API Gateway caches an authorizer answer per token; the local gateway uses the same. */
+export const AUTHORIZER_CACHE_TTL_SECONDS = 60;

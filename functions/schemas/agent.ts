@@ -1,0 +1,63 @@
+import * as v from 'valibot';
+import {
+  agentStatus,
+  authenticationMode,
+  currencyCode,
+  incentiveType,
+  inputMode,
+  language,
+  sessionLength,
+} from '#db/schema/enums.ts';
+import { auditActors, auditTimes, Id, Int32, Ref, Timestamp, text } from './common.ts';
+import { VersionConfig } from './config.ts';
+
+export const AgentVersion = v.strictObject({
+  id: Id,
+  ...auditTimes,
+  ...auditActors,
+  agentId: Ref,
+  version: Int32,
+  workspaceId: Ref,
+  sourceAgentVersionId: v.nullable(Ref),
+  themeId: Ref,
+  incentiveType: v.picklist(incentiveType.enumValues),
+  incentiveAmount: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(1_000_000))),
+  incentiveCurrencyCode: v.nullable(v.picklist(currencyCode.enumValues)),
+  maxParticipants: v.nullable(Int32),
+  length: v.picklist(sessionLength.enumValues),
+  languages: v.array(v.picklist(language.enumValues)),
+  inputMode: v.array(v.picklist(inputMode.enumValues)),
+  knowledgeBaseId: v.nullable(Ref),
+  followUp: v.boolean(),
+  limitToKnowledgeBase: v.nullable(v.boolean()),
+  timezone: v.nullable(text(255)),
+  authentication: v.picklist(authenticationMode.enumValues),
+  systemPrompt: v.nullable(v.string()),
+  agentFlowId: v.nullable(Ref),
+  config: v.nullable(VersionConfig),
+});
+
+export const Agent = v.strictObject({
+  id: Id,
+  ...auditTimes,
+  ...auditActors,
+  workspaceId: Id,
+  publishedVersionId: v.nullable(Ref),
+  name: text(255),
+  description: v.nullable(text(500)),
+  slug: text(255),
+  status: v.picklist(agentStatus.enumValues),
+  sourceTemplateId: v.nullable(Ref),
+  archivedAt: v.nullable(Timestamp),
+  archivedBy: v.nullable(Ref),
+  completedAt: v.nullable(Timestamp),
+  completedBy: v.nullable(Ref),
+  publishedAt: v.nullable(Timestamp),
+  publishedBy: v.nullable(Ref),
+  version: AgentVersion,
+});
+
+export const AgentList = v.array(Agent);
+
+export type AgentVersion = v.InferOutput<typeof AgentVersion>;
+export type Agent = v.InferOutput<typeof Agent>;

@@ -1,0 +1,22 @@
+import * as v from 'valibot';
+
+/** Identifier fields: cuid2, at most 24 characters. */
+export const Id = v.pipe(v.string(), v.maxLength(24), v.cuid2());
+/** Reference fields the spec types only as "string, max 24". */
+export const Ref = v.pipe(v.string(), v.maxLength(24));
+
+/** Every timestamp we emit: ISO 8601, UTC, milliseconds (`2026-11-21T10:00:00.000Z`). */
+export const Timestamp = v.pipe(
+  v.string(),
+  v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be an ISO 8601 UTC timestamp'),
+);
+
+export const Int32 = v.pipe(v.number(), v.integer(), v.minValue(-2147483648), v.maxValue(2147483647));
+
+export const text = (max: number) =>
+  v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
+
+export const FreeFormObject = v.record(v.string(), v.unknown());
+
+export const auditTimes = { createdAt: Timestamp, updatedAt: Timestamp };
+export const auditActors = { createdBy: v.nullable(Id), updatedBy: v.nullable(Id) };

@@ -1,0 +1,13 @@
+import * as v from 'valibot';
+
+/** RFC 9457 problem details, as every error response carries them. */
+export const Problem = v.strictObject({
+  type: v.string(),
+  title: v.string(),
+  status: v.pipe(v.number(), v.integer(), v.minValue(400), v.maxValue(599)),
+  detail: v.string(),
+  errors: v.optional(v.array(v.strictObject({ path: v.string(), message: v.string() }))),
+  requestId: v.string(),
+});
+
+export type Problem = v.InferOutput<typeof Problem>;

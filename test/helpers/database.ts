@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle } from 'drizzle-orm/pglite';
+import postgres from 'postgres';
+import { inject } from 'vitest';
+import { type Database, type DatabaseHandle, openDatabase } from '#db/client.ts';
+import * as schema from '#db/schema/index.ts';
+
+export const usingPostgres = () => Boolean(process.env.DATABASE_URL);
+
+/**
+ * A fresh, migrated, empty database of its own for the caller: a clone of the run's template on
+ * the Postgres server named by DATABASE_URL, else an in-memory PGlite loaded from the migrated dump.
+ * `close()` drops it.
+ */
+export async function freshDatabase(
+  options: { poolMax?: number } = {},
+): Promise<DatabaseHandle & { url?: string }> {
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    const name = `vaa_test_${randomBytes(6).toString('hex')}`;
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database "${name}" template "${inject('templateDatabase')}"`);
+    const target = new URL(url);
+    target.pathname = `/${name}`;
+    const handle = openDatabase({ kind: 'postgres', url: target.toString(), poolMax: options.poolMax ?? 4 });
+    return {
+      ...handle,
+      url: target.toString(),
+      close: async () => {
+        await handle.close();
+        await admin.unsafe(`drop database if exists "${name}" with (force)`);
+        await admin.end();
+      },
+    };
+  }
+  const dump = new Blob([readFileSync(inject('pgliteDump'))]);
+  const client = await PGlite.create({ loadDataDir: dump });
+  return {
+    db: drizzle({ client, schema }) as unknown as Database,
+    config: { kind: 'pglite' },
+    close: () => client.close(),
+  };
+}

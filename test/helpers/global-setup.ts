@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
+import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
+import { openDatabase } from '#db/client.ts';
+import { migrate } from '#db/migrate.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** With DATABASE_URL: a migrated database each test file clones with CREATE DATABASE … TEMPLATE. */
+    templateDatabase: string;
+    /** Without: a migrated PGlite data directory dump each test file loads. */
+    pgliteDump: string;
+  }
+}
+
+/** Migrate once per run; every test file then starts from a copy of that fresh, empty database. */
+export default async function setup(project: TestProject) {
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    const name = `vaa_tpl_${randomBytes(4).toString('hex')}`;
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database "${name}"`);
+    const target = new URL(url);
+    target.pathname = `/${name}`;
+    const handle = openDatabase({ kind: 'postgres', url: target.toString() });
+    await migrate(handle);
+    await handle.close();
+    project.provide('templateDatabase', name);
+    project.provide('pgliteDump', '');
+    return async () => {
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'vaa-pglite-'));
+  const handle = openDatabase({ kind: 'pglite' });
+  await migrate(handle);
+  const client = (handle.db as unknown as { $client: PGlite }).$client;
+  const dump = await client.dumpDataDir('none');
+  const file = join(dir, 'migrated.tar');
+  writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+  await handle.close();
+  project.provide('templateDatabase', '');
+  project.provide('pgliteDump', file);
+  return () => rmSync(dir, { recursive: true, force: true });
+}
