@@ -1,6 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import * as schema from './schema/index.ts';
@@ -35,7 +33,7 @@ export function databaseConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Dat
  * container serves one request at a time), idle connections closed before RDS Proxy would, and
  * no server-side prepared statements so the proxy never pins a connection.
  */
-export function openDatabase(config: DatabaseConfig): DatabaseHandle {
+export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
   if (config.kind === 'postgres') {
     const client = postgres(config.url, {
       max: config.poolMax ?? 1,
@@ -52,6 +50,9 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
       close: () => client.end({ timeout: 5 }),
     };
   }
+  // Loaded only when used, so Lambda bundles (Postgres only) leave PGlite's WASM out.
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
   const client = new PGlite(config.dataDir);
   return {
     db: drizzlePglite({ client, schema }) as unknown as Database,

@@ -1,8 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import type { DatabaseHandle, Schema } from './client.ts';
 
 /** Beside this module in the source tree; beside the bundle in Lambda (copied in by the stack). */
@@ -12,8 +10,10 @@ export const defaultMigrationsFolder = () =>
 /** The one way migrations are applied: the CLI, the local server, the tests and the deploy trigger. */
 export async function migrate(handle: DatabaseHandle, migrationsFolder = defaultMigrationsFolder()) {
   if (handle.config.kind === 'postgres') {
+    const { migrate: migratePostgres } = await import('drizzle-orm/postgres-js/migrator');
     await migratePostgres(handle.db as unknown as PostgresJsDatabase<Schema>, { migrationsFolder });
   } else {
+    const { migrate: migratePglite } = await import('drizzle-orm/pglite/migrator');
     await migratePglite(handle.db as unknown as PgliteDatabase<Schema>, { migrationsFolder });
   }
 }

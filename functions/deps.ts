@@ -31,7 +31,7 @@ let container: Promise<Deps> | undefined;
 /** Built once per container, on the first invocation; a failed attempt is retried on the next. */
 export function containerDeps(): Promise<Deps> {
   container ??= databaseConfigForLambda().then(
-    (config) => ({ db: openDatabase(config).db, logger: createLogger() }),
+    async (config) => ({ db: (await openDatabase(config)).db, logger: createLogger() }),
     (error) => {
       container = undefined;
       throw error;

@@ -24,7 +24,11 @@ export async function freshDatabase(
     await admin.unsafe(`create database "${name}" template "${inject('templateDatabase')}"`);
     const target = new URL(url);
     target.pathname = `/${name}`;
-    const handle = openDatabase({ kind: 'postgres', url: target.toString(), poolMax: options.poolMax ?? 4 });
+    const handle = await openDatabase({
+      kind: 'postgres',
+      url: target.toString(),
+      poolMax: options.poolMax ?? 4,
+    });
     return {
       ...handle,
       url: target.toString(),

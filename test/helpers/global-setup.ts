@@ -26,7 +26,7 @@ export default async function setup(project: TestProject) {
     await admin.unsafe(`create database "${name}"`);
     const target = new URL(url);
     target.pathname = `/${name}`;
-    const handle = openDatabase({ kind: 'postgres', url: target.toString() });
+    const handle = await openDatabase({ kind: 'postgres', url: target.toString() });
     await migrate(handle);
     await handle.close();
     project.provide('templateDatabase', name);
@@ -37,7 +37,7 @@ export default async function setup(project: TestProject) {
     };
   }
   const dir = mkdtempSync(join(tmpdir(), 'vaa-pglite-'));
-  const handle = openDatabase({ kind: 'pglite' });
+  const handle = await openDatabase({ kind: 'pglite' });
   await migrate(handle);
   const client = (handle.db as unknown as { $client: PGlite }).$client;
   const dump = await client.dumpDataDir('none');
