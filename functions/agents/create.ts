@@ -45,7 +45,8 @@ function newAgent(body: CreateAgentBody, caller: Caller): NewAgent {
 }
 
 const SLUG_TAKEN = 'agents_workspace_slug';
-const DERIVED_SLUG_ATTEMPTS = 5;
+// Each round of a race has one winner, so this many rounds serve that many concurrent same-name creates.
+const DERIVED_SLUG_ATTEMPTS = 25;
 
 /**
  * A given slug that is taken is the client's conflict (409). A derived one lost a race with a
@@ -66,7 +67,11 @@ async function createAgent(db: Database, agent: NewAgent) {
           { path: 'slug', message: 'is already used by another agent in this workspace' },
         ]);
       }
-      if (attempt >= DERIVED_SLUG_ATTEMPTS) throw error;
+      if (attempt >= DERIVED_SLUG_ATTEMPTS) {
+        throw conflict('Too many agents with this name are being created at once; retry, or give a slug.', [
+          { path: 'slug', message: 'could not be derived from the name; retry or give one' },
+        ]);
+      }
     }
   }
 }

@@ -20,3 +20,14 @@ export const FreeFormObject = v.record(v.string(), v.unknown());
 
 export const auditTimes = { createdAt: Timestamp, updatedAt: Timestamp };
 export const auditActors = { createdBy: v.nullable(Id), updatedBy: v.nullable(Id) };
+
+/**
+ * A strict JSON object: Valibot's object schemas accept arrays (they are objects to `typeof`), and
+ * a request must not be able to send `[]` where an object is expected.
+ */
+export const strictJsonObject = <E extends v.ObjectEntries>(entries: E) =>
+  v.pipe(
+    v.unknown(),
+    v.check((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be a JSON object'),
+    v.strictObject(entries),
+  );

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { strictJsonObject } from './common.ts';
 
 /**
  * Which models each provider offers (spec: Version configuration). The first listed model is the
@@ -58,7 +59,7 @@ const Stt = v.variant(
 );
 
 /** What a create request may send. */
-export const VersionConfigInput = v.strictObject({
+export const VersionConfigInput = strictJsonObject({
   llm: v.optional(LlmInput),
   tts: v.optional(Tts),
   stt: v.optional(Stt),

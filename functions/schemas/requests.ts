@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { inputMode } from '#db/schema/enums.ts';
+import { strictJsonObject } from './common.ts';
 import { VersionConfigInput } from './config.ts';
 
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
@@ -28,7 +29,7 @@ export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 const unique = <T>(items: T[]) => new Set(items).size === items.length;
 
-export const CreateAgentBody = v.strictObject({
+export const CreateAgentBody = strictJsonObject({
   name: v.pipe(
     v.string(),
     v.trim(),
@@ -44,7 +45,7 @@ export const CreateAgentBody = v.strictObject({
     ),
   ),
   version: v.optional(
-    v.strictObject({
+    strictJsonObject({
       config: v.nullish(VersionConfigInput),
       systemPrompt: v.nullish(v.string()),
       knowledgeBaseId: v.nullish(

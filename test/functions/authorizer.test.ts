@@ -1,0 +1,126 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseHandle, openDatabase } from '#db/client.ts';
+import { rowsOf } from '#db/queries/agents.ts';
+import { revokeApiKey } from '#db/queries/api-keys.ts';
+import { build } from '#functions/authorizer.ts';
+import { silentLogger } from '#functions/http/log.ts';
+import type { AuthorizerEvent } from '#functions/http/types.ts';
+import { build as buildListSessions } from '#functions/sessions/list.ts';
+import { freshDatabase } from '#test/helpers/database.ts';
+import { apiEvent } from '#test/helpers/events.ts';
+import { expectProblem } from '#test/helpers/responses.ts';
+import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
+
+const authorizerEvent = (authorization?: string): AuthorizerEvent =>
+  ({
+    version: '2.0',
+    type: 'REQUEST',
+    routeArn: 'arn:aws:execute-api:eu-west-1:000000000000:api/$default/GET/sessions',
+    identitySource: authorization ? [authorization] : [],
+    routeKey: 'GET /sessions',
+    rawPath: '/sessions',
+    rawQueryString: '',
+    headers: authorization ? { authorization } : {},
+    requestContext: { requestId: 'req-1' },
+  }) as unknown as AuthorizerEvent;
+
+describe('the bearer authorizer', () => {
+  let handle: DatabaseHandle;
+  let authorize: ReturnType<typeof build>;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    handle = await freshDatabase();
+    authorize = build({ db: handle.db, logger: silentLogger });
+    tenant = await createTenant(handle.db, { scopes: ['sessions:read'] });
+  });
+  afterAll(() => handle.close());
+
+  it('allows a live key with its workspace, principal and scopes in the context', async () => {
+    expect(await authorize(authorizerEvent(`Bearer ${tenant.token}`))).toEqual({
+      isAuthorized: true,
+      context: {
+        workspaceId: tenant.workspaceId,
+        principalId: tenant.principalId,
+        keyId: tenant.keyId,
+        scopes: 'sessions:read',
+      },
+    });
+  });
+
+  it('accepts the scheme in any case', async () => {
+    expect((await authorize(authorizerEvent(`bearer ${tenant.token}`))).isAuthorized).toBe(true);
+  });
+
+  it('records when a key was last used', async () => {
+    const [row] = rowsOf<{ last_used_at: unknown }>(
+      await handle.db.execute(sql`select last_used_at from api_keys where id = ${tenant.keyId}`),
+    );
+    expect(row?.last_used_at).not.toBeNull();
+  });
+
+  it.each([
+    ['no header', undefined],
+    ['another scheme', `Basic ${Buffer.from('a:b').toString('base64')}`],
+    ['a token of the wrong shape', 'Bearer not-a-token'],
+    ['an unknown token', `Bearer vak_${'A'.repeat(43)}`],
+    ['a token with trailing junk', `Bearer ${'vak_'}${'A'.repeat(43)} x`],
+  ])('denies %s', async (_, header) => {
+    expect(await authorize(authorizerEvent(header))).toEqual({ isAuthorized: false, context: {} });
+  });
+
+  it('denies a revoked key', async () => {
+    const t = await createTenant(handle.db);
+    expect(await revokeApiKey(handle.db, t.keyId)).toBe(true);
+    expect((await authorize(authorizerEvent(`Bearer ${t.token}`))).isAuthorized).toBe(false);
+  });
+
+  it('denies an expired key', async () => {
+    const t = await createTenant(handle.db, { expiresAt: new Date(Date.now() - 1000) });
+    expect((await authorize(authorizerEvent(`Bearer ${t.token}`))).isAuthorized).toBe(false);
+  });
+
+  it('stores no token in plain text, only its SHA-256', async () => {
+    const rows = rowsOf<Record<string, unknown>>(await handle.db.execute(sql`select * from api_keys`));
+    const dump = JSON.stringify(rows);
+    expect(dump).not.toContain(tenant.token);
+    expect(dump).not.toContain(tenant.token.slice(4));
+  });
+
+  describe('when the database is unreachable', () => {
+    let down: DatabaseHandle;
+    beforeAll(async () => {
+      // A port nothing listens on: connection refused, as during a failover.
+      down = await openDatabase({ kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' });
+    });
+    afterAll(() => down.close());
+
+    it('lets the request through marked deferred, carrying no identity', async () => {
+      const result = await build({ db: down.db, logger: silentLogger })(
+        authorizerEvent(`Bearer ${tenant.token}`),
+      );
+      expect(result).toEqual({ isAuthorized: true, context: { deferred: 'database-unavailable' } });
+    });
+
+    it('then the handler answers 503 with Retry-After, not data', async () => {
+      const listSessions = buildListSessions({ db: down.db, logger: silentLogger });
+      const event = apiEvent({ path: '/sessions', caller: tenant });
+      event.requestContext.authorizer.lambda = { deferred: 'database-unavailable' };
+      const result = await listSessions(event);
+      expectProblem(result, 503);
+      expect(result.headers['retry-after']).toBe('5');
+    });
+
+    it('and once the database answers, the handler authenticates the request itself', async () => {
+      const listSessions = buildListSessions({ db: handle.db, logger: silentLogger });
+      const deferred = (authorization: string) => {
+        const event = apiEvent({ path: '/sessions', caller: tenant, headers: { authorization } });
+        event.requestContext.authorizer.lambda = { deferred: 'database-unavailable' };
+        return listSessions(event);
+      };
+      expect((await deferred(`Bearer ${tenant.token}`)).statusCode).toBe(200);
+      expectProblem(await deferred(`Bearer vak_${'B'.repeat(43)}`), 401);
+    });
+  });
+});
