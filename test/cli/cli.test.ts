@@ -1,0 +1,130 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const lastLine = (text: string) => text.trimEnd().split('\n').at(-1) ?? '';
+const TOKEN = /^vak_[A-Za-z0-9_-]{43}$/;
+const STACK_FRAME = /^\s+at /m;
+
+/**
+ * The command-line tools as a user runs them: child processes on an empty database of their own,
+ * a new Postgres database when DATABASE_URL is set, else an embedded one in a temporary directory.
+ */
+describe('command-line tools', () => {
+  const env: NodeJS.ProcessEnv = { ...process.env, DEBUG: '' };
+  let cleanup: () => Promise<void>;
+  let workspaceId: string;
+  let keyId: string;
+
+  const cli = (script: string, ...args: string[]) =>
+    new Promise<Result>((resolve) => {
+      execFile('node_modules/.bin/tsx', [`cli/${script}.ts`, ...args], { env }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  beforeAll(async () => {
+    const url = process.env.DATABASE_URL;
+    if (url) {
+      const name = `vaa_cli_${randomBytes(6).toString('hex')}`;
+      const admin = postgres(url, { max: 1, onnotice: () => {} });
+      await admin.unsafe(`create database "${name}"`);
+      const target = new URL(url);
+      target.pathname = `/${name}`;
+      env.DATABASE_URL = target.toString();
+      cleanup = async () => {
+        await admin.unsafe(`drop database if exists "${name}" with (force)`);
+        await admin.end();
+      };
+    } else {
+      const dir = mkdtempSync(join(tmpdir(), 'vaa-cli-'));
+      env.PGLITE_DATA_DIR = join(dir, 'data', 'pglite');
+      cleanup = async () => rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  afterAll(() => cleanup());
+
+  it('db:seed on an unmigrated database says to migrate first', async () => {
+    const result = await cli('seed');
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(/has no tables yet: run `npm run db:migrate` first/);
+    expect(result.stderr).not.toMatch(STACK_FRAME);
+  });
+
+  it('db:migrate applies the migrations', async () => {
+    const result = await cli('migrate');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Migrations applied/);
+  });
+
+  it('db:seed creates a workspace and prints a token with every scope last', async () => {
+    const result = await cli('seed', '--sessions', '12');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/12 sessions/);
+    expect(lastLine(result.stdout)).toMatch(TOKEN);
+    workspaceId = /^Workspace id: (\w+)$/m.exec(result.stdout)?.[1] ?? '';
+    expect(workspaceId).toMatch(/^[a-z0-9]{24}$/);
+  });
+
+  it('token create prints the new token last', async () => {
+    const result = await cli(
+      'token',
+      'create',
+      '--workspace',
+      workspaceId,
+      '--name',
+      'reader',
+      '--scopes',
+      'sessions:read',
+      '--expires-in',
+      '30d',
+    );
+    expect(result.code).toBe(0);
+    expect(lastLine(result.stdout)).toMatch(TOKEN);
+    expect(result.stdout).toMatch(/Scopes: sessions:read; expires: \d{4}-/);
+    keyId = /Created API key (\w+)/.exec(result.stdout)?.[1] ?? '';
+    expect(keyId).not.toBe('');
+  });
+
+  it('token list shows the keys but never a token', async () => {
+    const result = await cli('token', 'list', '--workspace', workspaceId);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^${keyId}\\s+reader\\s+sessions:read\\s+active\\s`, 'm'));
+    expect(result.stdout).toMatch(/Demo key\s+agents:read,agents:write,sessions:read\s+active/);
+    expect(result.stdout).not.toMatch(/vak_/);
+  });
+
+  it('token revoke revokes a live key once', async () => {
+    expect(await cli('token', 'revoke', keyId)).toMatchObject({ code: 0 });
+    const again = await cli('token', 'revoke', keyId);
+    expect(again).toMatchObject({ code: 1, stdout: '' });
+    expect(again.stderr).toBe(`token: no active key "${keyId}" (unknown or already revoked)\n`);
+  });
+
+  it('token create names an unknown workspace', async () => {
+    const result = await cli('token', 'create', '--workspace', 'nosuchworkspace');
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'token: no workspace "nosuchworkspace"\n' });
+  });
+
+  it.each([
+    [['--scopes', 'sessions:read,agents:delete'], 'unknown scope "agents:delete"'],
+    [['--expires-in', '3w'], '--expires-in must be a positive number of days, hours or minutes'],
+  ])('token create %j fails with the usage text', async (args, message) => {
+    const result = await cli('token', 'create', '--workspace', 'any', ...args);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`token: ${message}`);
+    expect(result.stderr).toContain('Usage:\n  npm run token -- create --workspace <id>');
+    expect(result.stderr).not.toMatch(STACK_FRAME);
+  });
+});
