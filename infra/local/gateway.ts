@@ -1,0 +1,89 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Deps } from '#functions/deps.ts';
+import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS, authorizer, routeList } from '#functions/routes.ts';
+import { createListener, type GatewayRoute } from './listener.ts';
+
+export interface GatewayOptions {
+  deps: Deps;
+  /** 0 (the default) picks any free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default AUTHORIZER_CACHE_TTL_SECONDS, as deployed; 0 disables the cache. */
+  authorizerCacheTtlSeconds?: number;
+}
+
+export interface Gateway {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** How long close() lets in-flight requests finish before cutting their connections. */
+const CLOSE_GRACE_MS = 10_000;
+
+/** The function a route table entry deploys: its module's `build(deps)`, as tests build it too. */
+async function buildEntry<F>(entry: string, deps: Deps): Promise<F> {
+  const module = (await import(pathToFileURL(resolve(ROOT, entry)).href)) as { build?: unknown };
+  if (typeof module.build !== 'function') throw new Error(`${entry} does not export build(deps)`);
+  return module.build(deps) as F;
+}
+
+const urlHost = ({ address, family }: AddressInfo) => {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '[::1]';
+  return family === 'IPv6' ? `[${address}]` : address;
+};
+
+/**
+ * Serves the route table over HTTP the way API Gateway's HTTP API does: the authorizer and
+ * the handlers are the deployed functions, built over `deps`.
+ */
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { deps } = options;
+  const routes: GatewayRoute[] = await Promise.all(
+    routeList.map(async (route) => ({
+      method: route.method,
+      path: route.path,
+      handler: await buildEntry<(event: ApiEvent) => Promise<unknown>>(route.entry, deps),
+    })),
+  );
+  const authorize = await buildEntry<(event: AuthorizerEvent) => Promise<unknown>>(authorizer.entry, deps);
+
+  let closing: Promise<void> | undefined;
+  const server = createServer(
+    createListener({
+      routes,
+      authorizer: authorize,
+      authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS,
+      logger: deps.logger,
+      closing: () => closing !== undefined,
+    }),
+  );
+
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', fail);
+      done();
+    });
+  });
+  const url = `http://${urlHost(server.address() as AddressInfo)}:${(server.address() as AddressInfo).port}`;
+
+  /** Stops accepting, closes idle keep-alive sockets, lets in-flight answers finish, then resolves. */
+  const close = () => {
+    closing ??= new Promise<void>((done, fail) => {
+      server.close((error) => (error ? fail(error) : done()));
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
+    });
+    return closing;
+  };
+
+  return { url, server, close };
+}
