@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '#db/client.ts';
+import { revokeApiKey } from '#db/queries/api-keys.ts';
+import { silentLogger } from '#functions/http/log.ts';
+import { TtlCache } from '#infra/local/cache.ts';
+import { startGateway } from '#infra/local/gateway.ts';
+import { freshDatabase } from '#test/helpers/database.ts';
+import { createTenant } from '#test/helpers/tenants.ts';
+
+let database: DatabaseHandle;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+});
+
+afterAll(async () => {
+  await database?.close();
+});
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+describe('authorizer result cache over HTTP', () => {
+  it('keeps allowing a revoked key within the TTL, refuses it after', async () => {
+    const ttlMs = 1_500;
+    const gateway = await startGateway({
+      deps: { db: database.db, logger: silentLogger },
+      authorizerCacheTtlSeconds: ttlMs / 1000,
+    });
+    try {
+      const get = (token: string) =>
+        fetch(`${gateway.url}/sessions`, { headers: { authorization: `Bearer ${token}` } });
+      // Warm up first, so a slow first request cannot eat the TTL.
+      expect((await get((await createTenant(database.db)).token)).status).toBe(200);
+      const tenant = await createTenant(database.db);
+      const started = Date.now();
+      expect((await get(tenant.token)).status).toBe(200);
+      const answered = Date.now(); // the answer was cached before this
+      expect(await revokeApiKey(database.db, tenant.keyId)).toBe(true);
+      const cached = await get(tenant.token);
+      // Only meaningful while the first answer is still fresh.
+      expect(Date.now() - started).toBeLessThan(ttlMs);
+      expect(cached.status).toBe(200);
+      await sleep(answered + ttlMs + 50 - Date.now());
+      const refused = await get(tenant.token);
+      expect(refused.status).toBe(403);
+      expect(await refused.text()).toBe('{"message":"Forbidden"}');
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('with a TTL of 0 asks the authorizer every time: a revoked key is refused at once', async () => {
+    const gateway = await startGateway({
+      deps: { db: database.db, logger: silentLogger },
+      authorizerCacheTtlSeconds: 0,
+    });
+    try {
+      const tenant = await createTenant(database.db);
+      const get = () =>
+        fetch(`${gateway.url}/agents`, { headers: { authorization: `Bearer ${tenant.token}` } });
+      expect((await get()).status).toBe(200);
+      await revokeApiKey(database.db, tenant.keyId);
+      expect((await get()).status).toBe(403);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe('TtlCache', () => {
+  const clock = () => {
+    let now = 1_000;
+    return { now: () => now, advance: (ms: number) => (now += ms) };
+  };
+
+  it('answers until the TTL has passed, then forgets the entry', () => {
+    const time = clock();
+    const cache = new TtlCache<string>(1_000, 10, time.now);
+    cache.set('a', 'allow');
+    time.advance(999);
+    expect(cache.get('a')).toBe('allow');
+    time.advance(1);
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+
+  it('drops expired entries as new ones arrive', () => {
+    const time = clock();
+    const cache = new TtlCache<string>(1_000, 10, time.now);
+    for (const key of ['a', 'b', 'c']) cache.set(key, key);
+    time.advance(1_000);
+    cache.set('d', 'd');
+    expect(cache.size).toBe(1);
+  });
+
+  it('is bounded: when full, the oldest entry goes', () => {
+    const time = clock();
+    const cache = new TtlCache<number>(60_000, 3, time.now);
+    for (let i = 0; i < 5; i++) {
+      cache.set(`k${i}`, i);
+      time.advance(1);
+    }
+    expect(cache.size).toBe(3);
+    expect(cache.get('k0')).toBeUndefined();
+    expect(cache.get('k1')).toBeUndefined();
+    expect(cache.get('k4')).toBe(4);
+  });
+
+  it('stores nothing with a TTL of 0', () => {
+    const cache = new TtlCache<string>(0);
+    cache.set('a', 'allow');
+    expect(cache.get('a')).toBeUndefined();
+  });
+});
