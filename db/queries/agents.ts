@@ -1,10 +1,11 @@
 import { createId } from '@paralleldrive/cuid2';
-import { sql } from 'drizzle-orm';
+import { inArray, type SQL, sql } from 'drizzle-orm';
 import type { Agent } from '#functions/schemas/agent.ts';
 import type { VersionConfig } from '#functions/schemas/config.ts';
 import type { Database } from '../client.ts';
 import { agents, agentVersions, themes } from '../schema/index.ts';
 import { jsonOf } from './json.ts';
+import { afterPosition, allOf, type ListWindow, limitOffset, listOrder } from './list-window.ts';
 
 /** An agent with its latest version (highest number), as one JSON value. */
 const agentJson = (agentAlias: string) =>
@@ -13,24 +14,54 @@ const agentJson = (agentAlias: string) =>
       where v.agent_id = ${sql.identifier(agentAlias)}.id order by v.version desc limit 1)`,
   });
 
-/** One page of a workspace's agents, newest first; `limit + 1` rows so the caller knows if more follow. */
+export interface AgentFilters {
+  status?: (typeof agents.status.enumValues)[number][];
+  slug?: string;
+  /** Case-insensitive substring of the name. */
+  q?: string;
+}
+
+/** `%`, `_` and `\` are LIKE wildcards: match them literally. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+// A workspace holds few agents: its slice of the list index bounds every filter's scan.
+function matching(workspaceId: string, f: AgentFilters): SQL[] {
+  return [
+    sql`${agents.workspaceId} = ${workspaceId}`,
+    f.status && inArray(agents.status, f.status),
+    f.slug === undefined ? undefined : sql`${agents.slug} = ${f.slug}`,
+    f.q === undefined ? undefined : sql`${agents.name} ilike ${`%${likeLiteral(f.q)}%`}`,
+  ].filter((c): c is SQL => c !== undefined);
+}
+
+/** One page of a workspace's agents; `limit + 1` rows so the caller knows if more follow. */
 export async function pageAgents(
   db: Database,
   workspaceId: string,
-  page: { limit: number; offset: number },
+  window: ListWindow,
+  filters: AgentFilters = {},
 ): Promise<Agent[]> {
+  const where = allOf([...matching(workspaceId, filters), afterPosition(agents, window)]);
   // Late row lookup: page the ids on the index, then build JSON for just those rows.
   const rows = await db.execute(sql`
     with page as (
-      select id, created_at from ${agents}
-      where workspace_id = ${workspaceId}
-      order by created_at desc, id desc
-      limit ${page.limit + 1} offset ${page.offset}
+      select ${agents.id} as id, ${agents.createdAt} as created_at from ${agents}
+      where ${where}
+      order by ${listOrder(sql`${agents.createdAt}`, sql`${agents.id}`, window)}
+      ${limitOffset(window)}
     )
     select ${agentJson('a')} as item
     from page join ${agents} a on a.id = page.id
-    order by page.created_at desc, page.id desc`);
+    order by ${listOrder(sql`page.created_at`, sql`page.id`, window)}`);
   return rowsOf<{ item: Agent }>(rows).map((r) => r.item);
+}
+
+/** How many agents match, for `includeTotal`. */
+export async function countAgents(db: Database, workspaceId: string, filters: AgentFilters): Promise<number> {
+  const rows = await db.execute(
+    sql`select count(*)::int as n from ${agents} where ${allOf(matching(workspaceId, filters))}`,
+  );
+  return rowsOf<{ n: number }>(rows)[0]?.n ?? 0;
 }
 
 export interface NewAgent {

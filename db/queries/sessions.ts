@@ -1,26 +1,58 @@
-import { sql } from 'drizzle-orm';
+import { gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { Session } from '#functions/schemas/session.ts';
 import type { Database } from '../client.ts';
 import { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '../schema/index.ts';
 import { rowsOf } from './agents.ts';
 import { jsonOf, jsonOrNull } from './json.ts';
+import { afterPosition, allOf, type ListWindow, limitOffset, listOrder } from './list-window.ts';
+
+export interface SessionFilters {
+  agentId?: string[];
+  agentVersionId?: string[];
+  personId?: string[];
+  conversationId?: string[];
+  status?: (typeof sessions.status.enumValues)[number][];
+  type?: (typeof sessions.type.enumValues)[number][];
+  createdAfter?: string;
+  createdBefore?: string;
+  hasLedger?: boolean;
+}
+
+/** The workspace and the filters, on the bare `sessions` table (every one served by an index). */
+function matching(workspaceId: string, f: SessionFilters): SQL[] {
+  const hasLedger = sql`exists (select 1 from ${ledgerEntries} where ${ledgerEntries.sessionId} = ${sessions.id})`;
+  return [
+    sql`${sessions.workspaceId} = ${workspaceId}`,
+    f.agentId && inArray(sessions.agentId, f.agentId),
+    f.agentVersionId && inArray(sessions.agentVersionId, f.agentVersionId),
+    f.personId && inArray(sessions.personId, f.personId),
+    f.conversationId && inArray(sessions.conversationId, f.conversationId),
+    f.status && inArray(sessions.status, f.status),
+    f.type && inArray(sessions.type, f.type),
+    f.createdAfter ? gt(sessions.createdAt, f.createdAfter) : undefined,
+    f.createdBefore ? lt(sessions.createdAt, f.createdBefore) : undefined,
+    f.hasLedger === undefined ? undefined : f.hasLedger ? hasLedger : sql`not ${hasLedger}`,
+  ].filter((c): c is SQL => c !== undefined);
+}
 
 /**
- * One page of a workspace's sessions, newest first, each with its agent (and the version the
- * session ran on), conversation, person and ledger entry: one statement, `limit + 1` rows.
+ * One page of a workspace's sessions, each with its agent (and the version the session ran on),
+ * conversation, person and ledger entry: one statement, `limit + 1` rows.
  */
 export async function pageSessions(
   db: Database,
   workspaceId: string,
-  page: { limit: number; offset: number },
+  window: ListWindow,
+  filters: SessionFilters = {},
 ): Promise<Session[]> {
-  // Late row lookup: page the ids on (workspace_id, created_at, id), then join for those rows only.
+  const where = allOf([...matching(workspaceId, filters), afterPosition(sessions, window)]);
+  // Late row lookup: page the ids on the list index, then join for those rows only.
   const rows = await db.execute(sql`
     with page as (
-      select id, created_at from ${sessions}
-      where workspace_id = ${workspaceId}
-      order by created_at desc, id desc
-      limit ${page.limit + 1} offset ${page.offset}
+      select ${sessions.id} as id, ${sessions.createdAt} as created_at from ${sessions}
+      where ${where}
+      order by ${listOrder(sql`${sessions.createdAt}`, sql`${sessions.id}`, window)}
+      ${limitOffset(window)}
     )
     select ${jsonOf(sessions, 's', {
       agent: jsonOf(agents, 'a', { version: jsonOf(agentVersions, 'v') }),
@@ -35,6 +67,18 @@ export async function pageSessions(
     join ${conversations} c on c.id = s.conversation_id
     join ${persons} p on p.id = s.person_id
     left join ${ledgerEntries} l on l.session_id = s.id
-    order by page.created_at desc, page.id desc`);
+    order by ${listOrder(sql`page.created_at`, sql`page.id`, window)}`);
   return rowsOf<{ item: Session }>(rows).map((r) => r.item);
+}
+
+/** How many sessions match, for `includeTotal`. */
+export async function countSessions(
+  db: Database,
+  workspaceId: string,
+  filters: SessionFilters,
+): Promise<number> {
+  const rows = await db.execute(
+    sql`select count(*)::int as n from ${sessions} where ${allOf(matching(workspaceId, filters))}`,
+  );
+  return rowsOf<{ n: number }>(rows)[0]?.n ?? 0;
 }

@@ -39,7 +39,6 @@ export const sessions = pgTable(
     completedMeta: jsonb('completed_meta').$type<{ traceId: string } | null>(),
   },
   (t) => [
-    // Serves GET /sessions: newest first, stable under ties.
     unique('sessions_workspace_id').on(t.workspaceId, t.id),
     foreignKey({
       name: 'sessions_agent_fk',
@@ -62,10 +61,20 @@ export const sessions = pgTable(
       columns: [t.workspaceId, t.conversationId],
       foreignColumns: [conversations.workspaceId, conversations.id],
     }),
+    // Serves GET /sessions: newest first, stable under ties (scanned backwards for `order=asc`).
     index('sessions_workspace_created').on(
       t.workspaceId,
       t.createdAt.desc().nullsFirst(),
       t.id.desc().nullsFirst(),
+    ),
+    // One per equality filter, in list order, so a filtered page is still an index range, not a sort.
+    ...(['agentId', 'agentVersionId', 'personId', 'conversationId', 'status'] as const).map((column) =>
+      index(`sessions_workspace_${t[column].name}_created`).on(
+        t.workspaceId,
+        t[column],
+        t.createdAt.desc().nullsFirst(),
+        t.id.desc().nullsFirst(),
+      ),
     ),
   ],
 );

@@ -1,17 +1,21 @@
-import { pageAgents } from '#db/queries/agents.ts';
+import { countAgents, pageAgents } from '#db/queries/agents.ts';
 import { type Deps, lambda } from '../deps.ts';
-import { pageResponse } from '../http/pagination.ts';
+import { listRequest, listResponse } from '../http/pagination.ts';
 import { parseQuery } from '../http/query.ts';
 import { route } from '../http/route.ts';
 import { routes } from '../routes.ts';
-import { PageQuery } from '../schemas/requests.ts';
+import { AgentListQuery, agentListParams } from '../schemas/list-queries.ts';
 
 /** GET /agents */
-export const build = (deps: Deps) =>
-  route(routes.listAgents, deps, async (req) => {
-    const query = parseQuery(PageQuery, req.event);
-    const rows = await pageAgents(deps.db, req.caller.workspaceId, query);
-    return pageResponse(req, query, rows);
+export const build = ({ db, logger }: Deps) =>
+  route(routes.listAgents, { db, logger }, async (req) => {
+    const query = parseQuery(AgentListQuery, agentListParams, req.event);
+    const list = listRequest(query);
+    const rows = await pageAgents(db, req.caller.workspaceId, list.window, list.filters);
+    const total = query.includeTotal
+      ? await countAgents(db, req.caller.workspaceId, list.filters)
+      : undefined;
+    return listResponse(req, list, rows, total);
   });
 
 export const handler = lambda(build);

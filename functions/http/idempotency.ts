@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Database } from '#db/client.ts';
 import { claimKey, completeKey, releaseKey } from '#db/queries/idempotency.ts';
+import { fingerprint } from './canonical.ts';
 import { HttpProblem, problemType, validationFailed } from './problem.ts';
 import { baseHeaders, problem } from './respond.ts';
 import type { Request } from './route.ts';
@@ -17,19 +17,6 @@ export function idempotencyKeyOf(req: Request): string | undefined {
   }
   return key;
 }
-
-/** JSON with keys sorted: the same body, however its keys were ordered, has the same fingerprint. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-export const fingerprint = (body: unknown) => createHash('sha256').update(canonical(body)).digest('hex');
 
 /**
  * Runs `work` at most once per key and body within the key's lifetime (per workspace): a repeat

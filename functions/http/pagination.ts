@@ -1,38 +1,69 @@
+import type { ListWindow } from '#db/queries/list-window.ts';
+import { fingerprint } from './canonical.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
 import { json } from './respond.ts';
 import type { ApiEvent, ApiResult } from './types.ts';
 
-export interface Page<T> {
-  items: T[];
-  /** Another page exists after this one (the query fetched `limit + 1` rows). */
-  hasMore: boolean;
+/** The paging parameters every list accepts; everything else in a list query is a filter. */
+export interface PagingQuery {
+  limit: number;
+  offset?: number;
+  cursor?: string;
+  order: 'asc' | 'desc';
+  includeTotal?: boolean;
 }
 
-/** Splits a `limit + 1` fetch into the page and whether more follow. */
-export function toPage<T>(rows: T[], limit: number): Page<T> {
-  return { items: rows.slice(0, limit), hasMore: rows.length > limit };
+export interface ListRequest<F> {
+  window: ListWindow;
+  filters: F;
+  /** Cursor paging was asked for (`cursor` present, even empty). */
+  byCursor: boolean;
+  /** What a cursor is bound to: this order and these filters. */
+  binding: string;
+}
+
+/** Splits a parsed list query into the window to read and the filters, resolving the cursor. */
+export function listRequest<Q extends PagingQuery>(query: Q): ListRequest<Omit<Q, keyof PagingQuery>> {
+  const { limit, offset, cursor, order, includeTotal: _, ...filters } = query;
+  const binding = fingerprint({ order, filters }).slice(0, 32);
+  const after = cursor === undefined ? undefined : decodeCursor(cursor, binding);
+  return {
+    window: { limit, offset: offset ?? 0, order, after },
+    filters,
+    byCursor: cursor !== undefined,
+    binding,
+  };
 }
 
 /**
- * RFC 8288 `Link: <…>; rel="next"` for the page after this one, keeping every other query
- * parameter as the client sent it. Absolute, built from the host the client called.
+ * 200 with the page as a bare array (the spec's shape); `Link: rel="next"` (RFC 8288) while another
+ * page exists — by cursor if the request paged by cursor, else by offset — and `X-Total-Count`
+ * when a total was asked for.
  */
+export function listResponse<T extends { createdAt: string; id: string }>(
+  req: { event: ApiEvent; requestId: string },
+  list: ListRequest<unknown>,
+  rows: T[],
+  total?: number,
+): ApiResult {
+  const { limit, offset } = list.window;
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  const headers: Record<string, string> = {};
+  if (rows.length > limit && last) {
+    headers.link = list.byCursor
+      ? nextLink(req.event, { cursor: encodeCursor(last, list.binding) })
+      : nextLink(req.event, { limit, offset: offset + limit });
+  }
+  if (total !== undefined) headers['x-total-count'] = String(total);
+  return json(req.requestId, 200, items, headers);
+}
+
+/** The URL of the next page: this request's, with `next` replacing those parameters. Absolute. */
 export function nextLink(event: ApiEvent, next: Record<string, string | number>): string {
   const params = new URLSearchParams(event.rawQueryString ?? '');
   for (const [name, value] of Object.entries(next)) params.set(name, String(value));
   const proto = event.headers?.['x-forwarded-proto'] ?? 'https';
   const host = event.requestContext?.domainName ?? event.headers?.host ?? 'localhost';
   return `<${proto}://${host}${event.rawPath}?${params.toString()}>; rel="next"`;
-}
-
-/** 200 with the page as a bare array, and a `Link` to the next page when there is one. */
-export function pageResponse<T>(
-  req: { event: ApiEvent; requestId: string },
-  query: { limit: number; offset: number },
-  rows: T[],
-): ApiResult {
-  const page = toPage(rows, query.limit);
-  const headers = page.hasMore
-    ? { link: nextLink(req.event, { limit: query.limit, offset: query.offset + query.limit }) }
-    : undefined;
-  return json(req.requestId, 200, page.items, headers);
 }

@@ -3,28 +3,6 @@ import { inputMode } from '#db/schema/enums.ts';
 import { strictJsonObject } from './common.ts';
 import { VersionConfigInput } from './config.ts';
 
-const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
-
-/** A query-string integer: digits only, so `1.5`, `1e2`, `+3`, `0x10` and `` are refused. */
-const queryInteger = (min: number, max: number, fallback: string) =>
-  v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,16}$/, 'must be a whole number'),
-      v.transform(Number),
-      v.minValue(min, `must be at least ${min}`),
-      v.maxValue(max, `must be at most ${max}`),
-    ),
-    fallback,
-  );
-
-/** `limit` and `offset`, read from the query string (see docs/decisions.md). */
-export const PageQuery = v.strictObject({
-  limit: queryInteger(1, 250, '25'),
-  offset: queryInteger(0, MAX_OFFSET, '0'),
-});
-export type PageQuery = v.InferOutput<typeof PageQuery>;
-
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 const unique = <T>(items: T[]) => new Set(items).size === items.length;

@@ -1,17 +1,21 @@
-import { pageSessions } from '#db/queries/sessions.ts';
+import { countSessions, pageSessions } from '#db/queries/sessions.ts';
 import { type Deps, lambda } from '../deps.ts';
-import { pageResponse } from '../http/pagination.ts';
+import { listRequest, listResponse } from '../http/pagination.ts';
 import { parseQuery } from '../http/query.ts';
 import { route } from '../http/route.ts';
 import { routes } from '../routes.ts';
-import { PageQuery } from '../schemas/requests.ts';
+import { SessionListQuery, sessionListParams } from '../schemas/list-queries.ts';
 
 /** GET /sessions */
-export const build = (deps: Deps) =>
-  route(routes.listSessions, deps, async (req) => {
-    const query = parseQuery(PageQuery, req.event);
-    const rows = await pageSessions(deps.db, req.caller.workspaceId, query);
-    return pageResponse(req, query, rows);
+export const build = ({ db, logger }: Deps) =>
+  route(routes.listSessions, { db, logger }, async (req) => {
+    const query = parseQuery(SessionListQuery, sessionListParams, req.event);
+    const list = listRequest(query);
+    const rows = await pageSessions(db, req.caller.workspaceId, list.window, list.filters);
+    const total = query.includeTotal
+      ? await countSessions(db, req.caller.workspaceId, list.filters)
+      : undefined;
+    return listResponse(req, list, rows, total);
   });
 
 export const handler = lambda(build);

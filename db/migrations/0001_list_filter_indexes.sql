@@ -1,0 +1,5 @@
+CREATE INDEX "sessions_workspace_agent_id_created" ON "sessions" USING btree ("workspace_id","agent_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "sessions_workspace_agent_version_id_created" ON "sessions" USING btree ("workspace_id","agent_version_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "sessions_workspace_person_id_created" ON "sessions" USING btree ("workspace_id","person_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "sessions_workspace_conversation_id_created" ON "sessions" USING btree ("workspace_id","conversation_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "sessions_workspace_status_created" ON "sessions" USING btree ("workspace_id","status","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);

@@ -1,0 +1,120 @@
+import * as v from 'valibot';
+import { agentStatus, sessionStatus, sessionType } from '#db/schema/enums.ts';
+import {
+  booleanParam,
+  choiceParam,
+  integerParam,
+  listParam,
+  type QueryParam,
+  queryObject,
+  textParam,
+} from './query.ts';
+
+const idItem = v.pipe(
+  v.string(),
+  v.regex(/^[a-z0-9]{1,24}$/, 'must be an identifier: 1 to 24 lower-case letters and digits'),
+);
+const idJson = { type: 'string', pattern: '^[a-z0-9]{1,24}$' };
+
+/** The spec's `limit`/`offset`, plus cursor paging, order and an opt-in total. */
+const pageParams = {
+  limit: integerParam(1, 250, 'Items per page.', 25),
+  offset: integerParam(0, Number.MAX_SAFE_INTEGER, 'Items to skip before the page. Not with `cursor`.'),
+  cursor: textParam(
+    v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters')),
+    { type: 'string', maxLength: 1024 },
+    'Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added.',
+  ),
+  order: choiceParam(
+    ['desc', 'asc'],
+    'By `createdAt` then `id`: newest first (`desc`) or oldest first.',
+    'desc',
+  ),
+  includeTotal: booleanParam(
+    '`true` adds `X-Total-Count`: how many items match the filters (costs a count).',
+  ),
+};
+
+/** ISO 8601: a date, or a date-time with `Z` or an offset; a real calendar day. Normalised to UTC. */
+const isoInstant = v.pipe(
+  v.string(),
+  v.regex(
+    /^(\d{4})-(\d{2})-(\d{2})(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d))?$/,
+    'must be an ISO 8601 date or date-time with a time zone',
+  ),
+  v.check((s) => {
+    const [y, m, d] = s.slice(0, 10).split('-').map(Number) as [number, number, number];
+    return new Date(Date.UTC(y, m - 1, d)).getUTCDate() === d && m >= 1 && m <= 12;
+  }, 'must be a real calendar date'),
+  v.transform((s) => new Date(s).toISOString()),
+);
+const instantParam = (description: string) =>
+  textParam(
+    isoInstant,
+    { type: 'string', format: 'date-time' },
+    `${description} ISO 8601 (a date means its midnight, UTC).`,
+  );
+
+const idList = (what: string) => listParam(idItem, idJson, `Only sessions of these ${what}.`);
+const enumList = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
+  listParam(
+    v.picklist(values, `must be one of ${values.join(', ')}`),
+    { type: 'string', enum: values },
+    what,
+  );
+
+export const sessionListParams = {
+  ...pageParams,
+  agentId: idList('agents'),
+  agentVersionId: idList('agent versions'),
+  personId: idList('persons'),
+  conversationId: idList('conversations'),
+  status: enumList(sessionStatus.enumValues, 'Only sessions in these states.'),
+  type: enumList(sessionType.enumValues, 'Only sessions of these types.'),
+  createdAfter: instantParam('Only sessions created strictly after this instant.'),
+  createdBefore: instantParam('Only sessions created strictly before this instant.'),
+  hasLedger: booleanParam('`true`: only sessions with a ledger entry; `false`: only those without.'),
+} satisfies Record<string, QueryParam>;
+
+export const agentListParams = {
+  ...pageParams,
+  status: enumList(agentStatus.enumValues, 'Only agents in these states.'),
+  slug: textParam(
+    v.pipe(
+      v.string(),
+      v.minLength(1, 'must not be empty'),
+      v.maxLength(255, 'must be at most 255 characters'),
+    ),
+    { type: 'string', minLength: 1, maxLength: 255 },
+    'Only the agent with exactly this slug.',
+  ),
+  q: textParam(
+    v.pipe(
+      v.string(),
+      v.minLength(1, 'must not be empty'),
+      v.maxLength(255, 'must be at most 255 characters'),
+    ),
+    { type: 'string', minLength: 1, maxLength: 255 },
+    'Only agents whose name contains this text, ignoring case.',
+  ),
+} satisfies Record<string, QueryParam>;
+
+/** `cursor` and `offset` are two ways to say where a page starts: one at a time. */
+const cursorOrOffset = <T extends { cursor?: string; offset?: number }>() =>
+  v.forward<T, v.CheckIssue<T>, ['cursor']>(
+    v.check((q) => q.cursor === undefined || q.offset === undefined, 'cannot be combined with offset'),
+    ['cursor'] as never,
+  );
+
+const sessionQueryObject = queryObject(sessionListParams);
+const agentQueryObject = queryObject(agentListParams);
+export const SessionListQuery = v.pipe(
+  sessionQueryObject,
+  cursorOrOffset<v.InferOutput<typeof sessionQueryObject>>(),
+);
+export const AgentListQuery = v.pipe(
+  agentQueryObject,
+  cursorOrOffset<v.InferOutput<typeof agentQueryObject>>(),
+);
+export type SessionListQuery = v.InferOutput<typeof SessionListQuery>;
+export type AgentListQuery = v.InferOutput<typeof AgentListQuery>;

@@ -1,0 +1,112 @@
+import * as v from 'valibot';
+
+/** A JSON Schema fragment, for the OpenAPI document. */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * One query parameter: how it is validated (a Valibot schema over the raw string), whether it may be
+ * repeated (`?status=A&status=B`, same as `?status=A,B`), and how the OpenAPI document describes it.
+ * Declared once, read by both the parser and the document generator.
+ */
+export interface QueryParam<S extends v.GenericSchema = v.GenericSchema> {
+  readonly schema: S;
+  readonly repeatable: boolean;
+  readonly description: string;
+  readonly json: JsonSchema;
+}
+
+type Optional<S extends v.GenericSchema> = v.OptionalSchema<S, undefined>;
+
+/** A whole number in [min, max]: digits only, so `1.5`, `1e2`, `+3` and `` are refused. */
+export function integerParam<F extends number | undefined = undefined>(
+  min: number,
+  max: number,
+  description: string,
+  fallback?: F,
+) {
+  const schema = v.pipe(
+    v.string(),
+    v.regex(/^\d{1,16}$/, 'must be a whole number'),
+    v.transform(Number),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+  return {
+    // A default makes the parsed value always present (typed so): it runs through the same checks.
+    schema: v.optional(
+      schema,
+      (fallback === undefined ? undefined : String(fallback)) as F extends number ? string : undefined,
+    ),
+    repeatable: false,
+    description,
+    json: {
+      type: 'integer',
+      minimum: min,
+      maximum: max,
+      ...(fallback === undefined ? {} : { default: fallback }),
+    },
+  } satisfies QueryParam;
+}
+
+/** One of a fixed set of words. */
+export function choiceParam<
+  const T extends readonly [string, ...string[]],
+  F extends T[number] | undefined = undefined,
+>(values: T, description: string, fallback?: F) {
+  return {
+    schema: v.optional(v.picklist(values, `must be one of ${values.join(', ')}`), fallback as F),
+    repeatable: false,
+    description,
+    json: { type: 'string', enum: values, ...(fallback ? { default: fallback } : {}) },
+  } satisfies QueryParam;
+}
+
+export const booleanParam = (description: string) => {
+  const param = choiceParam(['true', 'false'], description);
+  return {
+    ...param,
+    schema: v.pipe(
+      param.schema,
+      v.transform((s) => (s === undefined ? undefined : s === 'true')),
+    ),
+  };
+};
+
+/** Several values, repeated or comma-separated, each checked by `item`; at most `max` of them. */
+export function listParam<S extends v.GenericSchema<string, unknown>>(
+  item: S,
+  itemJson: JsonSchema,
+  description: string,
+  max = 50,
+) {
+  return {
+    schema: v.optional(
+      v.pipe(
+        v.string(),
+        v.transform((s) => s.split(',')),
+        v.array(item),
+        v.maxLength(max, `must list at most ${max} values`),
+      ),
+    ),
+    repeatable: true,
+    description: `${description} Several values: repeat the parameter or separate them with commas.`,
+    json: { type: 'array', items: itemJson, maxItems: max },
+  } satisfies QueryParam;
+}
+
+export function textParam(schema: v.GenericSchema<string, string>, json: JsonSchema, description: string) {
+  return {
+    schema: v.optional(schema) as Optional<typeof schema>,
+    repeatable: false,
+    description,
+    json,
+  } satisfies QueryParam;
+}
+
+/** The Valibot object for a set of parameters: unknown parameters are refused like unknown fields. */
+export function queryObject<P extends Record<string, QueryParam>>(params: P) {
+  const entries = Object.fromEntries(Object.entries(params).map(([name, p]) => [name, p.schema])) as {
+    [K in keyof P]: P[K]['schema'];
+  };
+  return v.strictObject(entries);
+}
