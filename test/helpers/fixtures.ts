@@ -44,7 +44,13 @@ export async function insertSession(
   db: Database,
   tenant: Tenant,
   agent: { agentId: string; versionIds: string[] },
-  options: { n?: number; version?: number; ledger?: boolean } = {},
+  options: {
+    n?: number;
+    version?: number;
+    ledger?: boolean;
+    status?: 'PENDING' | 'IN_PROGRESS' | 'COMPLETED';
+    type?: 'INBOUND_CALL' | 'WEB_VOICE';
+  } = {},
 ) {
   const n = options.n ?? 0;
   const personId = createId();
@@ -71,8 +77,8 @@ export async function insertSession(
     createdAt: at(n),
     updatedAt: at(n),
     name: `Session ${n}`,
-    type: n % 2 ? 'WEB_VOICE' : 'INBOUND_CALL',
-    status: 'COMPLETED',
+    type: options.type ?? (n % 2 ? 'WEB_VOICE' : 'INBOUND_CALL'),
+    status: options.status ?? 'COMPLETED',
     completedAt: at(n + 60),
     startedAt: at(n),
     endedAt: at(n + 60),
