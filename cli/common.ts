@@ -22,21 +22,26 @@ export function parse<T extends ParseArgsConfig>(config: T) {
 
 /** Where the data lives, for humans: never the password. */
 export function describeDatabase(config: DatabaseConfig): string {
-  if (config.kind === 'pglite') return `embedded database in ${config.dataDir ?? 'memory'}`;
+  if (config.kind === 'pglite') return `embedded database in ${config.dataDir || 'memory'}`;
   const url = new URL(config.url);
-  return `postgres://${url.host}${url.pathname}`;
+  return `database postgres://${url.host}${url.pathname}`;
+}
+
+/** Opens the database the environment names (DATABASE_URL, else embedded under `.data/`). */
+export async function openDatabaseFromEnv(): Promise<DatabaseHandle> {
+  const config = databaseConfigFromEnv();
+  // PGlite creates its own directory but not the parents (`.data/` on a fresh clone).
+  if (config.kind === 'pglite' && config.dataDir) mkdirSync(config.dataDir, { recursive: true });
+  return openDatabase(config);
 }
 
 /** The database named by the environment (DATABASE_URL, else embedded); always closed after `work`. */
 export async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const config = databaseConfigFromEnv();
-  // PGlite creates its own directory but not the parents (`.data/` on a fresh clone).
-  if (config.kind === 'pglite' && config.dataDir) mkdirSync(config.dataDir, { recursive: true });
-  const handle = await openDatabase(config);
+  const handle = await openDatabaseFromEnv();
   try {
     return await work(handle);
   } catch (error) {
-    throw explain(error, config);
+    throw explainDatabaseError(error, handle.config);
   } finally {
     await handle.close();
   }
@@ -51,7 +56,7 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /** Database failures a user can fix, as a sentence; anything else passes through untouched. */
-function explain(error: unknown, config: DatabaseConfig): unknown {
+export function explainDatabaseError(error: unknown, config: DatabaseConfig): unknown {
   const where = describeDatabase(config);
   switch (codeOf(error)) {
     case '42P01': // undefined_table

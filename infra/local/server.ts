@@ -1,0 +1,128 @@
+/**
+ * `npm start`: the API on http://127.0.0.1:3000 over the database named by the environment.
+ * Migrates on every start; on the embedded database it also makes sure there is a demo workspace
+ * and prints a token for it, so a fresh clone answers a curl line straight away.
+ */
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { Database, DatabaseHandle } from '#db/client.ts';
+import { migrate } from '#db/migrate.ts';
+import { rowsOf } from '#db/queries/agents.ts';
+import { authenticate, createApiKey } from '#db/queries/api-keys.ts';
+import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
+import { createLogger } from '#functions/http/log.ts';
+import { scopes } from '#functions/routes.ts';
+import { describeDatabase, explainDatabaseError, openDatabaseFromEnv } from '../../cli/common.ts';
+import { type Gateway, startGateway } from './gateway.ts';
+
+interface Demo {
+  workspaceId: string;
+  token: string;
+  origin: 'seeded now' | 'kept from an earlier start' | 'new key for the existing workspace';
+}
+
+/**
+ * Only a token's hash is stored, so a token cannot be shown again from the database. The demo
+ * token is therefore kept beside the data (`.data/demo-token`, git-ignored with `.data/`, mode
+ * 0600) and printed again on later starts: one stable token across restarts instead of a new
+ * key piling up on each start. If the file is gone or its key no longer works (revoked,
+ * expired), a new demo key is minted for the oldest workspace and saved in its place.
+ */
+async function ensureDemo(db: Database, tokenFile: string | undefined): Promise<Demo> {
+  const [oldest] = rowsOf<{ id: string }>(
+    await db.execute(sql`select id from workspaces order by created_at, id limit 1`),
+  );
+  let demo: Demo;
+  if (!oldest) {
+    const seeded = await seedDemoWorkspace(db, { name: 'Demo workspace' });
+    demo = { workspaceId: seeded.workspaceId, token: seeded.token, origin: 'seeded now' };
+  } else {
+    const saved = tokenFile && existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '';
+    const principal = saved ? await authenticate(db, saved) : undefined;
+    if (principal)
+      return { workspaceId: principal.workspaceId, token: saved, origin: 'kept from an earlier start' };
+    const key = await createApiKey(db, { workspaceId: oldest.id, name: 'Demo key (npm start)', scopes });
+    demo = { workspaceId: oldest.id, token: key.token, origin: 'new key for the existing workspace' };
+  }
+  if (tokenFile) {
+    writeFileSync(tokenFile, `${demo.token}\n`, { mode: 0o600 });
+    chmodSync(tokenFile, 0o600); // mode only applies when the file is new
+  }
+  return demo;
+}
+
+function banner(url: string, where: string, demo: Demo | undefined): string {
+  const lines = [`Voice Agent Admin API listening on ${url} (${where})`];
+  if (demo) {
+    lines.push(
+      `Demo workspace ${demo.workspaceId}; bearer token (${demo.origin}):`,
+      `  ${demo.token}`,
+      'Try:',
+      `  curl -H "Authorization: Bearer ${demo.token}" ${url}/sessions`,
+    );
+  } else {
+    lines.push(
+      'Nothing is seeded on a database server. For a demo workspace and its token (last line):',
+      '  npm run --silent db:seed | tail -1',
+      'or a key for an existing workspace:',
+      '  npm run --silent token -- create --workspace <id> | tail -1',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function main() {
+  let handle: DatabaseHandle | undefined;
+  let gateway: Gateway | undefined;
+  try {
+    handle = await openDatabaseFromEnv();
+    const { config } = handle;
+    await migrate(handle);
+    // An in-memory embedded database (empty PGLITE_DATA_DIR) still gets a demo, just no token file.
+    const demo =
+      config.kind === 'pglite'
+        ? await ensureDemo(
+            handle.db,
+            config.dataDir ? join(dirname(config.dataDir), 'demo-token') : undefined,
+          )
+        : undefined;
+    const logger = createLogger();
+    gateway = await startGateway({
+      deps: { db: handle.db, logger },
+      port: Number(process.env.PORT ?? 3000),
+      host: process.env.HOST,
+    });
+    process.stdout.write(banner(gateway.url, describeDatabase(config), demo));
+  } catch (error) {
+    await gateway?.close();
+    await handle?.close();
+    throw handle ? explainDatabaseError(error, handle.config) : error;
+  }
+
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    // A second Ctrl-C means "now": skip the grace period for in-flight requests.
+    if (stopping) process.exit(130);
+    stopping = true;
+    process.stderr.write(`${signal}: closing the gateway, then the database\n`);
+    // Backstop beyond the gateway's own grace period, should anything hang.
+    setTimeout(() => process.exit(1), 15_000).unref();
+    await gateway?.close();
+    await handle?.close();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+try {
+  await main();
+} catch (error) {
+  const { code, message } = error as { code?: string; message?: string };
+  const hint =
+    code === 'EADDRINUSE'
+      ? `port ${process.env.PORT ?? 3000} is in use: stop the other server or set PORT`
+      : message?.split('\n')[0];
+  process.stderr.write(`npm start: ${hint}\n`);
+  process.exitCode = 1;
+}
