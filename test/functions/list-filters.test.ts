@@ -14,7 +14,7 @@ import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 
 /** Sessions 1..12 on two agents; status, type and ledger vary with n so every filter splits them. */
 const statusOf = (n: number) => (['PENDING', 'IN_PROGRESS', 'COMPLETED'] as const)[n % 3];
-const typeOf = (n: number) => (n % 2 ? 'WEB_VOICE' : 'INBOUND_CALL') as const;
+const typeOf = (n: number): 'WEB_VOICE' | 'INBOUND_CALL' => (n % 2 ? 'WEB_VOICE' : 'INBOUND_CALL');
 
 describe('list filters', () => {
   let handle: DatabaseHandle;
