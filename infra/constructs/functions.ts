@@ -1,0 +1,58 @@
+import { Duration } from 'aws-cdk-lib';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Construct } from 'constructs';
+import { authorizer, type Route, routeKey, routeList } from '#functions/routes.ts';
+import type { StageConfig } from '../stage.ts';
+import type { Database } from './database.ts';
+import { serviceFunction } from './lambda.ts';
+import type { Network } from './network.ts';
+
+/** Well under API Gateway's 30 s: a 5 s connect plus a 10 s statement timeout (db/client.ts). */
+export const ROUTE_TIMEOUT = Duration.seconds(15);
+/** HTTP API waits at most 10 s for an authorizer; after a 5 s connect timeout it defers. */
+export const AUTHORIZER_TIMEOUT = Duration.seconds(10);
+
+/** `create-agent` → `CreateAgent`: construct ids, and so logical ids, say which route they serve. */
+export const constructId = (name: string) =>
+  name.replace(/(^|-)([a-z0-9])/g, (_, _dash, letter: string) => letter.toUpperCase());
+
+export interface ApiFunctionsProps {
+  readonly config: StageConfig;
+  readonly network: Network;
+  readonly database: Database;
+}
+
+/** One function per row of the route table, plus the authorizer, all pooled through the proxy. */
+export class ApiFunctions extends Construct {
+  readonly byRoute: ReadonlyMap<Route, NodejsFunction>;
+  readonly authorizer: NodejsFunction;
+  /** Every function here: the migration trigger runs before any of them is updated. */
+  readonly all: readonly NodejsFunction[];
+
+  constructor(scope: Construct, id: string, { config, network, database }: ApiFunctionsProps) {
+    super(scope, id);
+    const securityGroup = network.securityGroup(this, 'SecurityGroup', 'API functions');
+    const make = (name: string, entry: string, description: string, timeout: Duration) => {
+      const fn = serviceFunction(this, constructId(name), {
+        entry,
+        description,
+        timeout,
+        config,
+        network,
+        securityGroup,
+      });
+      database.connect(fn, securityGroup, 'pooled');
+      return fn;
+    };
+    this.byRoute = new Map(
+      routeList.map((route) => [route, make(route.name, route.entry, routeKey(route), ROUTE_TIMEOUT)]),
+    );
+    this.authorizer = make(
+      authorizer.name,
+      authorizer.entry,
+      'Bearer API key authorizer',
+      AUTHORIZER_TIMEOUT,
+    );
+    this.all = [...this.byRoute.values(), this.authorizer];
+  }
+}

@@ -1,0 +1,109 @@
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { type Duration, Validations } from 'aws-cdk-lib';
+import type { ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
+import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { repoRoot, type StageConfig } from '../stage.ts';
+import type { Network } from './network.ts';
+
+/**
+ * Left out of every bundle: the AWS SDK ships with the Lambda runtime, and PGlite (with its WASM)
+ * serves only local runs; db/client.ts imports it lazily, so Postgres-only bundles never load it.
+ */
+export const EXTERNAL_MODULES = [
+  '@aws-sdk/*',
+  '@electric-sql/pglite',
+  '@electric-sql/pglite/*',
+  'drizzle-orm/pglite',
+  'drizzle-orm/pglite/*',
+];
+
+// ESM output has no `require`; CommonJS code inside dependencies may still call it.
+const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+export interface ServiceFunctionProps {
+  /** Module (from the repository root) whose `handler` export is deployed. */
+  readonly entry: string;
+  readonly description: string;
+  readonly timeout: Duration;
+  readonly config: StageConfig;
+  readonly network: Network;
+  readonly securityGroup: ISecurityGroup;
+  /** Shell commands run after esbuild, e.g. to copy files beside the bundle. */
+  readonly afterBundling?: (inputDir: string, outputDir: string) => string[];
+}
+
+/**
+ * Every function the stack deploys is made here, so they all share the runtime, architecture,
+ * bundling, logging and network placement.
+ */
+export function serviceFunction(scope: Construct, id: string, props: ServiceFunctionProps): NodejsFunction {
+  requireLocalEsbuild();
+  const { config, network, afterBundling } = props;
+  // An explicit log group, so retention and removal follow the stage without a custom resource.
+  const logGroup = new LogGroup(scope, `${id}Logs`, {
+    retention: config.logRetention,
+    removalPolicy: config.removalPolicy,
+  });
+  const fn = new NodejsFunction(scope, id, {
+    entry: join(repoRoot, props.entry),
+    handler: 'handler',
+    projectRoot: repoRoot,
+    depsLockFilePath: join(repoRoot, 'package-lock.json'),
+    runtime: Runtime.NODEJS_22_X,
+    architecture: Architecture.ARM_64,
+    memorySize: config.functions.memoryMb,
+    timeout: props.timeout,
+    description: props.description,
+    loggingFormat: LoggingFormat.JSON,
+    logGroup,
+    vpc: network.vpc,
+    vpcSubnets: network.isolated,
+    securityGroups: [props.securityGroup],
+    environment: { NODE_OPTIONS: '--enable-source-maps' },
+    bundling: {
+      format: OutputFormat.ESM,
+      mainFields: ['module', 'main'],
+      banner: ESM_REQUIRE_BANNER,
+      minify: true,
+      sourceMap: true,
+      sourcesContent: false,
+      externalModules: EXTERNAL_MODULES,
+      forceDockerBundling: false,
+      commandHooks: afterBundling && {
+        beforeBundling: () => [],
+        beforeInstall: () => [],
+        afterBundling,
+      },
+    },
+  });
+  Validations.of(fn).acknowledge(
+    {
+      id: 'AwsSolutions-L1',
+      reason: 'Node.js 22 on purpose: the version the code is written and tested for (docs/decisions.md)',
+    },
+    {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: 'AWS-maintained minimum for writing its own logs; nothing else is granted by it',
+    },
+    {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+      reason:
+        'AWS-maintained ENI permissions a VPC function needs; a hand-written copy would need Resource::* too',
+    },
+  );
+  return fn;
+}
+
+/** NodejsFunction silently falls back to Docker when esbuild is missing; fail loudly instead. */
+function requireLocalEsbuild(): void {
+  try {
+    createRequire(import.meta.url).resolve('esbuild');
+  } catch {
+    throw new Error('esbuild is not installed: run `npm ci` (bundling never uses Docker)');
+  }
+}

@@ -1,0 +1,59 @@
+import { Duration } from 'aws-cdk-lib';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Trigger } from 'aws-cdk-lib/triggers';
+import { Construct } from 'constructs';
+import type { StageConfig } from '../stage.ts';
+import type { Database } from './database.ts';
+import { serviceFunction } from './lambda.ts';
+import type { Network } from './network.ts';
+
+export const MIGRATIONS_SOURCE = 'db/migrations';
+/** Where db/migrate.ts looks in a bundle: `./migrations` beside it. */
+export const MIGRATIONS_IN_BUNDLE = 'migrations';
+/** Covers a cluster resuming from auto-pause (~15 s) and a slow migration, with room to spare. */
+export const MIGRATION_TIMEOUT = Duration.minutes(5);
+
+export interface MigrationsProps {
+  readonly config: StageConfig;
+  readonly network: Network;
+  readonly database: Database;
+  /** Not updated until the migrations have been applied. */
+  readonly runBefore: readonly Construct[];
+}
+
+/**
+ * Runs functions/migrate.ts on deploy. The committed migration files are copied into its bundle,
+ * so the bundle's hash, and with it the function version the trigger watches, changes exactly
+ * when they (or the migrate code) change; then the trigger runs again. It runs after the network
+ * and the database exist and before the API functions are created or updated, so new code never
+ * meets an old schema.
+ */
+export class Migrations extends Construct {
+  readonly function: NodejsFunction;
+  readonly trigger: Trigger;
+
+  constructor(scope: Construct, id: string, { config, network, database, runBefore }: MigrationsProps) {
+    super(scope, id);
+    const securityGroup = network.securityGroup(this, 'SecurityGroup', 'Migration function');
+    this.function = serviceFunction(this, 'Function', {
+      entry: 'functions/migrate.ts',
+      description: 'Applies db/migrations (deploy trigger)',
+      timeout: MIGRATION_TIMEOUT,
+      config,
+      network,
+      securityGroup,
+      afterBundling: (inputDir, outputDir) => [
+        `cp -R "${inputDir}/${MIGRATIONS_SOURCE}" "${outputDir}/${MIGRATIONS_IN_BUNDLE}"`,
+      ],
+    });
+    // DDL goes to the writer itself, never through the proxy's pooled sessions.
+    database.connect(this.function, securityGroup, 'direct');
+    this.trigger = new Trigger(this, 'Trigger', {
+      handler: this.function,
+      timeout: MIGRATION_TIMEOUT,
+      executeOnHandlerChange: true,
+      executeAfter: [network, database, securityGroup],
+      executeBefore: [...runBefore],
+    });
+  }
+}

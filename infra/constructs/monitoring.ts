@@ -1,0 +1,120 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  type IMetric,
+  MathExpression,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import type { StageConfig } from '../stage.ts';
+import type { Api } from './api.ts';
+import type { Database } from './database.ts';
+import { constructId } from './functions.ts';
+
+const PERIOD = Duration.minutes(5);
+export const API_5XX_PERCENT = 5;
+export const API_P99_LATENCY_MS = 3_000;
+export const DATABASE_CPU_PERCENT = 80;
+
+/**
+ * Aurora sets max_connections from the instance memory (DBInstanceClassMemory / 9531392, at most
+ * 5000); Serverless v2 sizes it for the maximum capacity, at about 2 GiB per ACU. Approximate:
+ * the alarm only needs to fire well before the limit.
+ */
+export const approxMaxConnections = (maxAcu: number) =>
+  Math.min(5000, Math.floor((maxAcu * 2 * 1024 ** 3) / 9_531_392));
+
+export interface MonitoringProps {
+  readonly config: StageConfig;
+  readonly api: Api;
+  readonly functions: ReadonlyMap<string, NodejsFunction>;
+  readonly database: Database;
+}
+
+/** Alarms for the API, every function and the database, all notifying one SNS topic. */
+export class Monitoring extends Construct {
+  readonly topic: Topic;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, { config, api, functions, database }: MonitoringProps) {
+    super(scope, id);
+    this.topic = new Topic(this, 'AlarmTopic', {
+      displayName: `${config.stackName} alarms`,
+      enforceSSL: true,
+    });
+    if (config.alarmEmail) this.topic.addSubscription(new EmailSubscription(config.alarmEmail));
+
+    const requests = api.httpApi.metricCount({ period: PERIOD, statistic: 'Sum' });
+    const serverErrors = api.httpApi.metricServerError({ period: PERIOD, statistic: 'Sum' });
+    this.alarm('Api5xxRate', {
+      metric: new MathExpression({
+        expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+        usingMetrics: { requests, errors: serverErrors },
+        period: PERIOD,
+        label: 'API 5xx %',
+      }),
+      threshold: API_5XX_PERCENT,
+      description: `More than ${API_5XX_PERCENT}% of API requests answered 5xx`,
+      evaluationPeriods: 3,
+    });
+    this.alarm('ApiLatencyP99', {
+      metric: api.httpApi.metricLatency({ period: PERIOD, statistic: 'p99' }),
+      threshold: API_P99_LATENCY_MS,
+      description: `API p99 latency above ${API_P99_LATENCY_MS} ms`,
+      evaluationPeriods: 3,
+    });
+
+    for (const [name, fn] of functions) {
+      const prefix = constructId(name);
+      this.alarm(`${prefix}Errors`, {
+        metric: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+        threshold: 0,
+        description: `${name}: invocations failed (uncaught errors or timeouts)`,
+      });
+      this.alarm(`${prefix}Throttles`, {
+        metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+        threshold: 0,
+        description: `${name}: invocations throttled`,
+      });
+    }
+
+    const maxConnections = approxMaxConnections(config.database.maxCapacity);
+    this.alarm('DatabaseConnections', {
+      metric: database.cluster.metricDatabaseConnections({ period: PERIOD, statistic: 'Maximum' }),
+      threshold: Math.floor(maxConnections * 0.8),
+      description: `Database connections above 80% of ~${maxConnections}`,
+    });
+    this.alarm('DatabaseCpu', {
+      metric: database.cluster.metricCPUUtilization({ period: PERIOD, statistic: 'Average' }),
+      threshold: DATABASE_CPU_PERCENT,
+      description: `Database CPU above ${DATABASE_CPU_PERCENT}%`,
+      evaluationPeriods: 3,
+    });
+  }
+
+  /** Breaching for 2 of `evaluationPeriods` periods; no data (idle, paused) is not a breach. */
+  private alarm(
+    id: string,
+    props: { metric: IMetric; threshold: number; description: string; evaluationPeriods?: number },
+  ) {
+    const evaluationPeriods = props.evaluationPeriods ?? 1;
+    const alarm = new Alarm(this, id, {
+      metric: props.metric,
+      threshold: props.threshold,
+      alarmDescription: props.description,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods,
+      datapointsToAlarm: Math.min(2, evaluationPeriods),
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    const action = new SnsAction(this.topic);
+    alarm.addAlarmAction(action);
+    alarm.addOkAction(action);
+    this.alarms.push(alarm);
+  }
+}

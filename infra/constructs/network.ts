@@ -1,0 +1,60 @@
+import {
+  FlowLogDestination,
+  FlowLogTrafficType,
+  type IConnectable,
+  type InterfaceVpcEndpoint,
+  InterfaceVpcEndpointAwsService,
+  SecurityGroup,
+  type SubnetSelection,
+  SubnetType,
+  Vpc,
+} from 'aws-cdk-lib/aws-ec2';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { StageConfig } from '../stage.ts';
+
+/**
+ * A VPC with isolated subnets only: the database and the functions live there, and the one AWS
+ * API the functions call (Secrets Manager) is reached through an interface endpoint, so there is
+ * no NAT gateway to pay for and no route to the internet.
+ */
+export class Network extends Construct {
+  readonly vpc: Vpc;
+  readonly isolated: SubnetSelection = { subnetType: SubnetType.PRIVATE_ISOLATED };
+  readonly secretsEndpoint: InterfaceVpcEndpoint;
+
+  constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
+    super(scope, id);
+    this.vpc = new Vpc(this, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'isolated', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
+      restrictDefaultSecurityGroup: true,
+    });
+    // Rejected traffic is what explains a function that cannot reach its database.
+    const flowLogs = new LogGroup(this, 'FlowLogs', {
+      retention: config.logRetention,
+      removalPolicy: config.removalPolicy,
+    });
+    this.vpc.addFlowLog('FlowLog', {
+      destination: FlowLogDestination.toCloudWatchLogs(flowLogs),
+      trafficType: FlowLogTrafficType.REJECT,
+    });
+    this.secretsEndpoint = this.vpc.addInterfaceEndpoint('SecretsManager', {
+      service: InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
+      subnets: { subnets: this.vpc.isolatedSubnets.slice(0, config.secretsEndpointAzs) },
+      privateDnsEnabled: true,
+      open: false,
+    });
+  }
+
+  /** A security group that may send nothing until a destination is granted to it. */
+  securityGroup(scope: Construct, id: string, description: string): SecurityGroup {
+    return new SecurityGroup(scope, id, { vpc: this.vpc, description, allowAllOutbound: false });
+  }
+
+  /** HTTPS from `client` to Secrets Manager through the endpoint. */
+  allowSecretsFrom(client: IConnectable, description: string): void {
+    this.secretsEndpoint.connections.allowDefaultPortFrom(client, description);
+  }
+}

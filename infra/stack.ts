@@ -1,0 +1,65 @@
+import { type App, CfnOutput, Stack, Tags, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import { authorizer } from '#functions/routes.ts';
+import { Api } from './constructs/api.ts';
+import { Database } from './constructs/database.ts';
+import { ApiFunctions } from './constructs/functions.ts';
+import { Migrations } from './constructs/migrations.ts';
+import { Monitoring } from './constructs/monitoring.ts';
+import { Network } from './constructs/network.ts';
+import type { StageConfig } from './stage.ts';
+
+/**
+ * One stage of the API: network, database, the functions of the route table behind the HTTP
+ * API, the migration trigger that runs before them, and alarms. Environment-agnostic, so that
+ * `cdk synth` needs no AWS account; `cdk deploy` takes account and region from the credentials.
+ */
+export class AdminApiStack extends Stack {
+  readonly network: Network;
+  readonly database: Database;
+  readonly functions: ApiFunctions;
+  readonly migrations: Migrations;
+  readonly api: Api;
+  readonly monitoring: Monitoring;
+
+  constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
+    super(scope, id, {
+      description: `Voice agent administration API: ${config.durable ? 'production' : 'preview'} stage ${config.stage}`,
+      terminationProtection: config.durable,
+    });
+    this.network = new Network(this, 'Network', { config });
+    this.database = new Database(this, 'Database', { config, network: this.network });
+    this.functions = new ApiFunctions(this, 'Functions', {
+      config,
+      network: this.network,
+      database: this.database,
+    });
+    this.migrations = new Migrations(this, 'Migrations', {
+      config,
+      network: this.network,
+      database: this.database,
+      runBefore: this.functions.all,
+    });
+    this.api = new Api(this, 'Api', { config, functions: this.functions });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      config,
+      api: this.api,
+      functions: new Map([
+        ...[...this.functions.byRoute].map(([route, fn]) => [route.name, fn] as const),
+        [authorizer.name, this.functions.authorizer],
+      ]),
+      database: this.database,
+    });
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
+    Tags.of(this).add('project', 'voice-agent-admin-api');
+    Tags.of(this).add('stage', config.stage);
+  }
+}
+
+/** The whole app for one stage: its stack, checked by cdk-nag's AWS Solutions rules on every synth. */
+export function defineApp(app: App, config: StageConfig): AdminApiStack {
+  const stack = new AdminApiStack(app, config.stackName, { config });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return stack;
+}

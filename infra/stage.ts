@@ -1,0 +1,133 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+/** The repository root: entries in the route table and `db/migrations` are relative to it. */
+export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+
+export const STACK_PREFIX = 'VoiceAgentAdmin';
+export const PROD = 'prod';
+/** Keeps `VoiceAgentAdmin-<stage>` and the names CloudFormation derives from it short. */
+const MAX_STAGE_LENGTH = 24;
+
+/** Everything that differs between stages, in one place: no `if (stage === 'prod')` elsewhere. */
+export interface StageConfig {
+  readonly stage: string;
+  readonly stackName: string;
+  /** Only prod keeps data; every other stage is a disposable preview. */
+  readonly durable: boolean;
+  /** Log groups, the database and its secret follow this when the stack is deleted. */
+  readonly removalPolicy: RemovalPolicy;
+  readonly logRetention: RetentionDays;
+  readonly database: {
+    readonly minCapacity: number;
+    readonly maxCapacity: number;
+    /** Idle time before a 0-ACU minimum pauses the writer; undefined keeps it running. */
+    readonly autoPause?: Duration;
+    /** RDS Proxy in front of the writer; when false, functions connect to the cluster directly. */
+    readonly proxy: boolean;
+    readonly backupRetention: Duration;
+    readonly deletionProtection: boolean;
+    readonly performanceInsights: boolean;
+    /** The cluster's own: SNAPSHOT keeps a final snapshot when prod is ever deleted. */
+    readonly removalPolicy: RemovalPolicy;
+  };
+  readonly functions: { readonly memoryMb: number };
+  readonly api: { readonly rateLimit: number; readonly burstLimit: number };
+  /** Secrets Manager interface endpoint ENIs: one per AZ costs ~7 USD a month each. */
+  readonly secretsEndpointAzs: 1 | 2;
+  /** Alarm notifications go to this address when set (`-c alarmEmail=…`). */
+  readonly alarmEmail?: string;
+}
+
+const production = {
+  durable: true,
+  removalPolicy: RemovalPolicy.RETAIN,
+  logRetention: RetentionDays.THREE_MONTHS,
+  database: {
+    minCapacity: 0.5,
+    maxCapacity: 8,
+    proxy: true,
+    backupRetention: Duration.days(14),
+    deletionProtection: true,
+    performanceInsights: true,
+    removalPolicy: RemovalPolicy.SNAPSHOT,
+  },
+  functions: { memoryMb: 512 },
+  api: { rateLimit: 200, burstLimit: 400 },
+  secretsEndpointAzs: 2,
+} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail'>;
+
+const preview = {
+  durable: false,
+  removalPolicy: RemovalPolicy.DESTROY,
+  logRetention: RetentionDays.ONE_WEEK,
+  database: {
+    minCapacity: 0,
+    maxCapacity: 2,
+    autoPause: Duration.minutes(5),
+    proxy: false,
+    backupRetention: Duration.days(1),
+    deletionProtection: false,
+    performanceInsights: false,
+    removalPolicy: RemovalPolicy.DESTROY,
+  },
+  functions: { memoryMb: 512 },
+  api: { rateLimit: 20, burstLimit: 40 },
+  secretsEndpointAzs: 1,
+} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail'>;
+
+/** Settings for a stage name that is already sanitised. */
+export function stageConfig(stage: string, options: { alarmEmail?: string } = {}): StageConfig {
+  const settings = stage === PROD ? production : preview;
+  return { ...settings, stage, stackName: `${STACK_PREFIX}-${stage}`, alarmEmail: options.alarmEmail };
+}
+
+/**
+ * Any branch or stage name → a valid, short stack-name fragment: lowercase letters, digits and
+ * dashes, starting with a letter. Names that had to be cut keep a hash of the original, so two
+ * long branches that share a prefix still get different stacks.
+ */
+export function sanitiseStage(raw: string): string {
+  const slug = raw
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  if (!slug) throw new Error(`Stage name ${JSON.stringify(raw)} has no letters or digits`);
+  const lettered = /^[a-z]/.test(slug) ? slug : `b-${slug}`;
+  if (lettered.length <= MAX_STAGE_LENGTH) return lettered;
+  const hash = createHash('sha256').update(raw).digest('hex').slice(0, 6);
+  return `${lettered.slice(0, MAX_STAGE_LENGTH - 7).replace(/-+$/, '')}-${hash}`;
+}
+
+/** The checked-out branch, or undefined without git, outside a repository, or on a detached HEAD. */
+export function currentGitBranch(cwd = repoRoot): string | undefined {
+  try {
+    const branch = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    return branch && branch !== 'HEAD' ? branch : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `-c stage=…` wins; otherwise the git branch (or the CI's branch variables when the checkout has
+ * no git), otherwise `local`. Production is never chosen implicitly: a branch called `prod`
+ * must not deploy over the durable stack.
+ */
+export function resolveStage(
+  explicit: string | undefined,
+  branch: () => string | undefined = () =>
+    currentGitBranch() || process.env.GITHUB_HEAD_REF || process.env.GITHUB_REF_NAME,
+): string {
+  if (explicit) return sanitiseStage(explicit);
+  const inferred = sanitiseStage(branch() || 'local');
+  if (inferred === PROD) throw new Error('The prod stage must be chosen explicitly: -c stage=prod');
+  return inferred;
+}
