@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type DatabaseConfig, type DatabaseHandle, databaseConfigFromEnv, openDatabase } from '#db/client.ts';
+import { EmbeddedDatabaseBusy, lockEmbeddedDatabase } from './embedded-lock.ts';
 
 /** Bad arguments: reported with the usage text, exit status 2. */
 export class UsageError extends Error {}
@@ -27,12 +28,29 @@ export function describeDatabase(config: DatabaseConfig): string {
   return `database postgres://${url.host}${url.pathname}`;
 }
 
-/** Opens the database the environment names (DATABASE_URL, else embedded under `.data/`). */
+/**
+ * Opens the database the environment names (DATABASE_URL, else embedded under `.data/`); an
+ * embedded one is locked against other processes until closed.
+ */
 export async function openDatabaseFromEnv(): Promise<DatabaseHandle> {
   const config = databaseConfigFromEnv();
+  if (config.kind === 'postgres' || !config.dataDir) return openDatabase(config);
   // PGlite creates its own directory but not the parents (`.data/` on a fresh clone).
-  if (config.kind === 'pglite' && config.dataDir) mkdirSync(config.dataDir, { recursive: true });
-  return openDatabase(config);
+  mkdirSync(config.dataDir, { recursive: true });
+  let release: () => void;
+  try {
+    release = lockEmbeddedDatabase(config.dataDir);
+  } catch (error) {
+    if (!(error instanceof EmbeddedDatabaseBusy)) throw error;
+    throw new CliError(`${error.message}: stop it first, or point every tool at a server with DATABASE_URL`);
+  }
+  try {
+    const handle = await openDatabase(config);
+    return { ...handle, close: () => handle.close().finally(release) };
+  } catch (error) {
+    release();
+    throw error;
+  }
 }
 
 /** The database named by the environment (DATABASE_URL, else embedded); always closed after `work`. */

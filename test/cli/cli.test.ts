@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usingPostgres } from '#test/helpers/database.ts';
 
 interface Result {
   code: number;
@@ -114,6 +115,18 @@ describe('command-line tools', () => {
   it('token create names an unknown workspace', async () => {
     const result = await cli('token', 'create', '--workspace', 'nosuchworkspace');
     expect(result).toEqual({ code: 1, stdout: '', stderr: 'token: no workspace "nosuchworkspace"\n' });
+  });
+
+  it.skipIf(usingPostgres())('refuses an embedded database that another live process holds', async () => {
+    const lock = `${env.PGLITE_DATA_DIR}.lock`;
+    writeFileSync(lock, `${process.pid}\n`);
+    try {
+      const result = await cli('token', 'list', '--workspace', workspaceId);
+      expect(result).toMatchObject({ code: 1, stdout: '' });
+      expect(result.stderr).toContain(`is in use by process ${process.pid} (npm start?): stop it first`);
+    } finally {
+      rmSync(lock, { force: true });
+    }
   });
 
   it.each([
