@@ -1,62 +1,18 @@
-import { createServer } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '#functions/http/log.ts';
+import { describe, expect, it } from 'vitest';
 import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
-import { createListener } from '#infra/local/listener.ts';
+import { standInGateway } from '#test/helpers/stand-in-gateway.ts';
 
-/** The gateway in front of stand-in functions, to see how it maps what they answer. */
-let seen: { event?: ApiEvent; authorizerEvent?: AuthorizerEvent; authorizerCalls: number };
-let reply: (event: ApiEvent) => Promise<unknown>;
-let authorize: (event: AuthorizerEvent) => Promise<unknown>;
-let base: string;
-let port: number;
-
-const echo = (event: ApiEvent) => {
-  seen.event = event;
-  return reply(event);
-};
-
-const server = createServer(
-  createListener({
-    routes: [
-      { method: 'GET', path: '/echo', handler: echo },
-      { method: 'POST', path: '/echo', handler: echo },
-    ],
-    authorizer: (event) => {
-      seen.authorizerEvent = event;
-      seen.authorizerCalls++;
-      return authorize(event);
-    },
-    authorizerCacheTtlSeconds: 60,
-    logger: silentLogger,
-  }),
-);
-
-beforeAll(async () => {
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  port = (server.address() as { port: number }).port;
-  base = `http://127.0.0.1:${port}`;
-});
-afterAll(() => new Promise<void>((done) => server.close(() => done())).then(() => undefined));
-
-let tokens = 0;
-beforeEach(() => {
-  seen = { authorizerCalls: 0 };
-  reply = async () => ({ statusCode: 200, body: 'ok' });
-  authorize = async () => ({ isAuthorized: true, context: { workspaceId: 'w1' } });
-});
-/** A fresh identity per call, so the authorizer cache never answers for another test. */
-const auth = () => ({ authorization: `Bearer t${++tokens}` });
+const g = standInGateway();
 
 describe('how a function’s answer is mapped', () => {
   it('writes status, headers, cookies and content-length; the request id matches', async () => {
-    reply = async (event) => ({
+    g.reply = async (event) => ({
       statusCode: 201,
       headers: { 'X-Thing': 'a', 'x-request-id': event.requestContext.requestId },
       cookies: ['a=1; Path=/', 'b=2'],
       body: 'héllo',
     });
-    const res = await fetch(`${base}/echo`, { headers: auth() });
+    const res = await fetch(`${g.base}/echo`, { headers: g.auth() });
     expect(res.status).toBe(201);
     expect(res.headers.get('x-thing')).toBe('a');
     expect(res.headers.getSetCookie()).toEqual(['a=1; Path=/', 'b=2']);
@@ -67,8 +23,8 @@ describe('how a function’s answer is mapped', () => {
 
   it('decodes a base64 body', async () => {
     const bytes = Buffer.from([0, 159, 146, 150, 255]);
-    reply = async () => ({ statusCode: 200, body: bytes.toString('base64'), isBase64Encoded: true });
-    const res = await fetch(`${base}/echo`, { headers: auth() });
+    g.reply = async () => ({ statusCode: 200, body: bytes.toString('base64'), isBase64Encoded: true });
+    const res = await fetch(`${g.base}/echo`, { headers: g.auth() });
     expect(Buffer.from(await res.arrayBuffer())).toEqual(bytes);
   });
 
@@ -78,8 +34,8 @@ describe('how a function’s answer is mapped', () => {
     ['an array', [1, 2], '[1,2]'],
     ['undefined', undefined, 'null'],
   ])('infers 200 JSON from %s', async (_, value, body) => {
-    reply = async () => value;
-    const res = await fetch(`${base}/echo`, { headers: auth() });
+    g.reply = async () => value;
+    const res = await fetch(`${g.base}/echo`, { headers: g.auth() });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(await res.text()).toBe(body);
@@ -91,8 +47,8 @@ describe('how a function’s answer is mapped', () => {
     ['a non-string body', async () => ({ statusCode: 200, body: { a: 1 } })],
     ['a header that cannot be sent', async () => ({ statusCode: 200, headers: { 'bad name': 'x' } })],
   ])('answers 500 for %s', async (_, handler) => {
-    reply = handler as typeof reply;
-    const res = await fetch(`${base}/echo`, { headers: auth() });
+    g.reply = handler as typeof g.reply;
+    const res = await fetch(`${g.base}/echo`, { headers: g.auth() });
     expect(res.status).toBe(500);
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(await res.text()).toBe('{"message":"Internal Server Error"}');
@@ -105,28 +61,28 @@ describe('the authorizer', () => {
     ['answers isAuthorized as a string', async () => ({ isAuthorized: 'true' })],
     ['answers a non-object context', async () => ({ isAuthorized: true, context: 'x' })],
   ])('500 when it %s, and that is not cached', async (_, answer) => {
-    authorize = answer as typeof authorize;
-    const headers = auth();
-    const res = await fetch(`${base}/echo`, { headers });
+    g.authorize = answer as typeof g.authorize;
+    const headers = g.auth();
+    const res = await fetch(`${g.base}/echo`, { headers });
     expect(res.status).toBe(500);
     expect(await res.text()).toBe('{"message":"Internal Server Error"}');
-    await fetch(`${base}/echo`, { headers });
-    expect(seen.authorizerCalls).toBe(2);
-    expect(seen.event).toBeUndefined();
+    await fetch(`${g.base}/echo`, { headers });
+    expect(g.seen.authorizerCalls).toBe(2);
+    expect(g.seen.event).toBeUndefined();
   });
 
   it('caches a denial per identity, as it caches an allow', async () => {
-    authorize = async (event) => ({ isAuthorized: event.identitySource[0] === 'Bearer yes' });
+    g.authorize = async (event) => ({ isAuthorized: event.identitySource[0] === 'Bearer yes' });
     for (const token of ['no', 'no', 'yes', 'yes']) {
-      const res = await fetch(`${base}/echo`, { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${g.base}/echo`, { headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(token === 'yes' ? 200 : 403);
     }
-    expect(seen.authorizerCalls).toBe(2);
+    expect(g.seen.authorizerCalls).toBe(2);
   });
 
   it('is not called without an Authorization header', async () => {
-    expect((await fetch(`${base}/echo`)).status).toBe(401);
-    expect(seen.authorizerCalls).toBe(0);
+    expect((await fetch(`${g.base}/echo`)).status).toBe(401);
+    expect(g.seen.authorizerCalls).toBe(0);
   });
 });
 
@@ -137,23 +93,23 @@ describe('the 10 MB payload cap', () => {
     const body = new ReadableStream({
       pull: (controller) => (sent++ < 64 ? controller.enqueue(chunk) : controller.close()),
     });
-    const res = await fetch(`${base}/echo`, {
+    const res = await fetch(`${g.base}/echo`, {
       method: 'POST',
-      headers: { ...auth(), 'content-type': 'text/plain' },
+      headers: { ...g.auth(), 'content-type': 'text/plain' },
       body,
       duplex: 'half',
     } as RequestInit);
     expect(res.status).toBe(413);
     expect(await res.text()).toBe('{"message":"Request Entity Too Large"}');
     expect(sent).toBeLessThan(64);
-    expect(seen.authorizerCalls).toBe(0);
+    expect(g.seen.authorizerCalls).toBe(0);
   });
 
   it('takes exactly 10 MiB', async () => {
-    reply = async (event) => ({ statusCode: 200, body: String(event.body?.length) });
-    const res = await fetch(`${base}/echo`, {
+    g.reply = async (event) => ({ statusCode: 200, body: String(event.body?.length) });
+    const res = await fetch(`${g.base}/echo`, {
       method: 'POST',
-      headers: { ...auth(), 'content-type': 'text/plain' },
+      headers: { ...g.auth(), 'content-type': 'text/plain' },
       body: Buffer.alloc(10 * 1024 * 1024, 0x61),
     });
     expect(await res.text()).toBe(String(10 * 1024 * 1024));

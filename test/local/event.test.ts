@@ -1,58 +1,14 @@
-import { createServer } from 'node:http';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '#functions/http/log.ts';
+import { describe, expect, it } from 'vitest';
 import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
-import { createListener } from '#infra/local/listener.ts';
+import { standInGateway } from '#test/helpers/stand-in-gateway.ts';
 
-/** The gateway in front of stand-in functions, to see exactly what it sends them. */
-let seen: { event?: ApiEvent; authorizerEvent?: AuthorizerEvent; authorizerCalls: number };
-let reply: (event: ApiEvent) => Promise<unknown>;
-let authorize: (event: AuthorizerEvent) => Promise<unknown>;
-let base: string;
-let port: number;
-
-const echo = (event: ApiEvent) => {
-  seen.event = event;
-  return reply(event);
-};
-
-const server = createServer(
-  createListener({
-    routes: [
-      { method: 'GET', path: '/echo', handler: echo },
-      { method: 'POST', path: '/echo', handler: echo },
-    ],
-    authorizer: (event) => {
-      seen.authorizerEvent = event;
-      seen.authorizerCalls++;
-      return authorize(event);
-    },
-    authorizerCacheTtlSeconds: 60,
-    logger: silentLogger,
-  }),
-);
-
-beforeAll(async () => {
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  port = (server.address() as { port: number }).port;
-  base = `http://127.0.0.1:${port}`;
-});
-afterAll(() => new Promise<void>((done) => server.close(() => done())).then(() => undefined));
-
-let tokens = 0;
-beforeEach(() => {
-  seen = { authorizerCalls: 0 };
-  reply = async () => ({ statusCode: 200, body: 'ok' });
-  authorize = async () => ({ isAuthorized: true, context: { workspaceId: 'w1' } });
-});
-/** A fresh identity per call, so the authorizer cache never answers for another test. */
-const auth = () => ({ authorization: `Bearer t${++tokens}` });
+const g = standInGateway();
 
 /** Raw HTTP/1.1 over a socket: repeated headers and the query string go out exactly as written. */
 function rawRequest(head: string): Promise<string> {
   return new Promise((done, fail) => {
-    const socket = connect(port, '127.0.0.1', () =>
+    const socket = connect(g.port, '127.0.0.1', () =>
       socket.end(`${head.trim().replace(/\n/g, '\r\n')}\r\n\r\n`),
     );
     let text = '';
@@ -66,7 +22,7 @@ function rawRequest(head: string): Promise<string> {
 describe('the event a function receives', () => {
   it('has the payload 2.0 shape, with headers, cookies and query as API Gateway maps them', async () => {
     await rawRequest(`GET /echo?a=1&a=2&b=x%20y&empty= HTTP/1.1
-Host: api.local:${port}
+Host: api.local:${g.port}
 Authorization: Bearer t-raw
 X-Multi: one
 x-multi: two
@@ -74,7 +30,7 @@ Cookie: s=1; t=2
 Cookie: u=3
 User-Agent: raw-test
 Connection: close`);
-    const event = seen.event as ApiEvent;
+    const event = g.seen.event as ApiEvent;
     expect(event).toMatchObject({
       version: '2.0',
       routeKey: 'GET /echo',
@@ -86,13 +42,13 @@ Connection: close`);
     });
     expect(event.body).toBeUndefined();
     expect(event.headers).toMatchObject({
-      host: `api.local:${port}`,
+      host: `api.local:${g.port}`,
       authorization: 'Bearer t-raw',
       'x-multi': 'one,two',
       'user-agent': 'raw-test',
       'x-forwarded-for': '127.0.0.1',
       'x-forwarded-proto': 'http',
-      'x-forwarded-port': String(port),
+      'x-forwarded-port': String(g.port),
     });
     expect(event.headers.cookie).toBeUndefined();
     expect(event.headers.connection).toBeUndefined();
@@ -100,7 +56,7 @@ Connection: close`);
     expect(context).toMatchObject({
       accountId: '000000000000',
       apiId: 'local',
-      domainName: `api.local:${port}`,
+      domainName: `api.local:${g.port}`,
       domainPrefix: 'api',
       http: {
         method: 'GET',
@@ -118,40 +74,40 @@ Connection: close`);
   });
 
   it('omits queryStringParameters and cookies when there are none', async () => {
-    await fetch(`${base}/echo`, { headers: auth() });
-    expect(seen.event).not.toHaveProperty('queryStringParameters');
-    expect(seen.event).not.toHaveProperty('cookies');
-    expect(seen.event?.rawQueryString).toBe('');
+    await fetch(`${g.base}/echo`, { headers: g.auth() });
+    expect(g.seen.event).not.toHaveProperty('queryStringParameters');
+    expect(g.seen.event).not.toHaveProperty('cookies');
+    expect(g.seen.event?.rawQueryString).toBe('');
   });
 
   it('decodes the path for routing, except %25', async () => {
-    await fetch(`${base}/%65cho`, { headers: auth() });
-    expect(seen.event?.rawPath).toBe('/echo');
-    const res = await fetch(`${base}/echo%25`, { headers: auth() });
+    await fetch(`${g.base}/%65cho`, { headers: g.auth() });
+    expect(g.seen.event?.rawPath).toBe('/echo');
+    const res = await fetch(`${g.base}/echo%25`, { headers: g.auth() });
     expect(res.status).toBe(404);
   });
 
   it('sends a textual body as text and anything else as base64', async () => {
     const json = '{"name":"é"}';
-    await fetch(`${base}/echo`, {
+    await fetch(`${g.base}/echo`, {
       method: 'POST',
-      headers: { ...auth(), 'content-type': 'application/json' },
+      headers: { ...g.auth(), 'content-type': 'application/json' },
       body: json,
     });
-    expect(seen.event).toMatchObject({ body: json, isBase64Encoded: false });
+    expect(g.seen.event).toMatchObject({ body: json, isBase64Encoded: false });
     const bytes = Buffer.from([0, 1, 2, 250, 255]);
-    await fetch(`${base}/echo`, {
+    await fetch(`${g.base}/echo`, {
       method: 'POST',
-      headers: { ...auth(), 'content-type': 'application/octet-stream' },
+      headers: { ...g.auth(), 'content-type': 'application/octet-stream' },
       body: bytes,
     });
-    expect(seen.event).toMatchObject({ body: bytes.toString('base64'), isBase64Encoded: true });
+    expect(g.seen.event).toMatchObject({ body: bytes.toString('base64'), isBase64Encoded: true });
   });
 
   it('gives the authorizer a REQUEST event with the identity source and route ARN', async () => {
-    const headers = auth();
-    await fetch(`${base}/echo?x=1`, { headers });
-    const event = seen.authorizerEvent as AuthorizerEvent;
+    const headers = g.auth();
+    await fetch(`${g.base}/echo?x=1`, { headers });
+    const event = g.seen.authorizerEvent as AuthorizerEvent;
     expect(event).toMatchObject({
       version: '2.0',
       type: 'REQUEST',
@@ -163,6 +119,6 @@ Connection: close`);
         /^arn:aws:execute-api:[a-z0-9-]+:000000000000:local\/\$default\/GET\/echo$/,
       ),
     });
-    expect(event.requestContext.requestId).toBe(seen.event?.requestContext.requestId);
+    expect(event.requestContext.requestId).toBe(g.seen.event?.requestContext.requestId);
   });
 });
