@@ -1,0 +1,102 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizer, routeList } from '#functions/routes.ts';
+import { logicalId, resourcesOf, type Synthesised, synthesise } from './synth.ts';
+
+/** Each function's bundle directory in the cloud assembly, found through its code's S3 key. */
+function bundleDirs(synth: Synthesised): Map<string, string> {
+  const resources = resourcesOf(synth.template);
+  const { functions, migrations } = synth.stack;
+  const named = [
+    ...[...functions.byRoute].map(([route, fn]) => [route.name, fn] as const),
+    [authorizer.name, functions.authorizer] as const,
+    ['migrate', migrations.function] as const,
+  ];
+  return new Map(
+    named.map(([name, fn]) => {
+      const key: string = resources[logicalId(synth.stack, fn)]?.Properties.Code.S3Key;
+      return [name, join(synth.outdir, `asset.${key.replace(/\.zip$/, '')}`)];
+    }),
+  );
+}
+
+/** Imports a bundle in a fresh Node process, as Lambda's init would, with no database settings. */
+function importInNode(file: string, call?: string, env: Record<string, string> = {}): string {
+  const script = `const m = await import(${JSON.stringify(pathToFileURL(file).href)});
+if (typeof m.handler !== 'function') throw new Error('no handler export');
+${call ?? ''}`;
+  return execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
+
+describe('the bundles a real synth builds with the local esbuild', () => {
+  let synth: Synthesised;
+  let dirs: Map<string, string>;
+  beforeAll(() => {
+    synth = synthesise('prod', { bundle: true });
+    dirs = bundleDirs(synth);
+  });
+
+  it('exist for every route, the authorizer and the migration, as minified ESM with source maps', () => {
+    expect([...dirs.keys()].sort()).toEqual(
+      [...routeList.map((r) => r.name), authorizer.name, 'migrate'].sort(),
+    );
+    for (const [name, dir] of dirs) {
+      const bundle = join(dir, 'index.mjs');
+      expect(existsSync(bundle), name).toBe(true);
+      expect(existsSync(`${bundle}.map`), name).toBe(true);
+      const kb = statSync(bundle).size / 1024;
+      console.info(`${name}: ${kb.toFixed(1)} KB`);
+      expect(kb, name).toBeLessThan(512);
+      const code = readFileSync(bundle, 'utf8');
+      expect(code.startsWith('import { createRequire }'), name).toBe(true);
+      // PGlite stays out: only the lazy import's specifier may remain.
+      expect(code, name).not.toMatch(/pglite\.wasm|class PGlite/);
+    }
+  });
+
+  it('import under Node without touching a database', () => {
+    for (const [name, dir] of dirs) {
+      expect(() => importInNode(join(dir, 'index.mjs')), name).not.toThrow();
+    }
+  });
+
+  it('carry the committed migrations beside the migration bundle', () => {
+    const migrations = join(dirs.get('migrate') as string, 'migrations');
+    expect(existsSync(join(migrations, 'meta', '_journal.json'))).toBe(true);
+    const journal = JSON.parse(readFileSync(join(migrations, 'meta', '_journal.json'), 'utf8'));
+    for (const entry of journal.entries) expect(existsSync(join(migrations, `${entry.tag}.sql`))).toBe(true);
+  });
+
+  describe.runIf(process.env.DATABASE_URL)('with a Postgres server', () => {
+    const admin = postgres(process.env.DATABASE_URL ?? '', { max: 1, onnotice: () => {} });
+    const name = `vaa_bundle_${process.pid}`;
+    afterAll(async () => {
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    });
+
+    it('the migration bundle applies its migrations to an empty database, twice without harm', async () => {
+      await admin.unsafe(`create database "${name}"`);
+      const url = new URL(process.env.DATABASE_URL ?? '');
+      url.pathname = `/${name}`;
+      const run = `console.log(JSON.stringify(await m.handler({}, { getRemainingTimeInMillis: () => 60000 })));`;
+      const bundle = join(dirs.get('migrate') as string, 'index.mjs');
+      for (let i = 0; i < 2; i++) {
+        expect(importInNode(bundle, run, { DATABASE_URL: url.toString() })).toContain('"attempts":1');
+      }
+      const target = postgres(url.toString(), { max: 1, onnotice: () => {} });
+      const tables =
+        await target`select count(*)::int as n from information_schema.tables where table_schema = 'public'`;
+      await target.end();
+      expect(tables[0]?.n).toBeGreaterThan(5);
+    });
+  });
+});

@@ -1,0 +1,53 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { type AdminApiStack, defineApp } from '#infra/stack.ts';
+import { repoRoot, stageConfig } from '#infra/stage.ts';
+
+/** The feature flags and settings `cdk synth` reads, so that tests build the same templates. */
+const cdkJsonContext = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')).context;
+
+export interface Synthesised {
+  app: App;
+  stack: AdminApiStack;
+  template: Template;
+  outdir: string;
+}
+
+/**
+ * One stage's app as `cdk synth` builds it, cdk-nag included (synthesis throws on a finding).
+ * Bundling is skipped unless asked for: it only matters to the tests that run the bundles.
+ */
+export function synthesise(
+  stage: string,
+  options: { bundle?: boolean; alarmEmail?: string; extend?: (stack: AdminApiStack) => void } = {},
+): Synthesised {
+  const outdir = mkdtempSync(join(tmpdir(), 'vaa-cdk-'));
+  const app = new App({
+    outdir,
+    context: { ...cdkJsonContext, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
+  });
+  const stack = defineApp(app, stageConfig(stage, { alarmEmail: options.alarmEmail }));
+  options.extend?.(stack);
+  return { app, stack, template: Template.fromStack(stack), outdir };
+}
+
+/** The template's resources, by logical id. */
+export type Resources = Record<
+  string,
+  // biome-ignore lint/suspicious/noExplicitAny: template properties are free-form JSON the tests read ad hoc
+  { Type: string; Properties?: any; DependsOn?: string[]; DeletionPolicy?: string }
+>;
+export const resourcesOf = (template: Template): Resources => template.toJSON().Resources;
+
+export const logicalId = (stack: AdminApiStack, construct: IConstruct) =>
+  stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement);
+
+/** Logical ids of every resource of one type. */
+export const idsOfType = (template: Template, type: string) =>
+  Object.entries(resourcesOf(template))
+    .filter(([, resource]) => resource.Type === type)
+    .map(([id]) => id);
