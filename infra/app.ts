@@ -1,6 +1,7 @@
 /**
  * The CDK app (`cdk.json`: `npx tsx infra/app.ts`). One stack per stage, `VoiceAgentAdmin-<stage>`:
- * `-c stage=<name>`, else the git branch. `-c alarmEmail=<address>` subscribes to the alarms.
+ * `-c stage=<name>`, else `-c branch=<name>` (what CI passes), else the checked-out git branch.
+ * A branch never selects prod. `-c alarmEmail=<address>` subscribes an address to the alarms.
  */
 import { App } from 'aws-cdk-lib';
 import { defineApp } from './stack.ts';
@@ -11,4 +12,6 @@ const context = (key: string): string | undefined => {
   const value = app.node.tryGetContext(key);
   return typeof value === 'string' && value.trim() ? value.trim() : undefined;
 };
-defineApp(app, stageConfig(resolveStage(context('stage')), { alarmEmail: context('alarmEmail') }));
+const branch = context('branch');
+const stage = resolveStage(context('stage'), branch ? () => branch : undefined);
+defineApp(app, stageConfig(stage, { alarmEmail: context('alarmEmail') }));
