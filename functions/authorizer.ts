@@ -1,3 +1,4 @@
+import { recycleConnections, withDeadline } from '#db/client.ts';
 import { type Deps, lambda } from './deps.ts';
 import { principalFor } from './http/bearer.ts';
 import { isDatabaseUnavailable } from './http/database-errors.ts';
@@ -18,7 +19,7 @@ export const build =
   ({ db, logger }: Deps): AuthorizerHandler =>
   async (event) => {
     try {
-      const principal = await principalFor(db, event.headers?.authorization);
+      const principal = await withDeadline(db, () => principalFor(db, event.headers?.authorization));
       if (!principal) return deny;
       return {
         isAuthorized: true,
@@ -31,6 +32,7 @@ export const build =
       };
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
+      recycleConnections(db); // the next request starts on fresh connections
       logger('warn', 'authorizer deferred: database unavailable', {
         requestId: event.requestContext?.requestId,
         error,

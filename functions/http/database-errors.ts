@@ -12,6 +12,8 @@ const NETWORK_CODES = new Set([
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',
+  // db/client.ts: no answer within the request's deadline.
+  'DATABASE_TIMEOUT',
 ]);
 
 // 08: connection exception; 53300: too many connections; 57P0x: shutdown or starting;

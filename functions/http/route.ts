@@ -1,4 +1,4 @@
-import type { Database } from '#db/client.ts';
+import { type Database, recycleConnections, withDeadline } from '#db/client.ts';
 import type { Route } from '../routes.ts';
 import { principalFor } from './bearer.ts';
 import { isDatabaseUnavailable, sqlState } from './database-errors.ts';
@@ -69,12 +69,15 @@ export function route(
     const started = performance.now();
     let result: ApiResult;
     try {
-      const caller = await callerOf(event, db);
-      if (!caller) throw unauthenticated();
-      if (!caller.scopes.has(def.scope)) throw missingScope(def.scope);
-      result = await operation({ event, requestId, caller });
+      // A hung database must be a 503 well before the function's own timeout.
+      result = await withDeadline(db, async () => {
+        const caller = await callerOf(event, db);
+        if (!caller) throw unauthenticated();
+        if (!caller.scopes.has(def.scope)) throw missingScope(def.scope);
+        return operation({ event, requestId, caller });
+      });
     } catch (error) {
-      result = problem(requestId, toProblem(error, logger, { requestId, route: def.name }));
+      result = problem(requestId, toProblem(error, logger, { requestId, route: def.name }, db));
     }
     logger('info', 'request', {
       requestId,
@@ -86,10 +89,16 @@ export function route(
   };
 }
 
-function toProblem(error: unknown, logger: Logger, context: Record<string, unknown>): HttpProblem {
+function toProblem(
+  error: unknown,
+  logger: Logger,
+  context: Record<string, unknown>,
+  db: Database,
+): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (isDatabaseUnavailable(error)) {
     logger('warn', 'database unavailable', { ...context, error });
+    recycleConnections(db); // the next request starts on fresh connections
     return databaseUnavailable();
   }
   // Safety net: validation should have caught these; never let a constraint become a 500.

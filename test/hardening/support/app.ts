@@ -1,0 +1,136 @@
+import { sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { Database } from '#db/client.ts';
+import { rowsOf } from '#db/queries/agents.ts';
+import { build as buildCreateAgent } from '#functions/agents/create.ts';
+import { build as buildListAgents } from '#functions/agents/list.ts';
+import { build as buildAuthorizer } from '#functions/authorizer.ts';
+import type { Deps } from '#functions/deps.ts';
+import type { ApiResult } from '#functions/http/types.ts';
+import { Agent, AgentList } from '#functions/schemas/agent.ts';
+import { Problem } from '#functions/schemas/problem.ts';
+import { SessionList } from '#functions/schemas/session.ts';
+import { build as buildListSessions } from '#functions/sessions/list.ts';
+
+/** The three deployed handlers and the authorizer, built over one set of dependencies. */
+export function buildApp(deps: Deps) {
+  return {
+    createAgent: buildCreateAgent(deps),
+    listAgents: buildListAgents(deps),
+    listSessions: buildListSessions(deps),
+    authorize: buildAuthorizer(deps),
+  };
+}
+export type App = ReturnType<typeof buildApp>;
+
+/** What each route answers with on success. */
+export const successSchema = {
+  'create-agent': Agent,
+  'list-agents': AgentList,
+  'list-sessions': SessionList,
+} as const;
+export type RouteName = keyof typeof successSchema;
+
+export interface RowCounts {
+  agents: number;
+  agent_versions: number;
+  idempotency_keys: number;
+  sessions: number;
+  api_keys: number;
+}
+
+/** Rows in every table a request could write to, in one statement. */
+export async function rowCounts(db: Database): Promise<RowCounts> {
+  const [row] = rowsOf<RowCounts>(
+    await db.execute(sql`select
+      (select count(*)::int from agents) as agents,
+      (select count(*)::int from agent_versions) as agent_versions,
+      (select count(*)::int from idempotency_keys) as idempotency_keys,
+      (select count(*)::int from sessions) as sessions,
+      (select count(*)::int from api_keys) as api_keys`),
+  );
+  if (!row) throw new Error('no counts');
+  return row;
+}
+
+/** Text that must never reach a client: stack frames, SQL, driver and library names. */
+const LEAK =
+  /\bat [\w.<>]+ \(|\bat file:|node:internal|\.ts:\d+|\bselect\b.*\bfrom\b|\binsert into\b|\bupdate \w+ set\b|postgres|drizzle|pglite|PostgresError|SQLSTATE|violates|constraint "|relation "|ECONN|CONNECTION_|syntax error/i;
+
+export class InvariantError extends Error {
+  override name = 'InvariantError';
+}
+
+const fail = (message: string, result: ApiResult): never => {
+  throw new InvariantError(
+    `${message}\n  status ${result.statusCode} ${JSON.stringify(result.headers)}\n  ${result.body.slice(0, 600)}`,
+  );
+};
+
+/**
+ * The invariants every answer of a handler keeps, whatever was sent: never a 5xx (unless
+ * `allow5xx`, for fault tests: then only a 503 problem with Retry-After), the security headers,
+ * a request id, a 2xx body that matches the route's response schema, and a 4xx problem+json that
+ * names what was wrong (a validation problem lists the offending fields) and leaks nothing.
+ */
+export function checkAnswer(route: RouteName, result: ApiResult, options: { allow503?: boolean } = {}) {
+  const { statusCode: status, headers } = result;
+  if (headers['cache-control'] !== 'no-store') fail('cache-control is not no-store', result);
+  if (headers['x-content-type-options'] !== 'nosniff') fail('x-content-type-options is not nosniff', result);
+  if (!headers['x-request-id']) fail('no x-request-id', result);
+  if (status >= 200 && status < 300) {
+    if (headers['content-type'] !== 'application/json') fail('2xx is not application/json', result);
+    const parsed = v.safeParse(successSchema[route], JSON.parse(result.body));
+    if (!parsed.success)
+      fail(`2xx body does not match its schema: ${JSON.stringify(v.flatten(parsed.issues))}`, result);
+    return { status, body: JSON.parse(result.body) as unknown };
+  }
+  if (status >= 500 && !(options.allow503 && status === 503)) fail('a 5xx', result);
+  if (status < 400) fail('neither success nor problem', result);
+  if (headers['content-type'] !== 'application/problem+json')
+    fail('error is not application/problem+json', result);
+  const parsed = v.safeParse(Problem, JSON.parse(result.body));
+  if (!parsed.success) fail('problem body does not match the Problem schema', result);
+  const problem = parsed.output as Problem;
+  if (problem.status !== status) fail('problem status differs from the HTTP status', result);
+  if (problem.requestId !== headers['x-request-id'])
+    fail('problem requestId differs from x-request-id', result);
+  if (!problem.type.startsWith('https://voice-agent-admin.dev/problems/'))
+    fail('problem type is not ours', result);
+  if (problem.detail.trim().length === 0) fail('problem has no detail', result);
+  if (LEAK.test(result.body)) fail('problem leaks internals', result);
+  if (status === 503 && !/^\d+$/.test(headers['retry-after'] ?? '')) fail('503 without Retry-After', result);
+  if (status === 400 && problem.type.endsWith('/validation')) {
+    const errors = problem.errors ?? [];
+    if (errors.length === 0) fail('a validation problem that names no field', result);
+    for (const e of errors) if (!e.path || !e.message) fail('a field error without path or message', result);
+  }
+  return { status, body: problem as unknown, problem };
+}
+
+/** Counts of what a fuzz run saw, printed once per file for the closing figures. */
+export class Tally {
+  cases = 0;
+  readonly statuses = new Map<number, number>();
+  readonly rejected = new Set<string>();
+
+  constructor(readonly name: string) {}
+
+  record(status: number, input: unknown) {
+    this.cases++;
+    this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
+    if (status >= 400) this.rejected.add(typeof input === 'string' ? input : JSON.stringify(input));
+  }
+
+  report() {
+    const statuses = Object.fromEntries([...this.statuses].sort(([a], [b]) => a - b));
+    console.info(
+      `[fuzz] ${this.name}: ${this.cases} cases, ${this.rejected.size} distinct rejected inputs, statuses ${JSON.stringify(statuses)}`,
+    );
+  }
+}
+
+/** `FUZZ_RUNS` scales every property (default 1: the CI budget); `FUZZ_SEED` replays a run. */
+export const fuzzScale = Number(process.env.FUZZ_RUNS ?? 1) || 1;
+export const fuzzSeed = Number(process.env.FUZZ_SEED ?? 20261101);
+export const runs = (base: number) => Math.max(1, Math.round(base * fuzzScale));
