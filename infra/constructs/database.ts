@@ -57,7 +57,8 @@ export class Database extends Construct {
     const parameterGroup = new ParameterGroup(this, 'Parameters', {
       engine: ENGINE,
       description: 'TLS required for every connection',
-      parameters: { 'rds.force_ssl': '1', ssl_min_protocol_version: 'TLSv1.2' },
+      // TLS 1.2 is already PostgreSQL's minimum; force_ssl refuses plaintext connections (Aurora default: off).
+      parameters: { 'rds.force_ssl': '1' },
     });
     this.cluster = new DatabaseCluster(this, 'Cluster', {
       engine: ENGINE,
