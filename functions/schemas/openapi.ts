@@ -85,7 +85,7 @@ function queryParameters(params: Record<string, QueryParam>) {
   }));
 }
 
-function listOperation(route: Route, params: Record<string, QueryParam>, list: SchemaName) {
+function listOperation(params: Record<string, QueryParam>, list: SchemaName) {
   return {
     parameters: queryParameters(params),
     responses: {
@@ -136,8 +136,8 @@ const createOperation = {
 
 const operations: Record<string, object> = {
   [routeKey(routes.createAgent)]: createOperation,
-  [routeKey(routes.listAgents)]: listOperation(routes.listAgents, agentListParams, 'AgentList'),
-  [routeKey(routes.listSessions)]: listOperation(routes.listSessions, sessionListParams, 'SessionList'),
+  [routeKey(routes.listAgents)]: listOperation(agentListParams, 'AgentList'),
+  [routeKey(routes.listSessions)]: listOperation(sessionListParams, 'SessionList'),
 };
 
 const camel = (name: string) => name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
