@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
 import { standInGateway } from '#test/helpers/stand-in-gateway.ts';
 
 const g = standInGateway();
