@@ -1,0 +1,108 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createId } from '@paralleldrive/cuid2';
+import postgres from 'postgres';
+import { serveCommands } from './child.ts';
+import type { Statement } from './gateway-process.ts';
+import { type Stats, summarize } from './stats.ts';
+
+// The baselines, in a process of their own: the same statement, without the API around it.
+// The client is configured as db/client.ts configures the API's (no prepared statements).
+const sql = postgres(process.env.BENCH_DATABASE_URL ?? '', {
+  max: Number(process.env.BENCH_POOL_MAX ?? 1),
+  prepare: false,
+  onnotice: () => {},
+  connection: { application_name: 'vaa-bench-baseline' },
+});
+// As drizzle's postgres-js driver sets up the API's client: timestamps stay text, and JSON
+// parameters arrive already serialised (else a `${json}::jsonb` parameter is encoded twice).
+const asIs = (value: unknown) => value;
+for (const type of ['1184', '1082', '1083', '1114', '1182', '1185', '1115', '1231']) {
+  sql.options.parsers[type as never] = asIs as never;
+  sql.options.serializers[type as never] = asIs as never;
+}
+sql.options.serializers['114' as never] = asIs as never;
+sql.options.serializers['3802' as never] = asIs as never;
+
+let serving: Statement | undefined;
+
+/** The bare server: run the statement, JSON.stringify the rows' items, answer. Nothing else. */
+const server = createServer((_req, res) => {
+  if (!serving) {
+    res.writeHead(503).end();
+    return;
+  }
+  sql.unsafe(serving.query, serving.parameters as never[]).then(
+    (rows) => {
+      const body = JSON.stringify(rows.map((row) => row.item));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    },
+    () => res.writeHead(500).end(),
+  );
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+
+export interface DriveArgs {
+  statement: Statement;
+  /** Parameter values replaced on every call: `id` by a fresh cuid2, `suffix` by value + a counter. */
+  vary?: Record<string, 'id' | 'suffix'>;
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+}
+
+let calls = 0;
+function parametersFor({ statement, vary }: DriveArgs): never[] {
+  if (!vary) return statement.parameters as never[];
+  const n = ++calls;
+  // One replacement per distinct value: the agent's id appears in both inserts.
+  const fresh = new Map<string, string>();
+  return statement.parameters.map((value) => {
+    const how = typeof value === 'string' ? vary[value] : undefined;
+    if (!how) return value;
+    const key = value as string;
+    if (!fresh.has(key)) fresh.set(key, how === 'id' ? createId() : `${key}-d${n}`);
+    return fresh.get(key);
+  }) as never[];
+}
+
+/** `connections` loops, each issuing the statement as soon as its previous one answered. */
+async function drive(args: DriveArgs, seconds: number): Promise<Stats> {
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  const latencies: number[] = [];
+  let errors = 0;
+  const loop = async () => {
+    while (performance.now() < until) {
+      const sent = performance.now();
+      try {
+        await sql.unsafe(args.statement.query, parametersFor(args));
+        latencies.push(performance.now() - sent);
+      } catch (error) {
+        if (errors++ === 0) process.stderr.write(`[bench] baseline statement failed: ${String(error)}\n`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: args.connections }, loop));
+  return summarize(latencies, (performance.now() - started) / 1000, errors);
+}
+
+export const baselineCommands = {
+  serve: (statement: Statement) => {
+    serving = statement;
+  },
+  drive: async (args: DriveArgs) => {
+    await drive(args, args.warmupSeconds);
+    return drive(args, args.seconds);
+  },
+};
+
+serveCommands(
+  baselineCommands,
+  { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` },
+  async () => {
+    server.close();
+    await sql.end({ timeout: 5 });
+  },
+);

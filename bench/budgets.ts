@@ -1,0 +1,79 @@
+import type { BundleReport } from './bundles.ts';
+import type { OperationResult } from './measure.ts';
+import { ratios, rssTrend } from './report.ts';
+
+export interface BudgetCheck {
+  budget: string;
+  measured: string;
+  met: boolean;
+}
+
+const fixed = (n: number | undefined, digits = 2) => (n === undefined ? 'n/a' : n.toFixed(digits));
+
+/** DESIGN.md's "Performance budgets" and issue 5's, checked against one run. Reported, never asserted. */
+export function checkBudgets(
+  results: OperationResult[],
+  bundles: BundleReport[],
+  quick: boolean,
+): BudgetCheck[] {
+  const byName = (prefix: string) => results.find((r) => r.name.startsWith(prefix));
+  const checks: BudgetCheck[] = [];
+  for (const r of results) {
+    const list = r.name.startsWith('GET');
+    const count = r.statements.length;
+    const kinds = r.statements.map((s) => s.query.trim().split(/\s+/)[0]?.toLowerCase()).join(', ');
+    checks.push({
+      budget: `${r.name}: ${list ? 'exactly one statement' : 'one transaction, ideally one statement'}`,
+      measured: `${count} (${kinds}); ${fixed(r.statementsUnderLoad, 4)} per request under load`,
+      met: list ? count === 1 : count === 1 || (kinds.startsWith('begin') && kinds.endsWith('commit')),
+    });
+  }
+  const page250 = byName('GET /sessions limit 250');
+  const page25 = byName('GET /sessions limit 25');
+  const deep = byName('GET /sessions offset');
+  const r250 = page250 && ratios(page250.api, page250.bare);
+  const r25 = page25 && ratios(page25.api, page25.bare);
+  checks.push({
+    budget: 'GET /sessions?limit=250 p50 ≤ 1.5 × bare baseline',
+    measured: `${fixed(r250?.p50)} ×`,
+    met: r250 !== undefined && r250.p50 <= 1.5,
+  });
+  checks.push({
+    budget: 'GET /sessions?limit=25 req/s ≥ 0.7 × bare baseline',
+    measured: `${fixed(r25?.rps)} ×`,
+    met: r25 !== undefined && r25.rps >= 0.7,
+  });
+  const deepRatio = deep && page25 ? deep.api.p50 / page25.api.p50 : undefined;
+  checks.push({
+    budget: 'deep offset p50 ≤ 3 × first page p50 (both limit 25)',
+    measured: `${fixed(deepRatio)} ×`,
+    met: deepRatio !== undefined && deepRatio <= 3,
+  });
+  const floor = bundles.find((b) => b.name === 'empty-handler');
+  for (const b of bundles.filter((x) => x !== floor)) {
+    checks.push({
+      budget: `${b.name}: bundle ≤ 250 kB minified`,
+      measured: `${(b.bytes / 1000).toFixed(1)} kB`,
+      met: b.bytes <= 250_000,
+    });
+    const ratio = floor ? b.importMs / floor.importMs : undefined;
+    checks.push({
+      budget: `${b.name}: import ≤ 2 × empty handler's`,
+      measured: `${fixed(ratio)} × (${b.importMs.toFixed(1)} vs ${floor?.importMs.toFixed(1)} ms; process ready ${
+        floor ? (b.readyMs / floor.readyMs).toFixed(2) : 'n/a'
+      } ×)`,
+      met: ratio !== undefined && ratio <= 2,
+    });
+  }
+  const trend = page250 && rssTrend(page250.rss);
+  // Flat: the fitted line grows less than 5% of the starting RSS over the whole run.
+  const growth = trend ? trend.slopeMbPerMinute * (trend.seconds / 60) : undefined;
+  checks.push({
+    budget: `gateway RSS flat over the ${quick ? 'short (quick mode: not conclusive)' : '60 s'} limit-250 run`,
+    measured: trend
+      ? `${trend.startMb.toFixed(0)} → ${trend.endMb.toFixed(0)} MiB, fitted ${fixed(growth, 1)} MiB over ${trend.seconds.toFixed(0)} s, peak ${trend.peakMb.toFixed(0)} MiB`
+      : 'n/a',
+    met: trend !== undefined && growth !== undefined && growth < 0.05 * trend.startMb,
+  });
+  return checks;
+}

@@ -1,0 +1,108 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { authorizer, routeList } from '#functions/routes.ts';
+import { EXTERNAL_MODULES } from '#infra/constructs/lambda.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface BundleReport {
+  name: string;
+  bytes: number;
+  /** Median ms from `import()` to the handler module being evaluated (module init only). */
+  importMs: number;
+  /** Median ms from process start to the handler being loaded: Node's own start-up included. */
+  readyMs: number;
+  /** The same two, with `--enable-source-maps` as the stack sets NODE_OPTIONS. */
+  importMsSourceMaps: number;
+  readyMsSourceMaps: number;
+}
+
+/** The floor: a handler that imports nothing, bundled and timed the same way. */
+const EMPTY_HANDLER = `export const handler = async () => ({ statusCode: 204 });`;
+
+/**
+ * The options of infra/constructs/lambda.ts (what NodejsFunction passes esbuild for Node 22, ESM,
+ * minified, linked source map without sources); the externals are the stack's own list.
+ */
+async function bundle(name: string, entry: string | { contents: string }, outDir: string) {
+  const outfile = join(outDir, name, 'index.mjs');
+  mkdirSync(dirname(outfile), { recursive: true });
+  await build({
+    ...(typeof entry === 'string'
+      ? { entryPoints: [join(ROOT, entry)] }
+      : { stdin: { contents: entry.contents, loader: 'ts', resolveDir: ROOT } }),
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    mainFields: ['module', 'main'],
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    external: EXTERNAL_MODULES,
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
+interface ImportTime {
+  importMs: number;
+  readyMs: number;
+}
+
+/** One fresh `node` per measurement, with no database settings: init must not connect. */
+function timeImport(file: string, sourceMaps: boolean): ImportTime {
+  const script = `const t0 = performance.now();
+const m = await import(${JSON.stringify(pathToFileURL(file).href)});
+const t1 = performance.now();
+if (typeof m.handler !== 'function') throw new Error('no handler export');
+process.stdout.write(JSON.stringify({ importMs: t1 - t0, readyMs: t1 }));`;
+  const args = [...(sourceMaps ? ['--enable-source-maps'] : []), '--input-type=module', '-e', script];
+  const out = spawnSync(process.execPath, args, { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(`importing ${file} failed: ${out.stderr}`);
+  return JSON.parse(out.stdout);
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+/** Bundles every function and the empty handler, then times their imports round-robin. */
+export async function measureBundles(outDir: string, runs: number): Promise<BundleReport[]> {
+  const entries: Array<[string, string | { contents: string }]> = [
+    ...routeList.map((r) => [r.name, r.entry] as [string, string]),
+    [authorizer.name, authorizer.entry],
+    ['empty-handler', { contents: EMPTY_HANDLER }],
+  ];
+  const files = await Promise.all(entries.map(([name, entry]) => bundle(name, entry, outDir)));
+  const samples = files.map(() => ({ plain: [] as ImportTime[], maps: [] as ImportTime[] }));
+  // Round-robin, so a noisy moment spreads over every bundle instead of landing on one.
+  for (let i = 0; i < runs; i++) {
+    files.forEach((file, f) => {
+      samples[f]?.plain.push(timeImport(file, false));
+      samples[f]?.maps.push(timeImport(file, true));
+    });
+  }
+  return files.map((file, f) => {
+    const s = samples[f] as { plain: ImportTime[]; maps: ImportTime[] };
+    return {
+      name: entries[f]?.[0] as string,
+      bytes: statSync(file).size,
+      importMs: median(s.plain.map((x) => x.importMs)),
+      readyMs: median(s.plain.map((x) => x.readyMs)),
+      importMsSourceMaps: median(s.maps.map((x) => x.importMs)),
+      readyMsSourceMaps: median(s.maps.map((x) => x.readyMs)),
+    };
+  });
+}

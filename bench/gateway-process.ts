@@ -1,0 +1,79 @@
+import { openDatabase } from '#db/client.ts';
+import { createLogger } from '#functions/http/log.ts';
+import { startGateway } from '#infra/local/gateway.ts';
+import { serveCommands } from './child.ts';
+
+/** A statement as the driver sent it: the baselines replay exactly this. */
+export interface Statement {
+  query: string;
+  parameters: unknown[];
+}
+
+// The local gateway over the bench database, in a process of its own (started by run.ts).
+const handle = await openDatabase({
+  kind: 'postgres',
+  url: process.env.BENCH_DATABASE_URL ?? '',
+  poolMax: Number(process.env.BENCH_POOL_MAX ?? 1),
+});
+
+// postgres.js calls `options.debug` for every statement it sends: the statement count per request.
+const client = (handle.db as unknown as { $client: { options: { debug?: unknown } } }).$client;
+let statements = 0;
+let captured: Statement[] | undefined;
+client.options.debug = (_connection: number, query: string, parameters: unknown[]) => {
+  statements++;
+  captured?.push({ query, parameters: [...parameters] });
+};
+
+// Log lines are built (redaction, JSON) as in Lambda but not written: the bench's stdout is its table.
+const gateway = await startGateway({ deps: { db: handle.db, logger: createLogger(() => {}) } });
+
+// Requests answered and in flight, so counts start and end with the gateway idle: a request
+// autocannon left in flight at the end of its warm-up must not count in the measured run.
+let requests = 0;
+let inFlight = 0;
+gateway.server.on('request', (_req, res) => {
+  inFlight++;
+  res.once('close', () => {
+    inFlight--;
+    requests++;
+  });
+});
+const idle = async () => {
+  while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+};
+
+let since = performance.now();
+const rss: Array<[seconds: number, mb: number]> = [];
+setInterval(
+  () => rss.push([(performance.now() - since) / 1000, process.memoryUsage.rss() / 2 ** 20]),
+  250,
+).unref();
+
+export const gatewayCommands = {
+  /** Start recording the statements sent, until `captured` is called. */
+  capture: () => {
+    captured = [];
+  },
+  captured: (): Statement[] => {
+    const statementsSent = captured ?? [];
+    captured = undefined;
+    return statementsSent;
+  },
+  resetCounters: async () => {
+    await idle();
+    statements = 0;
+    requests = 0;
+    rss.length = 0;
+    since = performance.now();
+  },
+  counters: async () => {
+    await idle();
+    return { statements, requests, rss: [...rss], peakRssMb: process.resourceUsage().maxRSS / 1024 };
+  },
+};
+
+serveCommands(gatewayCommands, { url: gateway.url }, async () => {
+  await gateway.close();
+  await handle.close();
+});

@@ -1,0 +1,111 @@
+import type { baselineCommands } from './baseline-process.ts';
+import type { Child } from './child.ts';
+import type { gatewayCommands, Statement } from './gateway-process.ts';
+import { type HttpTarget, loadHttp, type Timing } from './load.ts';
+import type { Operation } from './plan.ts';
+import type { Stats } from './stats.ts';
+
+export interface Context {
+  gateway: Child<typeof gatewayCommands>;
+  baseline: Child<typeof baselineCommands>;
+  gatewayUrl: string;
+  bareUrl: string;
+  token: string;
+  timing: Timing;
+  soakSeconds: number;
+}
+
+export interface OperationResult {
+  name: string;
+  api: Stats;
+  /** The bare node:http server running the same statement (lists only). */
+  bare?: Stats;
+  /** The same statement through postgres.js at the same concurrency. */
+  driver: Stats;
+  /** Statements one request sent once the authorizer's answer was cached, in order. */
+  statements: Statement[];
+  /** The one the baselines replay (the longest, should a request send more than one). */
+  main: Statement;
+  /** Statements over requests during the measured API run (authorizer refreshes included). */
+  statementsUnderLoad: number;
+  /** The gateway's RSS during the measured API run: [seconds, MiB]. */
+  rss: Array<[number, number]>;
+  peakRssMb: number;
+}
+
+const longest = (statements: Statement[]) =>
+  statements.reduce<Statement | undefined>(
+    (a, b) => (a && a.query.length >= b.query.length ? a : b),
+    undefined,
+  );
+
+/** The statement(s) one request sends: the first request refreshes the authorizer cache if needed. */
+async function probe(op: Operation, ctx: Context, target: HttpTarget) {
+  const send = () =>
+    fetch(`${ctx.gatewayUrl}${op.path}`, {
+      method: op.method,
+      headers: target.headers,
+      body: target.body?.(),
+    });
+  await (await send()).arrayBuffer();
+  await ctx.gateway.call('capture');
+  const response = await send();
+  const body = await response.json();
+  const statements = await ctx.gateway.call('captured');
+  if (!response.ok) throw new Error(`${op.name}: ${response.status} ${JSON.stringify(body)}`);
+  return { statements, body };
+}
+
+/**
+ * Values of the create statement that must differ on every replay (ids, name, derived slug),
+ * found by what the probe's 201 answer says they were.
+ */
+function createVariation(op: Operation, body: unknown): Record<string, 'id' | 'suffix'> | undefined {
+  if (op.method !== 'POST') return undefined;
+  const agent = body as { id: string; name: string; slug: string; version: { id: string } };
+  return { [agent.id]: 'id', [agent.version.id]: 'id', [agent.name]: 'suffix', [agent.slug]: 'suffix' };
+}
+
+export async function measureOperation(op: Operation, ctx: Context): Promise<OperationResult> {
+  const apiTarget: HttpTarget = {
+    url: ctx.gatewayUrl,
+    method: op.method,
+    path: op.path,
+    headers: {
+      authorization: `Bearer ${ctx.token}`,
+      ...(op.body ? { 'content-type': 'application/json' } : {}),
+    },
+    body: op.body,
+  };
+  const { statements, body } = await probe(op, ctx, apiTarget);
+  const main = longest(statements);
+  if (!main) throw new Error(`${op.name}: the request sent no statement`);
+
+  const apiTiming = op.soak ? { ...ctx.timing, seconds: ctx.soakSeconds } : ctx.timing;
+  const api = await loadHttp(apiTarget, apiTiming, () => ctx.gateway.call('resetCounters'));
+  const counters = await ctx.gateway.call('counters');
+
+  let bare: Stats | undefined;
+  if (op.listIndex) {
+    await ctx.baseline.call('serve', main);
+    bare = await loadHttp({ url: ctx.bareUrl, method: 'GET', path: '/' }, ctx.timing);
+  }
+  const driver = await ctx.baseline.call('drive', {
+    statement: main,
+    vary: createVariation(op, body),
+    connections: ctx.timing.connections,
+    warmupSeconds: ctx.timing.warmupSeconds,
+    seconds: ctx.timing.seconds,
+  });
+  return {
+    name: op.name,
+    api,
+    bare,
+    driver,
+    statements,
+    main,
+    statementsUnderLoad: counters.statements / Math.max(1, counters.requests),
+    rss: counters.rss,
+    peakRssMb: counters.peakRssMb,
+  };
+}

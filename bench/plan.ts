@@ -1,0 +1,110 @@
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Sessions per workspace (two workspaces are seeded). */
+  sessions: number;
+  databaseName: string;
+  deepOffset: number;
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+  /** The run of `GET /sessions?limit=250` that also watches the gateway's RSS. */
+  soakSeconds: number;
+  importRuns: number;
+  /** Measure only the operations whose name contains this (e.g. `--only "POST"`). */
+  only?: string;
+}
+
+/**
+ * Full: 100,000 sessions per workspace, 5 s warm-up + 15 s per measurement, one 60 s soak (about
+ * 7 minutes, plus ~15 s of seeding on first use). `--quick` (CI's smoke test, about a minute): a
+ * tenth of the data in its own database and 1 s + 2 s per measurement.
+ */
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      connections: { type: 'string' },
+      seconds: { type: 'string' },
+      warmup: { type: 'string' },
+      only: { type: 'string' },
+    },
+  });
+  const quick = values.quick ?? false;
+  const sessions = quick ? 10_000 : 100_000;
+  const seconds = Number(values.seconds ?? (quick ? 2 : 15));
+  return {
+    quick,
+    sessions,
+    databaseName: quick ? 'vaa_bench_quick' : 'vaa_bench',
+    deepOffset: sessions * 0.9,
+    connections: Number(values.connections ?? 10),
+    warmupSeconds: Number(values.warmup ?? (quick ? 1 : 5)),
+    seconds,
+    soakSeconds: quick ? seconds : 60,
+    importRuns: quick ? 5 : 21,
+    only: values.only,
+  };
+}
+
+export interface Operation {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  /** Lists also get the bare node:http baseline and an EXPLAIN; the value is the index they page on. */
+  listIndex?: string;
+  /** Watch the gateway's memory over a longer run. */
+  soak?: boolean;
+  body?: () => string;
+}
+
+/** A create request as a dashboard sends it; a unique name per request, so its slug is free. */
+const createBody = (name: string) =>
+  JSON.stringify({
+    name,
+    description: 'Created by npm run bench',
+    version: {
+      config: {
+        llm: { provider: 'LLM_PROVIDER_1', temperature: 0.5 },
+        tts: { provider: 'TTS_PROVIDER_1', model: 'TTS_MODEL_1A', voiceId: 'voice-1' },
+        stt: { provider: 'STT_PROVIDER_1', model: 'STT_MODEL_1A' },
+      },
+      systemPrompt: 'You are a helpful agent.',
+      inputMode: ['WEB_VOICE'],
+    },
+  });
+
+export function operations(options: BenchOptions, runTag: string): Operation[] {
+  let created = 0;
+  const all: Operation[] = [
+    {
+      name: 'GET /sessions limit 25',
+      method: 'GET',
+      path: '/sessions?limit=25',
+      listIndex: 'sessions_workspace_created',
+    },
+    {
+      name: 'GET /sessions limit 250',
+      method: 'GET',
+      path: '/sessions?limit=250',
+      listIndex: 'sessions_workspace_created',
+      soak: true,
+    },
+    {
+      name: `GET /sessions offset ${options.deepOffset}`,
+      method: 'GET',
+      path: `/sessions?limit=25&offset=${options.deepOffset}`,
+      listIndex: 'sessions_workspace_created',
+    },
+    { name: 'GET /agents', method: 'GET', path: '/agents', listIndex: 'agents_workspace_created' },
+    {
+      name: 'POST /agents',
+      method: 'POST',
+      path: '/agents',
+      body: () => createBody(`Bench ${runTag} ${++created}`),
+    },
+  ];
+  return all.filter((op) => op.name.includes(options.only ?? ''));
+}

@@ -1,0 +1,98 @@
+import type { BundleReport } from './bundles.ts';
+import type { ExplainReport } from './explain.ts';
+import type { OperationResult } from './measure.ts';
+import type { Stats } from './stats.ts';
+
+/** API ÷ baseline: latency (p50) ratio, lower is better; throughput ratio, higher is better. */
+export const ratios = (api: Stats, baseline: Stats | undefined) =>
+  baseline ? { p50: api.p50 / baseline.p50, rps: api.rps / baseline.rps } : undefined;
+
+const num = (n: number | null | undefined, digits = 1) =>
+  n === undefined || n === null || Number.isNaN(n) ? '–' : n.toFixed(digits);
+const pad = (cells: string[], widths: number[]) =>
+  cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+
+/** One line per (operation, target); the ratio columns on a baseline's line are API ÷ that baseline. */
+export function formatTable(results: OperationResult[]): string {
+  const widths = [34, 9, 8, 8, 6, 12, 12];
+  const lines = [
+    pad(['operation / target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'p50 API/x', 'req/s API/x'], widths),
+  ];
+  for (const r of results) {
+    const row = (label: string, s: Stats | undefined, ratio?: { p50: number; rps: number }) => {
+      if (!s) return;
+      lines.push(
+        pad(
+          [
+            label,
+            num(s.rps, 0),
+            num(s.p50, 2),
+            num(s.p99, 2),
+            String(s.errors),
+            num(ratio?.p50, 2),
+            num(ratio?.rps, 2),
+          ],
+          widths,
+        ),
+      );
+    };
+    lines.push(r.name);
+    row('  api (local gateway)', r.api);
+    row('  bare node:http + statement', r.bare, ratios(r.api, r.bare));
+    row('  postgres.js statement only', r.driver, ratios(r.api, r.driver));
+  }
+  return lines.join('\n');
+}
+
+export function formatBundles(bundles: BundleReport[]): string {
+  const floor = bundles.find((b) => b.name === 'empty-handler');
+  const lines = [
+    'function          size kB  import ms  ×empty  ready ms  ×empty  (with --enable-source-maps: import, ready)',
+  ];
+  for (const b of bundles) {
+    lines.push(
+      [
+        b.name.padEnd(16),
+        num(b.bytes / 1000).padStart(8),
+        num(b.importMs).padStart(10),
+        num(floor ? b.importMs / floor.importMs : undefined, 2).padStart(7),
+        num(b.readyMs).padStart(9),
+        num(floor ? b.readyMs / floor.readyMs : undefined, 2).padStart(7),
+        `  (${num(b.importMsSourceMaps)}, ${num(b.readyMsSourceMaps)})`,
+      ].join(' '),
+    );
+  }
+  return lines.join('\n');
+}
+
+export function formatExplain(name: string, e: ExplainReport): string {
+  return [
+    `${name}: planning ${num(e.planningMs, 2)} ms, execution ${num(e.executionMs, 2)} ms, ` +
+      `buffers hit ${e.sharedHit} read ${e.sharedRead}; rows read from the list index ${e.rowsReadFromListIndex}` +
+      ` (heap fetches ${e.heapFetches}), rows returned ${e.rowsReturned}`,
+    ...e.scans.map((s) => `    ${s}`),
+  ].join('\n');
+}
+
+/** Least-squares growth of the gateway's RSS over the run, and the median at its start and end. */
+export function rssTrend(samples: Array<[number, number]>) {
+  if (samples.length < 4) return undefined;
+  const n = samples.length;
+  const mx = samples.reduce((a, [x]) => a + x, 0) / n;
+  const my = samples.reduce((a, [, y]) => a + y, 0) / n;
+  const slope =
+    samples.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) /
+    samples.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+  const window = Math.max(1, Math.floor(n / 10));
+  const median = (ys: number[]) => [...ys].sort((a, b) => a - b)[Math.floor(ys.length / 2)] as number;
+  const startMb = median(samples.slice(0, window).map(([, y]) => y));
+  const endMb = median(samples.slice(-window).map(([, y]) => y));
+  const seconds = (samples[n - 1]?.[0] ?? 0) - (samples[0]?.[0] ?? 0);
+  return {
+    seconds,
+    startMb,
+    endMb,
+    slopeMbPerMinute: slope * 60,
+    peakMb: Math.max(...samples.map(([, y]) => y)),
+  };
+}

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { createApiKey } from '#db/queries/api-keys.ts';
+import { scopes } from '#functions/routes.ts';
+import type { baselineCommands } from './baseline-process.ts';
+import { checkBudgets } from './budgets.ts';
+import { measureBundles } from './bundles.ts';
+import { startChild } from './child.ts';
+import { ensureBenchDatabase, serverUrlFromEnv } from './database.ts';
+import { type ExplainReport, explain } from './explain.ts';
+import type { gatewayCommands } from './gateway-process.ts';
+import { measureOperation, type OperationResult } from './measure.ts';
+import { operations, parseOptions } from './plan.ts';
+import { formatBundles, formatExplain, formatTable } from './report.ts';
+
+/**
+ * `npm run bench [-- --quick]`: the API through the local gateway against the same statements
+ * without it. Progress goes to stderr, the report to stdout and bench/results/<time>.json.
+ * Process layout: this process only generates load (autocannon); the gateway and the baselines
+ * each run in a child process, so no server shares an event loop with the load generator.
+ */
+const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results');
+const options = parseOptions(process.argv.slice(2));
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+const startedAt = new Date();
+const loadBefore = loadavg();
+const runTag = randomBytes(3).toString('hex');
+
+const db = await ensureBenchDatabase(serverUrlFromEnv(), options.databaseName, options.sessions, log);
+const key = await createApiKey(db.handle.db, {
+  workspaceId: db.measured.workspaceId,
+  name: `bench ${runTag}`,
+  scopes,
+});
+const env = { BENCH_DATABASE_URL: db.url, BENCH_POOL_MAX: String(options.connections) };
+const gateway = await startChild<typeof gatewayCommands>('./gateway-process.ts', env);
+const baseline = await startChild<typeof baselineCommands>('./baseline-process.ts', env);
+const admin = postgres(db.url, { max: 1, prepare: false, onnotice: () => {} });
+
+let failed = false;
+try {
+  const context = {
+    gateway,
+    baseline,
+    gatewayUrl: (gateway.ready as { url: string }).url,
+    bareUrl: (baseline.ready as { url: string }).url,
+    token: key.token,
+    timing: {
+      connections: options.connections,
+      warmupSeconds: options.warmupSeconds,
+      seconds: options.seconds,
+    },
+    soakSeconds: options.soakSeconds,
+  };
+  const results: OperationResult[] = [];
+  const explains: Record<string, ExplainReport> = {};
+  for (const op of operations(options, runTag)) {
+    log(`${op.name} …`);
+    const result = await measureOperation(op, context);
+    results.push(result);
+    if (op.listIndex) explains[op.name] = await explain(admin, result.main, op.listIndex);
+  }
+  log('bundling and timing imports …');
+  const bundles = await measureBundles(join(RESULTS, 'bundles'), options.importRuns);
+  const budgets = checkBudgets(results, bundles, options.quick);
+  failed = results.some((r) => r.api.errors > 0 || r.driver.errors > 0 || (r.bare?.errors ?? 0) > 0);
+
+  const version = await admin`select version()`;
+  const machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: String(version[0]?.version).split(' on ')[0],
+    loadAverageBefore: loadBefore,
+    loadAverageAfter: loadavg(),
+  };
+  const out = [
+    `voice-agent-admin-api bench (${options.quick ? 'quick' : 'full'}), ${startedAt.toISOString()}`,
+    `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.postgres}; ` +
+      `load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${machine.loadAverageAfter.map((l) => l.toFixed(2)).join(' ')} after`,
+    `2 workspaces × ${options.sessions} sessions; ${options.connections} connections, ` +
+      `${options.warmupSeconds} s warm-up + ${options.seconds} s per measurement (limit 250 API run: ${options.soakSeconds} s)`,
+    '',
+    formatTable(results),
+    '',
+    'Statements per request (authorizer answer cached):',
+    ...results.map(
+      (r) => `  ${r.name}: ${r.statements.length}, under load ${r.statementsUnderLoad.toFixed(4)}`,
+    ),
+    '',
+    'EXPLAIN (ANALYZE, BUFFERS):',
+    ...Object.entries(explains).map(([name, e]) => formatExplain(name, e)),
+    '',
+    formatBundles(bundles),
+    '',
+    'Budgets:',
+    ...budgets.map((b) => `  ${b.met ? 'met   ' : 'MISSED'} ${b.budget}: ${b.measured}`),
+  ].join('\n');
+  process.stdout.write(`${out}\n`);
+
+  mkdirSync(RESULTS, { recursive: true });
+  const file = join(
+    RESULTS,
+    `${startedAt.toISOString().replace(/[:.]/g, '-')}${options.quick ? '-quick' : ''}.json`,
+  );
+  const seed = { sessionsPerWorkspace: options.sessions, seededMs: db.seededMs, measured: db.measured.shape };
+  writeFileSync(
+    file,
+    JSON.stringify({ startedAt, options, machine, seed, results, explains, bundles, budgets }, null, 2),
+  );
+  log(`results written to ${file}`);
+} catch (error) {
+  failed = true;
+  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+} finally {
+  // Leave the seed exactly as found, so the next run can reuse it.
+  await db.handle.db.execute(
+    sql`delete from agents where workspace_id = ${db.measured.workspaceId} and created_by = ${key.principalId}`,
+  );
+  await db.handle.db.execute(sql`delete from api_keys where id = ${key.id}`);
+  await Promise.all([gateway.stop(), baseline.stop(), admin.end()]);
+  await db.handle.close();
+}
+// Times are reported, never asserted; only broken answers fail the run (CI's smoke test).
+process.exit(failed ? 1 : 0);

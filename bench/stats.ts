@@ -1,0 +1,31 @@
+/** What every measured run reports, whichever tool produced the load. */
+export interface Stats {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  /** Failed requests: connection errors, timeouts and non-2xx answers. */
+  errors: number;
+}
+
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted.length === 0
+    ? Number.NaN
+    : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
+
+/** Summarises the latencies (ms) of the successful requests of one run of `seconds`. */
+export function summarize(latencies: number[], seconds: number, errors: number): Stats {
+  const sorted = Float64Array.from(latencies).sort();
+  const values = Array.from(sorted);
+  return {
+    requests: latencies.length,
+    seconds,
+    rps: latencies.length / seconds,
+    p50: percentile(values, 50),
+    p99: percentile(values, 99),
+    mean: values.reduce((a, b) => a + b, 0) / Math.max(1, values.length),
+    errors,
+  };
+}
