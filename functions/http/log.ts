@@ -6,11 +6,14 @@ export type Level = 'debug' | 'info' | 'warn' | 'error';
 export type Logger = (level: Level, message: string, fields?: Record<string, unknown>) => void;
 
 const SECRET_KEY = /authorization|token|secret|password|cookie|api[-_]?key/i;
-const TOKEN_TEXT = /\b(vak_)[A-Za-z0-9_-]+|\b(Bearer\s+)\S+/g;
+// No word boundary before `vak_` (`_vak_…` and `xvak_…` are tokens too); any case of `Bearer`.
+const TOKEN_TEXT = /(vak_)[A-Za-z0-9_-]+|\b(Bearer\s+)\S+/gi;
 
 export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return value.replace(TOKEN_TEXT, (_, p1, p2) => `${p1 ?? p2}[redacted]`);
-  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object') return value;
+  // Deeper than this is cut, not written as is: unredacted (and possibly cyclic) otherwise.
+  if (depth > 6) return '[truncated]';
   if (value instanceof Error)
     return { name: value.name, message: redact(value.message), code: (value as { code?: unknown }).code };
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
@@ -27,7 +30,15 @@ export const createLogger =
   (level, message, fields = {}) => {
     const order: Level[] = ['debug', 'info', 'warn', 'error'];
     if (order.indexOf(level) < order.indexOf(minLevel)) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level, message, ...(redact(fields) as object) }));
+    const time = new Date().toISOString();
+    let line: string;
+    try {
+      line = JSON.stringify({ time, level, message, ...(redact(fields) as object) });
+    } catch {
+      // A field JSON cannot hold (a BigInt): the line is still written; logging never throws.
+      line = JSON.stringify({ time, level, message, fields: '[unserialisable]' });
+    }
+    write(line);
   };
 
 /** For tests and tools that want silence. */
