@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import { bodyTooLarge, malformedJson, unsupportedMediaType, validationFailed } from './problem.ts';
+import { unstorableText } from './text-safety.ts';
 import type { ApiEvent } from './types.ts';
 import { parseOrProblem } from './validation.ts';
 
@@ -11,7 +12,7 @@ const isJson = (contentType: string | undefined) =>
 
 /**
  * The JSON body of a request, checked in order of cost: media type, size (before any parsing),
- * syntax, then the schema. Postgres cannot store U+0000 in text, so it is refused here as input.
+ * syntax, text Postgres can store faithfully, then the schema.
  */
 export function parseJsonBody<S extends v.GenericSchema>(schema: S, event: ApiEvent): v.InferOutput<S> {
   const contentType = event.headers?.['content-type'];
@@ -22,18 +23,14 @@ export function parseJsonBody<S extends v.GenericSchema>(schema: S, event: ApiEv
   const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
 
   let value: unknown;
-  const nulPaths: string[] = [];
   try {
-    value = JSON.parse(text, (key, item) => {
-      if (typeof item === 'string' && item.includes('\u0000')) nulPaths.push(key);
-      return item;
-    });
+    value = JSON.parse(text);
   } catch {
     throw malformedJson();
   }
-  if (nulPaths.length > 0) {
-    const errors = nulPaths.map((path) => ({ path, message: 'must not contain the NUL character (U+0000)' }));
-    throw validationFailed('Strings must not contain the NUL character (U+0000).', errors);
+  const unstorable = unstorableText(value);
+  if (unstorable.length > 0) {
+    throw validationFailed('Strings must be valid Unicode text without the NUL character.', unstorable);
   }
   return parseOrProblem(schema, value, 'request body');
 }

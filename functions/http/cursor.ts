@@ -38,9 +38,18 @@ export function decodeCursor(text: string, binding: string): Position | undefine
   } catch {
     throw invalid('is not a cursor this API issued, or was altered');
   }
-  if (typeof decoded.c !== 'string' || typeof decoded.i !== 'string' || Number.isNaN(Date.parse(decoded.c))) {
+  // The checksum is public: check the fields as strictly as any input before they reach SQL.
+  const c = decoded.c;
+  const wellFormed =
+    typeof c === 'string' &&
+    /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(c) &&
+    !Number.isNaN(Date.parse(c)) &&
+    new Date(c).toISOString() === c &&
+    typeof decoded.i === 'string' &&
+    /^[a-z0-9]{1,24}$/.test(decoded.i);
+  if (!wellFormed) {
     throw invalid('is not a cursor this API issued, or was altered');
   }
   if (decoded.b !== binding) throw invalid('was issued for a different order or different filters');
-  return { createdAt: decoded.c, id: decoded.i };
+  return { createdAt: c as string, id: decoded.i as string };
 }

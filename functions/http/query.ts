@@ -14,16 +14,23 @@ export function parseQuery<S extends v.GenericSchema>(
   params: Record<string, QueryParam>,
   event: Pick<ApiEvent, 'rawQueryString'>,
 ): v.InferOutput<S> {
-  const values: Record<string, string> = {};
+  const values = new Map<string, string>();
   const repeated = new Set<string>();
   for (const [name, value] of new URLSearchParams(event.rawQueryString ?? '')) {
-    if (!Object.hasOwn(values, name)) values[name] = value;
-    else if (Object.hasOwn(params, name) && params[name]?.repeatable) values[name] += `,${value}`;
+    if (name === '') {
+      throw validationFailed('A query parameter has no name.', [
+        { path: '(unnamed)', message: 'a query parameter needs a name before its "="' },
+      ]);
+    }
+    const earlier = values.get(name);
+    if (earlier === undefined) values.set(name, value);
+    else if (Object.hasOwn(params, name) && params[name]?.repeatable) values.set(name, `${earlier},${value}`);
     else repeated.add(name);
   }
   if (repeated.size > 0) {
     const errors = [...repeated].map((path) => ({ path, message: 'must be given at most once' }));
     throw validationFailed(`Query parameters given more than once: ${[...repeated].join(', ')}.`, errors);
   }
-  return parseOrProblem(schema, values, 'query string');
+  // fromEntries defines own properties, so even `__proto__` is a key the schema sees (and refuses).
+  return parseOrProblem(schema, Object.fromEntries(values), 'query string');
 }

@@ -3,10 +3,9 @@ import { type FieldError, validationFailed } from './problem.ts';
 
 /** A Valibot issue in words a client can act on, at the dot path of the offending field. */
 export function describeIssue(issue: v.BaseIssue<unknown>, root = ''): FieldError {
-  const path = [root, v.getDotPath(issue)].filter(Boolean).join('.') || '(root)';
-  if (issue.kind === 'schema' && issue.type === 'strict_object' && issue.expected === 'never') {
-    return { path, message: 'is not a known field' };
-  }
+  // Keys as given, an empty one shown as "" (getDotPath would make it vanish into its parent).
+  const keys = (issue.path ?? []).map((item) => (item.key === '' ? '""' : String(item.key)));
+  const path = [root, ...keys].filter(Boolean).join('.') || '(root)';
   if (issue.kind === 'schema' && issue.received === 'undefined') {
     return { path, message: 'is required' };
   }
@@ -23,9 +22,13 @@ export function parseOrProblem<S extends v.GenericSchema>(
   what: string,
   root = '',
 ): v.InferOutput<S> {
-  const result = v.safeParse(schema, input, { abortPipeEarly: true });
+  const result = v.safeParse(schema, input);
   if (result.success) return result.output;
-  const errors = result.issues.map((issue) => describeIssue(issue, root));
+  const described = result.issues.map((issue) => describeIssue(issue, root));
+  // Two checks may say the same thing about one field: say it once.
+  const errors = described.filter(
+    (e, i) => described.findIndex((f) => f.path === e.path && f.message === e.message) === i,
+  );
   throw validationFailed(
     `The ${what} is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`,
     errors,

@@ -22,12 +22,24 @@ export const auditTimes = { createdAt: Timestamp, updatedAt: Timestamp };
 export const auditActors = { createdBy: v.nullable(Id), updatedBy: v.nullable(Id) };
 
 /**
- * A strict JSON object: Valibot's object schemas accept arrays (they are objects to `typeof`), and
- * a request must not be able to send `[]` where an object is expected.
+ * A strict JSON object: an object, not an array (Valibot's object schemas accept arrays, being
+ * `typeof` objects), whose unknown fields are refused, each one named. Valibot's strictObject names
+ * only the first unknown key, so a loose object (its output keeps every key) is checked instead.
+ * The OpenAPI generator shows these as `additionalProperties: false`.
  */
 export const strictJsonObject = <E extends v.ObjectEntries>(entries: E) =>
   v.pipe(
     v.unknown(),
     v.check((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be a JSON object'),
-    v.strictObject(entries),
+    v.looseObject(entries),
+    v.rawCheck(({ dataset, addIssue }) => {
+      const input = dataset.value as Record<string, unknown>;
+      for (const key of Object.keys(input)) {
+        if (Object.hasOwn(entries, key)) continue;
+        addIssue({
+          message: 'is not a known field',
+          path: [{ type: 'object', origin: 'key', input, key, value: input[key] }],
+        });
+      }
+    }),
   );

@@ -36,15 +36,19 @@ const pageParams = {
 };
 
 /** ISO 8601: a date, or a date-time with `Z` or an offset; a real calendar day. Normalised to UTC. */
+// Year 0000 is refused: Postgres has no year zero.
 const isoInstant = v.pipe(
   v.string(),
   v.regex(
-    /^(\d{4})-(\d{2})-(\d{2})(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d))?$/,
+    /^(?!0000)(\d{4})-(\d{2})-(\d{2})(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d))?$/,
     'must be an ISO 8601 date or date-time with a time zone',
   ),
   v.check((s) => {
     const [y, m, d] = s.slice(0, 10).split('-').map(Number) as [number, number, number];
-    return new Date(Date.UTC(y, m - 1, d)).getUTCDate() === d && m >= 1 && m <= 12;
+    // Judged only once the shape is right (the pattern above reports the rest).
+    return (
+      Number.isNaN(y + m + d) || (m >= 1 && m <= 12 && new Date(Date.UTC(y, m - 1, d)).getUTCDate() === d)
+    );
   }, 'must be a real calendar date'),
   v.transform((s) => new Date(s).toISOString()),
 );

@@ -144,7 +144,13 @@ const camel = (name: string) => name.replace(/-(\w)/g, (_, c: string) => c.toUpp
 
 /** The OpenAPI 3.1 document, derived from the route table and the Valibot schemas. */
 export function openApiDocument() {
-  const converted = toJsonSchemaDefs(schemas, { typeMode: 'output', errorMode: 'ignore' });
+  const converted = toJsonSchemaDefs(schemas, {
+    typeMode: 'output',
+    errorMode: 'ignore',
+    // Loose objects only come from strictJsonObject, whose check refuses unknown fields.
+    overrideSchema: ({ valibotSchema, jsonSchema }) =>
+      valibotSchema.type === 'loose_object' ? { ...jsonSchema, additionalProperties: false } : undefined,
+  });
   const components = JSON.parse(JSON.stringify(converted).replaceAll('#/$defs/', '#/components/schemas/'));
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of Object.values(routes) as Route[]) {
