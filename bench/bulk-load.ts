@@ -10,29 +10,35 @@ export interface Structure {
   definition: string;
 }
 
-/**
- * Foreign keys, primary keys, unique constraints and plain indexes of `tables`, foreign keys first:
- * the order they can be dropped in (a foreign key needs its target's unique index).
- */
-const structuresOf = (tables: readonly string[]) => {
-  const names = sql.join(
-    tables.map((t) => sql`${t}`),
-    sql`, `,
-  );
-  return sql`
-    select conrelid::regclass::text as "table", conname as name, contype as kind,
-      pg_get_constraintdef(oid) as definition
-    from pg_constraint where contype in ('f', 'p', 'u') and conrelid::regclass::text in (${names})
-    union all
-    select i.indrelid::regclass::text, c.relname, 'i', pg_get_indexdef(i.indexrelid)
-    from pg_index i join pg_class c on c.oid = i.indexrelid
-    where i.indrelid::regclass::text in (${names})
-      and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid)
-    order by 3, 1, 2`;
-};
+export type Kind = Structure['kind'];
+export const ALL_KINDS: readonly Kind[] = ['f', 'p', 'u', 'i'];
 
-export const listStructures = async (db: Database, tables: readonly string[]) =>
-  rowsOf<Structure>(await db.execute(structuresOf(tables)));
+/**
+ * Foreign keys, primary keys, unique constraints and plain indexes of `tables` (those of `kinds`),
+ * foreign keys first: the order they can be dropped in (a foreign key needs its target's index).
+ */
+export async function listStructures(db: Database, tables: readonly string[], kinds = ALL_KINDS) {
+  const list = (values: readonly string[]) =>
+    sql.join(
+      values.map((v) => sql`${v}`),
+      sql`, `,
+    );
+  return rowsOf<Structure>(
+    await db.execute(sql`
+      select * from (
+        select conrelid::regclass::text as "table", conname::text as name, contype::text as kind,
+          pg_get_constraintdef(oid) as definition
+        from pg_constraint where contype in ('f', 'p', 'u') and conrelid::regclass::text in (${list(tables)})
+        union all
+        select i.indrelid::regclass::text, c.relname::text, 'i', pg_get_indexdef(i.indexrelid)
+        from pg_index i join pg_class c on c.oid = i.indexrelid
+        where i.indrelid::regclass::text in (${list(tables)})
+          and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid)
+      ) s
+      where kind in (${list(kinds)})
+      order by kind, "table", name`),
+  );
+}
 
 /**
  * Runs `load` in one transaction with the keys, constraints and indexes of `tables` dropped, then
@@ -45,13 +51,14 @@ export async function withConstraintsRebuilt<T>(
   db: Database,
   tables: readonly string[],
   load: (tx: Database) => Promise<T>,
+  kinds = ALL_KINDS,
 ): Promise<T> {
   return db.transaction(async (transaction) => {
     const tx = transaction as unknown as Database;
     // A bulk load outlasts the API's per-statement timeout; only this transaction is exempt.
     await tx.execute(sql`set local statement_timeout = 0`);
     await tx.execute(sql`set local maintenance_work_mem = '256MB'`);
-    const structures = await listStructures(tx, tables);
+    const structures = await listStructures(tx, tables, kinds);
     for (const s of structures) {
       await tx.execute(
         s.kind === 'i'

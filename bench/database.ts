@@ -4,6 +4,7 @@ import postgres from 'postgres';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { migrate } from '#db/migrate.ts';
 import { rowsOf } from '#db/queries/agents.ts';
+import { withConstraintsRebuilt } from './bulk-load.ts';
 import { countRows, type SeededWorkspace, type Shape, seedWorkspaces, shapeOf } from './seed.ts';
 
 /** The two workspaces: A is measured, B is there so every query has to filter by workspace. */
@@ -92,4 +93,21 @@ export async function ensureBenchDatabase(
   } finally {
     await admin.end();
   }
+}
+
+/**
+ * Deletes the agents a run created, so the next run finds the seed as it was. Row by row, each
+ * deleted agent and version would be checked against every session and ledger entry (no index
+ * there leads with agent_id): those two tables' foreign keys are dropped and re-validated instead.
+ */
+export async function removeAgentsCreatedBy(db: BenchDatabase, principalId: string) {
+  await withConstraintsRebuilt(
+    db.handle.db,
+    ['sessions', 'ledger_entries'],
+    (tx) =>
+      tx.execute(
+        sql`delete from agents where workspace_id = ${db.measured.workspaceId} and created_by = ${principalId}`,
+      ),
+    ['f'],
+  );
 }

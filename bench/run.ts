@@ -11,7 +11,7 @@ import type { baselineCommands } from './baseline-process.ts';
 import { checkBudgets } from './budgets.ts';
 import { measureBundles } from './bundles.ts';
 import { startChild } from './child.ts';
-import { ensureBenchDatabase, serverUrlFromEnv } from './database.ts';
+import { ensureBenchDatabase, removeAgentsCreatedBy, serverUrlFromEnv } from './database.ts';
 import { type ExplainReport, explain } from './explain.ts';
 import type { gatewayCommands } from './gateway-process.ts';
 import { measureOperation, type OperationResult } from './measure.ts';
@@ -120,11 +120,9 @@ try {
   log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 } finally {
   // Leave the seed exactly as found, so the next run can reuse it.
-  await db.handle.db.execute(
-    sql`delete from agents where workspace_id = ${db.measured.workspaceId} and created_by = ${key.principalId}`,
-  );
-  await db.handle.db.execute(sql`delete from api_keys where id = ${key.id}`);
   await Promise.all([gateway.stop(), baseline.stop(), admin.end()]);
+  await removeAgentsCreatedBy(db, key.principalId);
+  await db.handle.db.execute(sql`delete from api_keys where id = ${key.id}`);
   await db.handle.close();
 }
 // Times are reported, never asserted; only broken answers fail the run (CI's smoke test).
