@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, Socket } from 'node:net';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
@@ -21,8 +21,8 @@ export type DatabaseConfig =
 
 /** Below the functions' 10 s timeout, with room for the answer: a hung database is a 503, not a timeout. */
 export const REQUEST_TIMEOUT_MS = 7_000;
-/** How long a replaced client's healthy connections may finish their work before they are cut. */
-const DRAIN_SECONDS = 5;
+/** How long close() lets queries finish before cutting the connections. */
+const CLOSE_SECONDS = 5;
 
 export interface DatabaseHandle {
   readonly db: Database;
@@ -50,7 +50,7 @@ export function databaseConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Dat
 export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
   if (config.kind === 'postgres') {
     const requestTimeoutMs = config.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
-    const first = postgres(config.url, {
+    const options = {
       max: config.poolMax ?? 1,
       prepare: false,
       idle_timeout: 20,
@@ -62,9 +62,11 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
         application_name: 'voice-agent-admin-api',
         statement_timeout: Math.max(1_000, requestTimeoutMs - 1_000),
       },
-      socket: socketFor,
-    } as postgres.Options<Record<string, never>>);
-    const pool = new RecyclingPool(first, requestTimeoutMs);
+    };
+    const pool = new RecyclingPool(
+      (socket) => postgres(config.url, { ...options, socket } as postgres.Options<Record<string, never>>),
+      requestTimeoutMs,
+    );
     const db = drizzlePostgres({ client: pool.client, schema }) as unknown as Database;
     pools.set(db, pool);
     return { db, config, close: () => pool.end() };
@@ -80,11 +82,13 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   };
 }
 
+type SocketOptions = { host: string[]; port: number[]; path?: string | false };
+
 /**
  * postgres.js's socket, except that a connection closed before the server sent a byte is an
  * error: postgres.js would otherwise reconnect in a tight loop and never answer the query.
  */
-function socketFor(options: { host: string[]; port: number[]; path?: string | false }) {
+function socketFor(options: SocketOptions) {
   const socket = options.path
     ? connect(options.path)
     : connect(options.port[0] ?? 5432, options.host[0] ?? 'localhost');
@@ -96,40 +100,81 @@ function socketFor(options: { host: string[]; port: number[]; path?: string | fa
   return socket;
 }
 
-/**
- * A postgres.js client that can be swapped for a fresh one. After a socket error postgres.js 3.4
- * can leave a connection that never answers again (porsager/postgres#1130), so after any sign of
- * trouble the whole client is replaced; drizzle holds `client`, which always forwards to the
- * current one. The replaced client lets its healthy queries finish, then is cut.
- */
-class RecyclingPool {
-  readonly client: postgres.Sql;
-  #current: postgres.Sql;
-  readonly #draining = new Set<Promise<void>>();
+/** One postgres.js client and every socket it opened; once retired, it opens none. */
+class Generation {
+  readonly sql: postgres.Sql;
+  readonly #sockets = new Set<Socket>();
+  #retired = false;
 
-  constructor(
-    first: postgres.Sql,
-    readonly requestTimeoutMs: number,
-  ) {
-    this.#current = first;
-    this.client = new Proxy(first, {
-      get: (_, key) => Reflect.get(this.#current, key),
-      apply: (_, __, args) => Reflect.apply(this.#current as never, undefined, args),
+  constructor(open: (socket: (options: SocketOptions) => Socket) => postgres.Sql) {
+    this.sql = open((options) => {
+      const socket = this.#retired ? refused() : socketFor(options);
+      this.#sockets.add(socket);
+      socket.once('close', () => this.#sockets.delete(socket));
+      return socket;
     });
   }
 
-  /** Drops every connection: the next statement opens a new one on a new client. */
-  recycle() {
+  /** Stops it for good: its queries fail, its sockets close, and nothing reopens them. */
+  retire() {
+    this.#retired = true;
+    for (const socket of this.#sockets) socket.destroy();
+  }
+}
+
+/** A socket that fails as soon as postgres.js listens: what a retired client gets. */
+function refused() {
+  const socket = new Socket();
+  setImmediate(() =>
+    socket.destroy(
+      Object.assign(new Error('This database client was replaced.'), { code: 'CONNECTION_DESTROYED' }),
+    ),
+  );
+  return socket;
+}
+
+/**
+ * A postgres.js client that can be swapped for a fresh one. After a socket error postgres.js 3.4
+ * can leave a connection that never answers again (porsager/postgres#1130), and its end() can let
+ * queued queries and reconnect timers reopen connections; so after any sign of trouble the client
+ * is retired whole (what was queued on it fails: a 503) and a new one takes over. Drizzle holds
+ * `client`, which always forwards to the current one.
+ */
+class RecyclingPool {
+  readonly client: postgres.Sql;
+  #current: Generation;
+
+  constructor(
+    open: (socket: (options: SocketOptions) => Socket) => postgres.Sql,
+    readonly requestTimeoutMs: number,
+  ) {
+    this.#current = new Generation(open);
+    this.client = new Proxy(this.#current.sql, {
+      get: (_, key) => Reflect.get(this.#current.sql, key),
+      apply: (_, __, args) => Reflect.apply(this.#current.sql as never, undefined, args),
+    });
+  }
+
+  get current() {
+    return this.#current.sql;
+  }
+
+  /**
+   * Replaces `client` by a new one, whose first statement opens a fresh connection. Only if
+   * `client` is still the current one, so a burst of failures replaces it once, not once each.
+   */
+  recycle(client: postgres.Sql) {
+    if (client !== this.#current.sql) return;
     const old = this.#current;
-    // The same parsed options, so the type parsers drizzle installed carry over.
-    this.#current = postgres(old.options as never);
-    const drained = old.end({ timeout: DRAIN_SECONDS }).catch(() => {});
-    this.#draining.add(drained);
-    void drained.then(() => this.#draining.delete(drained));
+    // The same parsed options (the type parsers drizzle installed included), its own sockets.
+    this.#current = new Generation((socket) => postgres({ ...old.sql.options, socket } as never));
+    old.retire();
+    void old.sql.end({ timeout: 0 }).catch(() => {});
   }
 
   async end() {
-    await Promise.all([this.#current.end({ timeout: DRAIN_SECONDS }), ...this.#draining]);
+    await this.#current.sql.end({ timeout: CLOSE_SECONDS });
+    this.#current.retire();
   }
 }
 
@@ -141,31 +186,44 @@ export class DatabaseTimeout extends Error {
   readonly code = 'DATABASE_TIMEOUT';
 }
 
+// Failures after which a connection cannot be trusted: a network errno, a postgres.js connection
+// state, our deadline, or the server ending the session (class 08, 57P01-57P03).
+const BROKEN = /^(E[A-Z]+|CONNECT_TIMEOUT|CONNECTION_[A-Z]+|DATABASE_TIMEOUT|08[0-9A-Z]{3}|57P0[1-3])$/;
+
+function brokeTheConnection(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const { code, cause } = e as { code?: unknown; cause?: unknown };
+    if (typeof code === 'string' && BROKEN.test(code)) return true;
+    e = cause;
+  }
+  return false;
+}
+
 /**
  * Runs one request's database work within the deadline: past it the connections are dropped
  * (a black-holed socket would hold the pool for minutes) and `DatabaseTimeout` is thrown, while
- * the abandoned work settles in the background. PGlite runs in-process and needs none of this.
+ * the abandoned work settles in the background. A failure that broke a connection replaces the
+ * client, so no later request meets that connection. PGlite runs in-process: none of this applies.
  */
 export async function withDeadline<T>(db: Database, work: () => Promise<T>): Promise<T> {
   const pool = pools.get(db);
   if (!pool) return work();
+  const startedOn = pool.current;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      pool.recycle();
-      reject(new DatabaseTimeout(`No answer from the database within ${pool.requestTimeoutMs} ms.`));
-    }, pool.requestTimeoutMs);
+    timer = setTimeout(
+      () => reject(new DatabaseTimeout(`No answer from the database within ${pool.requestTimeoutMs} ms.`)),
+      pool.requestTimeoutMs,
+    );
   });
   const running = work();
   running.catch(() => {}); // settles after the deadline answered: nothing left to tell anyone
   try {
     return await Promise.race([running, deadline]);
+  } catch (error) {
+    if (brokeTheConnection(error)) pool.recycle(startedOn);
+    throw error;
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** After a connection failed: replace the client, so no request meets a broken connection again. */
-export function recycleConnections(db: Database) {
-  pools.get(db)?.recycle();
 }

@@ -1,4 +1,4 @@
-import { recycleConnections, withDeadline } from '#db/client.ts';
+import { withDeadline } from '#db/client.ts';
 import { type Deps, lambda } from './deps.ts';
 import { principalFor } from './http/bearer.ts';
 import { isDatabaseUnavailable } from './http/database-errors.ts';
@@ -32,7 +32,6 @@ export const build =
       };
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
-      recycleConnections(db); // the next request starts on fresh connections
       logger('warn', 'authorizer deferred: database unavailable', {
         requestId: event.requestContext?.requestId,
         error,

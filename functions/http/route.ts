@@ -1,4 +1,4 @@
-import { type Database, recycleConnections, withDeadline } from '#db/client.ts';
+import { type Database, withDeadline } from '#db/client.ts';
 import type { Route } from '../routes.ts';
 import { principalFor } from './bearer.ts';
 import { isDatabaseUnavailable, sqlState } from './database-errors.ts';
@@ -77,7 +77,7 @@ export function route(
         return operation({ event, requestId, caller });
       });
     } catch (error) {
-      result = problem(requestId, toProblem(error, logger, { requestId, route: def.name }, db));
+      result = problem(requestId, toProblem(error, logger, { requestId, route: def.name }));
     }
     logger('info', 'request', {
       requestId,
@@ -89,16 +89,10 @@ export function route(
   };
 }
 
-function toProblem(
-  error: unknown,
-  logger: Logger,
-  context: Record<string, unknown>,
-  db: Database,
-): HttpProblem {
+function toProblem(error: unknown, logger: Logger, context: Record<string, unknown>): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (isDatabaseUnavailable(error)) {
     logger('warn', 'database unavailable', { ...context, error });
-    recycleConnections(db); // the next request starts on fresh connections
     return databaseUnavailable();
   }
   // Safety net: validation should have caught these; never let a constraint become a 500.

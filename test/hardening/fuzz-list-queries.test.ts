@@ -243,7 +243,7 @@ describe('fuzzing the list query strings at the handler', () => {
         const result: ApiResult = await handler()(apiEvent({ path, query, caller: ours }));
         seen.record(result.statusCode, query);
         expect([200, 400]).toContain(result.statusCode);
-        seen.judge(query, result, () => {
+        const judge = () => {
           const answer = checkAnswer(route as RouteName, result);
           const given = [...new URLSearchParams(query)].map(([name]) => name);
           if (result.statusCode === 200) {
@@ -256,6 +256,12 @@ describe('fuzzing the list query strings at the handler', () => {
             return;
           }
           const named = (answer.problem?.errors ?? []).map((e) => e.path);
+          expect(named.length, 'a 400 names at least one parameter').toBeGreaterThan(0);
+          // A parameter without a name is refused first, on its own.
+          if (given.includes('')) {
+            expect(named).toEqual(['(unnamed)']);
+            return;
+          }
           // A parameter, or one item of a list parameter (`status.1`).
           for (const name of named) {
             expect(
@@ -268,11 +274,12 @@ describe('fuzzing the list query strings at the handler', () => {
               given.indexOf(name) !== i && !(Object.hasOwn(params, name) && params[name]?.repeatable),
           );
           const unknown = given.filter((name) => !Object.hasOwn(params, name));
+          // Repeats are refused before anything else; then unknown parameters (only the first is
+          // named so far: see the open defect in regressions.test.ts).
           if (repeated.length > 0) for (const name of repeated) expect(named).toContain(name);
-          // Valibot names the first unknown parameter only (pinned in known-defects.test.ts).
           else if (unknown.length > 0) expect(unknown.some((name) => named.includes(name))).toBe(true);
-          expect(named.length, 'a 400 names at least one parameter').toBeGreaterThan(0);
-        });
+        };
+        judge();
         // A next page that is offered must be there to take, in the same workspace.
         const next = /^<https:\/\/api\.test(\/\w+)\?([^>]*)>; rel="next"$/.exec(result.headers.link ?? '');
         if (result.headers.link !== undefined) {

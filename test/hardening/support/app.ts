@@ -11,7 +11,6 @@ import { Agent, AgentList } from '#functions/schemas/agent.ts';
 import { Problem } from '#functions/schemas/problem.ts';
 import { SessionList } from '#functions/schemas/session.ts';
 import { build as buildListSessions } from '#functions/sessions/list.ts';
-import { type KnownDefect, knownDefect } from './known-defects.ts';
 
 /** The three deployed handlers and the authorizer, built over one set of dependencies. */
 export function buildApp(deps: Deps) {
@@ -114,23 +113,8 @@ export class Tally {
   cases = 0;
   readonly statuses = new Map<number, number>();
   readonly rejected = new Set<string>();
-  readonly known = new Map<KnownDefect, number>();
 
   constructor(readonly name: string) {}
-
-  /**
-   * Runs the checks on one answer; a failure that is exactly a known defect (pinned in
-   * known-defects.test.ts) is counted instead of thrown, so the fuzzing goes on past it.
-   */
-  judge(input: string, result: ApiResult, checks: () => void) {
-    try {
-      checks();
-    } catch (error) {
-      const defect = knownDefect(input, result);
-      if (!defect) throw error;
-      this.known.set(defect, (this.known.get(defect) ?? 0) + 1);
-    }
-  }
 
   record(status: number, input: unknown) {
     this.cases++;
@@ -140,10 +124,8 @@ export class Tally {
 
   report() {
     const statuses = Object.fromEntries([...this.statuses].sort(([a], [b]) => a - b));
-    const known =
-      this.known.size > 0 ? `, known defects ${JSON.stringify(Object.fromEntries(this.known))}` : '';
     console.info(
-      `[fuzz] ${this.name}: ${this.cases} cases, ${this.rejected.size} distinct rejected inputs, statuses ${JSON.stringify(statuses)}${known}`,
+      `[fuzz] ${this.name}: ${this.cases} cases, ${this.rejected.size} distinct rejected inputs, statuses ${JSON.stringify(statuses)}`,
     );
   }
 }
