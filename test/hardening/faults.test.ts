@@ -1,13 +1,16 @@
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
+import { generateToken } from '#db/queries/api-keys.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import type { ApiResult } from '#functions/http/types.ts';
+import { startGateway } from '#infra/local/gateway.ts';
 import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 import { type App, buildApp, checkAnswer, type RouteName, rowCounts } from './support/app.ts';
 import { type FlowAnswer, throughAuthorizer } from './support/gateway-flow.ts';
+import { send } from './support/http.ts';
 import { FaultProxy } from './support/proxy.ts';
 import { sleep, within } from './support/timing.ts';
 
@@ -158,6 +161,37 @@ describe.skipIf(!usingPostgres())('database faults (real Postgres, through a fau
       200,
     );
   }, 30_000);
+
+  it('through the local gateway: 503 with Retry-After while the database is away, served once it is back', async () => {
+    const url = new URL(proxy.url(direct.url as string));
+    url.searchParams.set('application_name', APP_NAME);
+    const handle = await openDatabase({ kind: 'postgres', url: url.toString(), poolMax: 1, ...TEST_TIMINGS });
+    opened.push(handle);
+    const gateway = await startGateway({ deps: { db: handle.db, logger: silentLogger } });
+    try {
+      const get = () =>
+        send(gateway.url, { path: '/sessions', headers: { authorization: `Bearer ${tenant.token}` } });
+      await proxy.setMode('refuse');
+      faultsInjected++;
+      const down = await get();
+      requests++;
+      expect(down.statusCode).toBe(503);
+      expect(down.headers['retry-after']).toMatch(/^\d+$/);
+      checkAnswer('list-sessions', down, { allow503: true });
+      await proxy.setMode('pass');
+      // API Gateway still caches the authorizer's deferred mark: the handler authenticates itself.
+      const up = await get();
+      requests++;
+      expect(up.statusCode).toBe(200);
+      const stranger = await send(gateway.url, {
+        path: '/sessions',
+        headers: { authorization: `Bearer ${generateToken()}` },
+      });
+      expect(stranger.statusCode).toBe(403);
+    } finally {
+      await gateway.close();
+    }
+  });
 
   it('never commits a create it answered 503 for: a statement stuck behind a lock is cancelled, not left to finish', async () => {
     const admin = postgres(direct.url as string, { max: 1, onnotice: () => {} });

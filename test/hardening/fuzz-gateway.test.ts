@@ -1,0 +1,219 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '#db/client.ts';
+import { generateToken } from '#db/queries/api-keys.ts';
+import { silentLogger } from '#functions/http/log.ts';
+import { type Gateway, startGateway } from '#infra/local/gateway.ts';
+import { freshDatabase } from '#test/helpers/database.ts';
+import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
+import { checkAnswer, fuzzSeed, type RouteName, rowCounts, runs, Tally } from './support/app.ts';
+import { anyJson, anyText, applyMutation, mutation, validCreateBody } from './support/arbitraries.ts';
+import { type HttpAnswer, send, sendRaw } from './support/http.ts';
+
+/** API Gateway's own answers, byte for byte, and when it gives them. */
+const GATEWAY_ANSWERS: Record<number, string> = {
+  401: '{"message":"Unauthorized"}',
+  403: '{"message":"Forbidden"}',
+  404: '{"message":"Not Found"}',
+  413: '{"message":"Request Entity Too Large"}',
+};
+
+/** Header values HTTP can carry: visible ASCII, spaces and tabs, and obs-text (Latin-1). */
+const headerText = fc.oneof(
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 }),
+  fc.string({ unit: fc.integer({ min: 0x80, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 10 }),
+  fc.constantFrom('', ' ', '\t', 'x'.repeat(8_000)),
+);
+
+describe('fuzzing through the local gateway (HTTP)', () => {
+  let handle: DatabaseHandle;
+  let gateway: Gateway;
+  let tenant: Tenant;
+  let created = 0;
+  const tallies: Tally[] = [];
+  const gatewayOwn = new Map<number, number>();
+
+  beforeAll(async () => {
+    handle = await freshDatabase();
+    tenant = await createTenant(handle.db);
+    gateway = await startGateway({ deps: { db: handle.db, logger: silentLogger } });
+  });
+  afterAll(async () => {
+    for (const tally of tallies) tally.report();
+    console.info(`[fuzz] gateway's own answers: ${JSON.stringify(Object.fromEntries(gatewayOwn))}`);
+    await gateway?.close();
+    await handle?.close();
+  });
+  const tally = (name: string) => {
+    const t = new Tally(name);
+    tallies.push(t);
+    return t;
+  };
+
+  /**
+   * Every answer over HTTP: never a 5xx; a function's answer keeps the handler invariants; API
+   * Gateway's own answer is its exact bytes (those carry no cache-control: see docs/security.md).
+   */
+  const judge = (route: RouteName, answer: HttpAnswer) => {
+    expect(answer.statusCode, answer.body).toBeLessThan(500);
+    // Node's own refusal of a header block over 16 KiB: no body (see the last test below).
+    if (answer.statusCode === 431) return undefined;
+    if (answer.fromGateway) {
+      expect(answer.body).toBe(GATEWAY_ANSWERS[answer.statusCode]);
+      gatewayOwn.set(answer.statusCode, (gatewayOwn.get(answer.statusCode) ?? 0) + 1);
+      return undefined;
+    }
+    const checked = checkAnswer(route, answer);
+    if (answer.statusCode === 201 && answer.headers['idempotent-replayed'] !== 'true') created++;
+    return checked;
+  };
+
+  const authorization = () => `Bearer ${tenant.token}`;
+
+  it('POST /agents: random, broken and near-valid bodies under random headers never get a 5xx', async () => {
+    const seen = tally('gateway POST /agents');
+    const before = await rowCounts(handle.db);
+    const start = created;
+    const body = fc.oneof(
+      validCreateBody.map((b) => JSON.stringify({ ...b, slug: undefined })),
+      fc
+        .tuple(validCreateBody, fc.array(mutation, { minLength: 1, maxLength: 2 }))
+        .map(([b, ms]) => JSON.stringify(ms.reduce<unknown>((x, m) => applyMutation(x, m), b)) ?? ''),
+      anyJson.map((v) => JSON.stringify(v) ?? ''),
+      anyText,
+    );
+    const headers = fc.record(
+      {
+        'content-type': fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8') },
+          { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/xml') },
+          { weight: 1, arbitrary: headerText },
+        ),
+        'idempotency-key': fc.oneof(fc.stringMatching(/^[\x21-\x7e]{1,20}$/), headerText),
+        authorization: fc.oneof(
+          { weight: 6, arbitrary: fc.constant(authorization()) },
+          { weight: 1, arbitrary: headerText },
+          { weight: 1, arbitrary: fc.constant(`Bearer ${generateToken()}`) },
+        ),
+      },
+      { requiredKeys: ['authorization'] },
+    );
+    await fc.assert(
+      fc.asyncProperty(body, headers, async (text, hdrs) => {
+        const answer = await send(gateway.url, {
+          method: 'POST',
+          path: '/agents',
+          headers: hdrs,
+          body: text,
+        });
+        seen.record(answer.statusCode, text);
+        judge('create-agent', answer);
+      }),
+      { numRuns: runs(300), seed: fuzzSeed },
+    );
+    const after = await rowCounts(handle.db);
+    expect(after.agents - before.agents).toBe(created - start);
+    expect(after.agent_versions - before.agent_versions).toBe(created - start);
+  });
+
+  it('GET /agents and /sessions: raw query strings of any shape never get a 5xx', async () => {
+    const seen = tally('gateway GET lists, raw query strings');
+    const before = await rowCounts(handle.db);
+    const query = fc.oneof(
+      fc.constantFrom(
+        'limit=1&limit=2',
+        'limit=-1',
+        'limit=1.5',
+        'offset=99999999999999999999',
+        'limit=%',
+        'limit=%zz',
+        'a=1&&&b',
+        '&',
+        '=',
+        '==',
+        '%00=1',
+        `q=${'%F0%9F%98%80'.repeat(50)}`,
+        `limit=${'9'.repeat(5_000)}`,
+        'cursor=',
+        'order=asc&cursor=',
+        'status=COMPLETED&status=PENDING,IN_PROGRESS',
+      ),
+      fc
+        .array(
+          fc.tuple(
+            fc.constantFrom('limit', 'offset', 'cursor', 'order', 'status', 'q', 'agentId', 'x', '__proto__'),
+            fc.oneof(fc.integer().map(String), headerText),
+          ),
+          { maxLength: 5 },
+        )
+        .map((pairs) => new URLSearchParams(pairs).toString()),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom<RouteName>('list-agents', 'list-sessions'),
+        query,
+        async (route, q) => {
+          const path = `${route === 'list-agents' ? '/agents' : '/sessions'}?${q}`;
+          const answer = await send(gateway.url, { path, headers: { authorization: authorization() } });
+          seen.record(answer.statusCode, q);
+          judge(route, answer);
+          if (!answer.fromGateway && answer.statusCode === 200) {
+            for (const item of JSON.parse(answer.body)) expect(item.workspaceId).toBe(tenant.workspaceId);
+          }
+        },
+      ),
+      { numRuns: runs(250), seed: fuzzSeed },
+    );
+    const after = await rowCounts(handle.db);
+    expect(after.agents).toBe(before.agents);
+  });
+
+  it('any request target, method and header set: a route’s answer, or API Gateway’s own, never a 5xx', async () => {
+    const seen = tally('gateway raw request lines');
+    const target = fc.oneof(
+      fc.constantFrom(
+        '/agents',
+        '/agents/',
+        '/AGENTS',
+        '//agents',
+        '/agents%2F',
+        '/%61gents',
+        '/agents/..',
+        '/sessions?',
+        '/sessions#frag',
+        'http://evil.example/sessions',
+        '*',
+        '/agents?limit=1 HTTP/1.1\r\nx: y',
+        `/${'a'.repeat(4_000)}`,
+      ),
+      fc
+        .string({
+          unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)),
+          maxLength: 40,
+        })
+        .map((s) => `/${s}`),
+    );
+    const method = fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'get', 'BREW');
+    await fc.assert(
+      fc.asyncProperty(target, method, fc.boolean(), async (t, m, withAuth) => {
+        const head = `${m} ${t} HTTP/1.1\r\nhost: localhost${withAuth ? `\r\nauthorization: ${authorization()}` : ''}`;
+        const { status, text } = await sendRaw(gateway.url, head);
+        seen.record(status, head);
+        // 400 is Node's own answer to a request line it cannot parse.
+        expect(status, text.slice(0, 300)).toBeGreaterThanOrEqual(200);
+        expect(status, text.slice(0, 300)).toBeLessThan(500);
+      }),
+      { numRuns: runs(200), seed: fuzzSeed },
+    );
+  });
+
+  it('refuses headers past Node’s 16 KiB limit itself (431), before any route or authorizer runs', async () => {
+    const { status, text } = await sendRaw(
+      gateway.url,
+      `GET /agents HTTP/1.1\r\nhost: localhost\r\nauthorization: ${authorization()}\r\nx-big: ${'x'.repeat(20_000)}`,
+    );
+    expect(status).toBe(431);
+    // Node's bare answer: no body, and none of the handlers' headers.
+    expect(text).not.toMatch(/x-request-id/i);
+  });
+});
