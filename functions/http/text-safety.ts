@@ -14,18 +14,33 @@ function problemOf(text: string): string | undefined {
 const dotPath = (parts: (string | number)[]) =>
   parts.length === 0 ? '(root)' : parts.map((p) => (p === '' ? '""' : String(p))).join('.');
 
-/** Every string and field name in a parsed JSON value that Postgres could not store faithfully. */
-export function unstorableText(value: unknown, path: (string | number)[] = [], found: FieldError[] = []) {
-  if (typeof value === 'string') {
-    const message = problemOf(value);
-    if (message) found.push({ path: dotPath(path), message });
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => unstorableText(item, [...path, i], found));
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const message = problemOf(key);
-      if (message) found.push({ path: dotPath([...path, key]), message: `(the field name) ${message}` });
-      else unstorableText(item, [...path, key], found);
+/** Far deeper than any request schema here (at most 4 levels), far shallower than the stack. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Every string and field name in a parsed JSON value that Postgres could not store faithfully; or,
+ * for a value nested deeper than MAX_JSON_DEPTH, that one finding. Iterative, so no input can
+ * exhaust the stack.
+ */
+export function unstorableText(root: unknown): FieldError[] {
+  const found: FieldError[] = [];
+  const pending: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, path } = next;
+    if (path.length > MAX_JSON_DEPTH) {
+      return [{ path: '(root)', message: `must not nest more than ${MAX_JSON_DEPTH} levels deep` }];
+    }
+    if (typeof value === 'string') {
+      const message = problemOf(value);
+      if (message) found.push({ path: dotPath(path), message });
+    } else if (Array.isArray(value)) {
+      value.forEach((item, i) => pending.push({ value: item, path: [...path, i] }));
+    } else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const message = problemOf(key);
+        if (message) found.push({ path: dotPath([...path, key]), message: `(the field name) ${message}` });
+        else pending.push({ value: item, path: [...path, key] });
+      }
     }
   }
   return found;

@@ -51,6 +51,8 @@ const isoInstant = v.pipe(
     );
   }, 'must be a real calendar date'),
   v.transform((s) => new Date(s).toISOString()),
+  // An offset can carry a valid-looking instant past 9999 or into year 0, which Postgres refuses.
+  v.check((iso) => /^(?!0000)\d{4}-/.test(iso), 'must fall between the years 0001 and 9999 in UTC'),
 );
 const instantParam = (description: string) =>
   textParam(

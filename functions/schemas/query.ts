@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { knownKeysOnly } from './common.ts';
 
 /** A JSON Schema fragment, for the OpenAPI document. */
 export type JsonSchema = Record<string, unknown>;
@@ -108,5 +109,5 @@ export function queryObject<P extends Record<string, QueryParam>>(params: P) {
   const entries = Object.fromEntries(Object.entries(params).map(([name, p]) => [name, p.schema])) as {
     [K in keyof P]: P[K]['schema'];
   };
-  return v.strictObject(entries);
+  return knownKeysOnly(entries);
 }
