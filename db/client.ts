@@ -115,10 +115,15 @@ class Generation {
     });
   }
 
-  /** Stops it for good: its queries fail, its sockets close, and nothing reopens them. */
-  retire() {
+  /** Stops it for good: its queries fail, and no socket of it is opened again. */
+  async retire(seconds: number) {
     this.#retired = true;
-    for (const socket of this.#sockets) socket.destroy();
+    await this.sql.end({ timeout: seconds }).catch(() => {});
+    // Only once postgres.js has said goodbye: a socket cut under its TLS layer while it still
+    // writes is an uncaught EBADF. Then what a black hole still holds goes too.
+    setTimeout(() => {
+      for (const socket of this.#sockets) socket.destroy();
+    }, 1_000).unref();
   }
 }
 
@@ -168,13 +173,11 @@ class RecyclingPool {
     const old = this.#current;
     // The same parsed options (the type parsers drizzle installed included), its own sockets.
     this.#current = new Generation((socket) => postgres({ ...old.sql.options, socket } as never));
-    old.retire();
-    void old.sql.end({ timeout: 0 }).catch(() => {});
+    void old.retire(0);
   }
 
-  async end() {
-    await this.#current.sql.end({ timeout: CLOSE_SECONDS });
-    this.#current.retire();
+  end() {
+    return this.#current.retire(CLOSE_SECONDS);
   }
 }
 
