@@ -4,6 +4,7 @@ import { createId } from '@paralleldrive/cuid2';
 import postgres from 'postgres';
 import { serveCommands } from './child.ts';
 import type { Statement } from './gateway-process.ts';
+import { meterServer } from './server-meter.ts';
 import { type Stats, summarize } from './stats.ts';
 
 // The baselines, in a process of their own: the same statement, without the API around it.
@@ -26,7 +27,7 @@ sql.options.serializers['3802' as never] = asIs as never;
 
 let serving: Statement | undefined;
 
-/** The bare server: run the statement, JSON.stringify the rows' items, answer. Nothing else. */
+/** The bare server: run the statement, JSON.stringify the rows' `item`s, answer. Nothing else. */
 const server = createServer((_req, res) => {
   if (!serving) {
     res.writeHead(503).end();
@@ -34,7 +35,9 @@ const server = createServer((_req, res) => {
   }
   sql.unsafe(serving.query, serving.parameters as never[]).then(
     (rows) => {
-      const body = JSON.stringify(rows.map((row) => row.item));
+      // `item` as JSON text (a statement that leaves it unparsed) is joined, not encoded again.
+      const items = rows.map((row) => row.item);
+      const body = typeof items[0] === 'string' ? `[${items.join(',')}]` : JSON.stringify(items);
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
     },
@@ -42,6 +45,7 @@ const server = createServer((_req, res) => {
   );
 });
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const meter = meterServer(server);
 
 export interface DriveArgs {
   statement: Statement;
@@ -70,6 +74,7 @@ function parametersFor({ statement, vary }: DriveArgs): never[] {
 /** `connections` loops, each issuing the statement as soon as its previous one answered. */
 async function drive(args: DriveArgs, seconds: number): Promise<Stats> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const until = started + seconds * 1000;
   const latencies: number[] = [];
   let errors = 0;
@@ -85,13 +90,17 @@ async function drive(args: DriveArgs, seconds: number): Promise<Stats> {
     }
   };
   await Promise.all(Array.from({ length: args.connections }, loop));
-  return summarize(latencies, (performance.now() - started) / 1000, errors);
+  const used = process.cpuUsage(cpu);
+  const stats = summarize(latencies, (performance.now() - started) / 1000, errors);
+  return { ...stats, cpuMsPerRequest: (used.user + used.system) / 1000 / Math.max(1, latencies.length) };
 }
 
 export const baselineCommands = {
   serve: (statement: Statement) => {
     serving = statement;
   },
+  resetCounters: () => meter.reset(),
+  counters: () => meter.read(),
   drive: async (args: DriveArgs) => {
     await drive(args, args.warmupSeconds);
     return drive(args, args.seconds);

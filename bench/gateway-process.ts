@@ -2,6 +2,7 @@ import { openDatabase } from '#db/client.ts';
 import { createLogger } from '#functions/http/log.ts';
 import { startGateway } from '#infra/local/gateway.ts';
 import { serveCommands } from './child.ts';
+import { meterServer } from './server-meter.ts';
 
 /** A statement as the driver sent it: the baselines replay exactly this. */
 export interface Statement {
@@ -28,20 +29,7 @@ client.options.debug = (_connection: number, query: string, parameters: unknown[
 // Log lines are built (redaction, JSON) as in Lambda but not written: the bench's stdout is its table.
 const gateway = await startGateway({ deps: { db: handle.db, logger: createLogger(() => {}) } });
 
-// Requests answered and in flight, so counts start and end with the gateway idle: a request
-// autocannon left in flight at the end of its warm-up must not count in the measured run.
-let requests = 0;
-let inFlight = 0;
-gateway.server.on('request', (_req, res) => {
-  inFlight++;
-  res.once('close', () => {
-    inFlight--;
-    requests++;
-  });
-});
-const idle = async () => {
-  while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
-};
+const meter = meterServer(gateway.server);
 
 let since = performance.now();
 const rss: Array<[seconds: number, mb: number]> = [];
@@ -61,16 +49,17 @@ export const gatewayCommands = {
     return statementsSent;
   },
   resetCounters: async () => {
-    await idle();
+    await meter.reset();
     statements = 0;
-    requests = 0;
     rss.length = 0;
     since = performance.now();
   },
-  counters: async () => {
-    await idle();
-    return { statements, requests, rss: [...rss], peakRssMb: process.resourceUsage().maxRSS / 1024 };
-  },
+  counters: async () => ({
+    ...(await meter.read()),
+    statements,
+    rss: [...rss],
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+  }),
 };
 
 serveCommands(gatewayCommands, { url: gateway.url }, async () => {

@@ -82,13 +82,18 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   if (!main) throw new Error(`${op.name}: the request sent no statement`);
 
   const apiTiming = op.soak ? { ...ctx.timing, seconds: ctx.soakSeconds } : ctx.timing;
-  const api = await loadHttp(apiTarget, apiTiming, () => ctx.gateway.call('resetCounters'));
+  const apiLoad = await loadHttp(apiTarget, apiTiming, () => ctx.gateway.call('resetCounters'));
   const counters = await ctx.gateway.call('counters');
+  const api = { ...apiLoad, cpuMsPerRequest: counters.cpuMs / Math.max(1, counters.requests) };
 
   let bare: Stats | undefined;
   if (op.listIndex) {
     await ctx.baseline.call('serve', main);
-    bare = await loadHttp({ url: ctx.bareUrl, method: 'GET', path: '/' }, ctx.timing);
+    const bareLoad = await loadHttp({ url: ctx.bareUrl, method: 'GET', path: '/' }, ctx.timing, () =>
+      ctx.baseline.call('resetCounters'),
+    );
+    const bareCounters = await ctx.baseline.call('counters');
+    bare = { ...bareLoad, cpuMsPerRequest: bareCounters.cpuMs / Math.max(1, bareCounters.requests) };
   }
   const driver = await ctx.baseline.call('drive', {
     statement: main,

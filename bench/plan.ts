@@ -12,8 +12,9 @@ export interface BenchOptions {
   /** The run of `GET /sessions?limit=250` that also watches the gateway's RSS. */
   soakSeconds: number;
   importRuns: number;
-  /** Measure only the operations whose name contains this (e.g. `--only "POST"`). */
+  /** Measure only the operations whose name contains one of these, comma-separated (`--only "limit 25,POST"`). */
   only?: string;
+  skipBundles: boolean;
 }
 
 /**
@@ -30,6 +31,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       seconds: { type: 'string' },
       warmup: { type: 'string' },
       only: { type: 'string' },
+      soak: { type: 'string' },
+      'skip-bundles': { type: 'boolean', default: false },
     },
   });
   const quick = values.quick ?? false;
@@ -43,9 +46,10 @@ export function parseOptions(argv: string[]): BenchOptions {
     connections: Number(values.connections ?? 10),
     warmupSeconds: Number(values.warmup ?? (quick ? 1 : 5)),
     seconds,
-    soakSeconds: quick ? seconds : 60,
+    soakSeconds: Number(values.soak ?? (quick ? seconds : 60)),
     importRuns: quick ? 5 : 21,
     only: values.only,
+    skipBundles: values['skip-bundles'] ?? false,
   };
 }
 
@@ -106,5 +110,6 @@ export function operations(options: BenchOptions, runTag: string): Operation[] {
       body: () => createBody(`Bench ${runTag} ${++created}`),
     },
   ];
-  return all.filter((op) => op.name.includes(options.only ?? ''));
+  const wanted = options.only?.split(',') ?? [''];
+  return all.filter((op) => wanted.some((part) => op.name.includes(part)));
 }

@@ -3,38 +3,52 @@ import type { ExplainReport } from './explain.ts';
 import type { OperationResult } from './measure.ts';
 import type { Stats } from './stats.ts';
 
-/** API ÷ baseline: latency (p50) ratio, lower is better; throughput ratio, higher is better. */
+/** API ÷ baseline: latency (p50) and CPU per answer, lower is better; throughput, higher is better. */
 export const ratios = (api: Stats, baseline: Stats | undefined) =>
-  baseline ? { p50: api.p50 / baseline.p50, rps: api.rps / baseline.rps } : undefined;
+  baseline
+    ? {
+        p50: api.p50 / baseline.p50,
+        rps: api.rps / baseline.rps,
+        cpu: (api.cpuMsPerRequest ?? Number.NaN) / (baseline.cpuMsPerRequest ?? Number.NaN),
+      }
+    : undefined;
 
 const num = (n: number | null | undefined, digits = 1) =>
   n === undefined || n === null || Number.isNaN(n) ? '–' : n.toFixed(digits);
 const pad = (cells: string[], widths: number[]) =>
   cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
 
-/** One line per (operation, target); the ratio columns on a baseline's line are API ÷ that baseline. */
+const HEADER = [
+  'operation / target',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'errors',
+  'CPU ms',
+  'p50 API/x',
+  'req/s API/x',
+  'CPU API/x',
+];
+const WIDTHS = [30, 6, 7, 7, 6, 6, 9, 11, 9];
+
+/**
+ * One line per (operation, target); the ratio columns on a baseline's line are API ÷ that baseline.
+ * CPU ms: per answer, of the serving process (on the driver's line: of the client process).
+ */
 export function formatTable(results: OperationResult[]): string {
-  const widths = [34, 9, 8, 8, 6, 12, 12];
-  const lines = [
-    pad(['operation / target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'p50 API/x', 'req/s API/x'], widths),
-  ];
+  const lines = [pad(HEADER, WIDTHS)];
   for (const r of results) {
-    const row = (label: string, s: Stats | undefined, ratio?: { p50: number; rps: number }) => {
+    const row = (label: string, s: Stats | undefined, ratio?: ReturnType<typeof ratios>) => {
       if (!s) return;
-      lines.push(
-        pad(
-          [
-            label,
-            num(s.rps, 0),
-            num(s.p50, 2),
-            num(s.p99, 2),
-            String(s.errors),
-            num(ratio?.p50, 2),
-            num(ratio?.rps, 2),
-          ],
-          widths,
-        ),
-      );
+      const cells = [
+        label,
+        num(s.rps, 0),
+        num(s.p50, 2),
+        num(s.p99, 2),
+        String(s.errors),
+        num(s.cpuMsPerRequest, 2),
+      ];
+      lines.push(pad([...cells, num(ratio?.p50, 2), num(ratio?.rps, 2), num(ratio?.cpu, 2)], WIDTHS));
     };
     lines.push(r.name);
     row('  api (local gateway)', r.api);

@@ -65,8 +65,10 @@ try {
     results.push(result);
     if (op.listIndex) explains[op.name] = await explain(admin, result.main, op.listIndex);
   }
-  log('bundling and timing imports …');
-  const bundles = await measureBundles(join(RESULTS, 'bundles'), options.importRuns);
+  if (!options.skipBundles) log('bundling and timing imports …');
+  const bundles = options.skipBundles
+    ? []
+    : await measureBundles(join(RESULTS, 'bundles'), options.importRuns);
   const budgets = checkBudgets(results, bundles, options.quick);
   failed = results.some((r) => r.api.errors > 0 || r.driver.errors > 0 || (r.bare?.errors ?? 0) > 0);
 
@@ -90,9 +92,11 @@ try {
     formatTable(results),
     '',
     'Statements per request (authorizer answer cached):',
-    ...results.map(
-      (r) => `  ${r.name}: ${r.statements.length}, under load ${r.statementsUnderLoad.toFixed(4)}`,
-    ),
+    ...results.flatMap((r) => [
+      `  ${r.name}: ${r.statements.length}; under load ${r.statementsUnderLoad.toFixed(4)} (authorizer refreshes included)`,
+      ...r.statements.map((st) => `      ${st.query.replace(/\s+/g, ' ').trim().slice(0, 90)} …`),
+    ]),
+    `Gateway peak RSS over the whole run: ${Math.max(...results.map((r) => r.peakRssMb)).toFixed(0)} MiB`,
     '',
     'EXPLAIN (ANALYZE, BUFFERS):',
     ...Object.entries(explains).map(([name, e]) => formatExplain(name, e)),

@@ -8,6 +8,8 @@ export interface Stats {
   mean: number;
   /** Failed requests: connection errors, timeouts and non-2xx answers. */
   errors: number;
+  /** CPU the serving process (or, for the driver, the client process) spent per answer. */
+  cpuMsPerRequest?: number;
 }
 
 const percentile = (sorted: readonly number[], p: number) =>
