@@ -10,7 +10,7 @@ import { type App, buildApp } from './support/app.ts';
 
 /**
  * Defects the fuzzing found in files hardening does not own, each the smallest input that showed
- * it, kept as a regression test once fixed (c1a86de fixed the first nine).
+ * it, kept as a regression test once fixed (in c1a86de and 25bb247).
  */
 describe('defects found by fuzzing', () => {
   let handle: DatabaseHandle;
@@ -98,8 +98,8 @@ describe('defects found by fuzzing', () => {
     }
   });
 
-  // c1a86de walks the parsed body recursively (text-safety.ts): a body nested some 5,000 levels
-  // deep (10 KB, far under the 256 KiB cap) overflows the stack, and bad input becomes a 500.
+  // c1a86de walked the parsed body recursively: a body nested some 5,000 levels deep (10 KB, far
+  // under the 256 KiB cap) overflowed the stack into a 500. 25bb247 caps nesting at 32 levels.
   it('answers a deeply nested body with a 400, never a 500', async () => {
     // Both depths stay under the 256 KiB cap (6 bytes a level at most), so 413 is no way out.
     for (const depth of [5_000, 40_000]) {
@@ -113,7 +113,7 @@ describe('defects found by fuzzing', () => {
     }
   });
 
-  // c1a86de refuses year 0000; an offset can still carry a valid-looking instant past 9999.
+  // c1a86de refused year 0000, but an offset could carry an instant past 9999 (fixed in 25bb247).
   it('names createdAfter when an offset carries it past year 9999', async () => {
     const result = await listSessions(`createdAfter=${encodeURIComponent('9999-12-31T23:59-23:59')}`);
     expect(result.statusCode).toBe(400);
