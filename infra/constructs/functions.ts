@@ -1,15 +1,19 @@
 import { Duration } from 'aws-cdk-lib';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
+import { REQUEST_TIMEOUT_MS } from '#db/client.ts';
 import { authorizer, type Route, routeKey, routeList } from '#functions/routes.ts';
 import type { StageConfig } from '../stage.ts';
 import type { Database } from './database.ts';
 import { serviceFunction } from './lambda.ts';
 import type { Network } from './network.ts';
 
-/** Well under API Gateway's 30 s: a 5 s connect plus a 10 s statement timeout (db/client.ts). */
-export const ROUTE_TIMEOUT = Duration.seconds(15);
-/** HTTP API waits at most 10 s for an authorizer; after a 5 s connect timeout it defers. */
+/**
+ * Well under API Gateway's 30 s, and above the per-request database deadline (db/client.ts), so a
+ * hung database is answered 503 by the handler, never cut off by Lambda.
+ */
+export const ROUTE_TIMEOUT = Duration.millis(REQUEST_TIMEOUT_MS + 3_000);
+/** HTTP API waits at most 10 s for an authorizer; past its database deadline it defers. */
 export const AUTHORIZER_TIMEOUT = Duration.seconds(10);
 
 /** `create-agent` → `CreateAgent`: construct ids, and so logical ids, say which route they serve. */
