@@ -1,6 +1,6 @@
 import type { BundleReport } from './bundles.ts';
 import type { OperationResult } from './measure.ts';
-import { ratios, rssTrend } from './report.ts';
+import { ratios, rssHalves } from './report.ts';
 
 export interface BudgetCheck {
   budget: string;
@@ -31,6 +31,7 @@ export function checkBudgets(
   const page250 = byName('GET /sessions limit 250');
   const page25 = byName('GET /sessions limit 25');
   const deep = byName('GET /sessions offset');
+  const keyset = byName('GET /sessions cursor');
   const r250 = page250 && ratios(page250.api, page250.bare);
   const r25 = page25 && ratios(page25.api, page25.bare);
   checks.push({
@@ -44,9 +45,10 @@ export function checkBudgets(
     met: r25 !== undefined && r25.rps >= 0.7,
   });
   const deepRatio = deep && page25 ? deep.api.p50 / page25.api.p50 : undefined;
+  const keysetRatio = keyset && page25 ? keyset.api.p50 / page25.api.p50 : undefined;
   checks.push({
     budget: 'deep offset p50 ≤ 3 × first page p50 (both limit 25)',
-    measured: `${fixed(deepRatio)} ×`,
+    measured: `${fixed(deepRatio)} × (by cursor at the same depth: ${fixed(keysetRatio)} ×)`,
     met: deepRatio !== undefined && deepRatio <= 3,
   });
   const floor = bundles.find((b) => b.name === 'empty-handler');
@@ -65,15 +67,15 @@ export function checkBudgets(
       met: ratio !== undefined && ratio <= 2,
     });
   }
-  const trend = page250 && rssTrend(page250.rss);
-  // Flat: the fitted line grows less than 5% of the starting RSS over the whole run.
-  const growth = trend ? trend.slopeMbPerMinute * (trend.seconds / 60) : undefined;
+  const rss = page250 && rssHalves(page250.rss);
+  // Flat: neither the median nor the peak of the second half is 5% above the first half's.
   checks.push({
     budget: `gateway RSS flat over the ${quick ? 'short (quick mode: not conclusive)' : '60 s'} limit-250 run`,
-    measured: trend
-      ? `${trend.startMb.toFixed(0)} → ${trend.endMb.toFixed(0)} MiB, fitted ${fixed(growth, 1)} MiB over ${trend.seconds.toFixed(0)} s, peak ${trend.peakMb.toFixed(0)} MiB`
+    measured: rss
+      ? `median ${rss.first.medianMb.toFixed(0)} → ${rss.second.medianMb.toFixed(0)} MiB, ` +
+        `peak ${rss.first.peakMb.toFixed(0)} → ${rss.second.peakMb.toFixed(0)} MiB (first → second half of ${rss.seconds.toFixed(0)} s)`
       : 'n/a',
-    met: trend !== undefined && growth !== undefined && growth < 0.05 * trend.startMb,
+    met: rss !== undefined && rss.growth < 0.05,
   });
   return checks;
 }

@@ -80,7 +80,7 @@ const createBody = (name: string) =>
     },
   });
 
-export function operations(options: BenchOptions, runTag: string): Operation[] {
+export function operations(options: BenchOptions, runTag: string, deepCursor: string): Operation[] {
   let created = 0;
   const all: Operation[] = [
     {
@@ -100,6 +100,13 @@ export function operations(options: BenchOptions, runTag: string): Operation[] {
       name: `GET /sessions offset ${options.deepOffset}`,
       method: 'GET',
       path: `/sessions?limit=25&offset=${options.deepOffset}`,
+      listIndex: 'sessions_workspace_created',
+    },
+    {
+      // Not a budget of its own: what the deep offset costs when paged by keyset instead.
+      name: `GET /sessions cursor at ${options.deepOffset}`,
+      method: 'GET',
+      path: `/sessions?limit=25&cursor=${encodeURIComponent(deepCursor)}`,
       listIndex: 'sessions_workspace_created',
     },
     { name: 'GET /agents', method: 'GET', path: '/agents', listIndex: 'agents_workspace_created' },

@@ -88,25 +88,21 @@ export function formatExplain(name: string, e: ExplainReport): string {
   ].join('\n');
 }
 
-/** Least-squares growth of the gateway's RSS over the run, and the median at its start and end. */
-export function rssTrend(samples: Array<[number, number]>) {
-  if (samples.length < 4) return undefined;
-  const n = samples.length;
-  const mx = samples.reduce((a, [x]) => a + x, 0) / n;
-  const my = samples.reduce((a, [, y]) => a + y, 0) / n;
-  const slope =
-    samples.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) /
-    samples.reduce((a, [x]) => a + (x - mx) ** 2, 0);
-  const window = Math.max(1, Math.floor(n / 10));
-  const median = (ys: number[]) => [...ys].sort((a, b) => a - b)[Math.floor(ys.length / 2)] as number;
-  const startMb = median(samples.slice(0, window).map(([, y]) => y));
-  const endMb = median(samples.slice(-window).map(([, y]) => y));
-  const seconds = (samples[n - 1]?.[0] ?? 0) - (samples[0]?.[0] ?? 0);
-  return {
-    seconds,
-    startMb,
-    endMb,
-    slopeMbPerMinute: slope * 60,
-    peakMb: Math.max(...samples.map(([, y]) => y)),
+/**
+ * The gateway's RSS in the first and second half of a run: median and peak of each. Answers of
+ * a megabyte make a GC sawtooth tens of MiB high, so a fitted line says more about where the run
+ * stopped in the tooth than about growth; halves compare like with like.
+ */
+export function rssHalves(samples: Array<[number, number]>) {
+  if (samples.length < 8) return undefined;
+  const half = Math.floor(samples.length / 2);
+  const stats = (part: Array<[number, number]>) => {
+    const ys = part.map(([, y]) => y).sort((a, b) => a - b);
+    return { medianMb: ys[Math.floor(ys.length / 2)] as number, peakMb: ys.at(-1) as number };
   };
+  const first = stats(samples.slice(0, half));
+  const second = stats(samples.slice(half));
+  const growth = Math.max(second.medianMb / first.medianMb, second.peakMb / first.peakMb) - 1;
+  const seconds = (samples.at(-1)?.[0] ?? 0) - (samples[0]?.[0] ?? 0);
+  return { seconds, first, second, growth };
 }

@@ -11,6 +11,7 @@ import type { baselineCommands } from './baseline-process.ts';
 import { checkBudgets } from './budgets.ts';
 import { measureBundles } from './bundles.ts';
 import { startChild } from './child.ts';
+import { sessionsCursorAt } from './cursor.ts';
 import { ensureBenchDatabase, removeAgentsCreatedBy, serverUrlFromEnv } from './database.ts';
 import { type ExplainReport, explain } from './explain.ts';
 import type { gatewayCommands } from './gateway-process.ts';
@@ -59,7 +60,8 @@ try {
   };
   const results: OperationResult[] = [];
   const explains: Record<string, ExplainReport> = {};
-  for (const op of operations(options, runTag)) {
+  const deepCursor = await sessionsCursorAt(admin, db.measured.workspaceId, options.deepOffset);
+  for (const op of operations(options, runTag, deepCursor)) {
     log(`${op.name} …`);
     const result = await measureOperation(op, context);
     results.push(result);
