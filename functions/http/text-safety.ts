@@ -2,11 +2,10 @@ import type { FieldError } from './problem.ts';
 
 // Postgres cannot store U+0000 in text or jsonb, and stores an unpaired UTF-16 surrogate as
 // U+FFFD: both would turn a client's mistake into a 500 or into silently different data.
-const NUL = /\u0000/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function problemOf(text: string): string | undefined {
-  if (NUL.test(text)) return 'must not contain the NUL character (U+0000)';
+  if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
   if (LONE_SURROGATE.test(text)) return 'must be valid Unicode text (it holds an unpaired surrogate)';
   return undefined;
 }
@@ -34,7 +33,9 @@ export function unstorableText(root: unknown): FieldError[] {
       const message = problemOf(value);
       if (message) found.push({ path: dotPath(path), message });
     } else if (Array.isArray(value)) {
-      value.forEach((item, i) => pending.push({ value: item, path: [...path, i] }));
+      value.forEach((item, i) => {
+        pending.push({ value: item, path: [...path, i] });
+      });
     } else if (value && typeof value === 'object') {
       for (const [key, item] of Object.entries(value)) {
         const message = problemOf(key);
