@@ -89,20 +89,20 @@ export function formatExplain(name: string, e: ExplainReport): string {
 }
 
 /**
- * The gateway's RSS in the first and second half of a run: median and peak of each. Answers of
- * a megabyte make a GC sawtooth tens of MiB high, so a fitted line says more about where the run
- * stopped in the tooth than about growth; halves compare like with like.
+ * The gateway's RSS in the first and second half of a run: floor (10th percentile), median, peak.
+ * Answers of a megabyte make a GC sawtooth tens of MiB high: peaks and medians move with where
+ * collections happen to fall, while a leak lifts the floor (what survives each collection).
  */
 export function rssHalves(samples: Array<[number, number]>) {
   if (samples.length < 8) return undefined;
   const half = Math.floor(samples.length / 2);
   const stats = (part: Array<[number, number]>) => {
     const ys = part.map(([, y]) => y).sort((a, b) => a - b);
-    return { medianMb: ys[Math.floor(ys.length / 2)] as number, peakMb: ys.at(-1) as number };
+    const at = (q: number) => ys[Math.min(ys.length - 1, Math.floor(q * ys.length))] as number;
+    return { floorMb: at(0.1), medianMb: at(0.5), peakMb: at(1) };
   };
   const first = stats(samples.slice(0, half));
   const second = stats(samples.slice(half));
-  const growth = Math.max(second.medianMb / first.medianMb, second.peakMb / first.peakMb) - 1;
   const seconds = (samples.at(-1)?.[0] ?? 0) - (samples[0]?.[0] ?? 0);
-  return { seconds, first, second, growth };
+  return { seconds, first, second, floorGrowth: second.floorMb / first.floorMb - 1 };
 }
