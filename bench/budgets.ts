@@ -5,7 +5,8 @@ import { ratios, rssHalves } from './report.ts';
 export interface BudgetCheck {
   budget: string;
   measured: string;
-  met: boolean;
+  /** null: not judged (the run was too short or the operation was left out). */
+  met: boolean | null;
 }
 
 const fixed = (n: number | undefined, digits = 2) => (n === undefined ? 'n/a' : n.toFixed(digits));
@@ -75,8 +76,8 @@ export function checkBudgets(
     budget: `gateway RSS flat over the ${quick ? 'short (quick mode: not conclusive)' : '60 s'} limit-250 run`,
     measured: rss
       ? `floor/median/peak ${mb(rss.first)} → ${mb(rss.second)} MiB (first → second half of ${rss.seconds.toFixed(0)} s)`
-      : 'n/a',
-    met: rss !== undefined && rss.floorGrowth < 0.05,
+      : 'too few samples',
+    met: rss === undefined ? null : rss.floorGrowth < 0.05,
   });
   return checks;
 }

@@ -106,7 +106,9 @@ try {
     formatBundles(bundles),
     '',
     'Budgets:',
-    ...budgets.map((b) => `  ${b.met ? 'met   ' : 'MISSED'} ${b.budget}: ${b.measured}`),
+    ...budgets.map(
+      (b) => `  ${b.met === null ? 'n/a   ' : b.met ? 'met   ' : 'MISSED'} ${b.budget}: ${b.measured}`,
+    ),
   ].join('\n');
   process.stdout.write(`${out}\n`);
 
