@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Vitest leaves one core free by default: on the 2-core CI machine that is one file at a time.
+    maxWorkers: 2,
   },
 });
