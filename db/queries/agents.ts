@@ -4,15 +4,21 @@ import type { Agent } from '#functions/schemas/agent.ts';
 import type { VersionConfig } from '#functions/schemas/config.ts';
 import type { Database } from '../client.ts';
 import { agents, agentVersions, themes } from '../schema/index.ts';
-import { jsonOf } from './json.ts';
+import { jsonOf, rendered } from './json.ts';
 import { afterPosition, allOf, type ListWindow, limitOffset, listOrder } from './list-window.ts';
 
 /** An agent with its latest version (highest number), as one JSON value. */
-const agentJson = (agentAlias: string) =>
-  jsonOf(agents, agentAlias, {
+const AGENT_JSON = rendered(
+  jsonOf(agents, 'a', {
     version: sql`(select ${jsonOf(agentVersions, 'v')} from ${agentVersions} v
-      where v.agent_id = ${sql.identifier(agentAlias)}.id order by v.version desc limit 1)`,
-  });
+      where v.agent_id = a.id order by v.version desc limit 1)`,
+  }),
+);
+
+/** The agent and version a create statement inserted (its CTEs), the same shape as AGENT_JSON. */
+const NEW_AGENT_JSON = rendered(
+  jsonOf(agents, 'new_agent', { version: jsonOf(agentVersions, 'new_version') }),
+);
 
 export interface AgentFilters {
   status?: (typeof agents.status.enumValues)[number][];
@@ -50,7 +56,7 @@ export async function pageAgents(
       order by ${listOrder(sql`${agents.createdAt}`, sql`${agents.id}`, window)}
       ${limitOffset(window)}
     )
-    select ${agentJson('a')} as item
+    select ${AGENT_JSON} as item
     from page join ${agents} a on a.id = page.id
     order by ${listOrder(sql`page.created_at`, sql`page.id`, window)}`);
   return rowsOf<{ item: Agent }>(rows).map((r) => r.item);
@@ -111,7 +117,7 @@ export async function insertAgent(db: Database, input: NewAgent): Promise<Agent>
         ${`{${v.inputMode.join(',')}}`}::input_mode[], ${v.followUp}, ${by}, ${by})
       returning *
     )
-    select ${jsonOf(agents, 'new_agent', { version: jsonOf(agentVersions, 'new_version') })} as item
+    select ${NEW_AGENT_JSON} as item
     from new_agent, new_version`);
   const [row] = rowsOf<{ item: Agent }>(rows);
   if (!row) throw new Error('insert returned no row');

@@ -1,5 +1,5 @@
 import { getTableColumns, type SQL, sql } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 
 /** Postgres's text form of timestamptz is not ISO 8601; this is, in UTC with milliseconds. */
 export const isoTimestamp = (expr: SQL) =>
@@ -26,3 +26,16 @@ export function jsonOf(table: PgTable, alias: string, embedded: Record<string, S
 /** `null` when a left-joined row is missing, instead of an object of nulls. */
 export const jsonOrNull = (table: PgTable, alias: string) =>
   sql`case when ${sql.identifier(alias)}.id is null then null else ${jsonOf(table, alias)} end`;
+
+const dialect = new PgDialect();
+
+/**
+ * A fragment without parameters, rendered to SQL text once at module load. The JSON projections
+ * are the same text on every request; building them per request (hundreds of drizzle nodes) was
+ * the largest single cost in the API's process (see docs/performance.md).
+ */
+export function rendered(fragment: SQL): SQL {
+  const { sql: text, params } = dialect.sqlToQuery(fragment);
+  if (params.length > 0) throw new Error('rendered() takes fragments without parameters');
+  return sql.raw(text);
+}

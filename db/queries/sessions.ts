@@ -3,7 +3,7 @@ import type { Session } from '#functions/schemas/session.ts';
 import type { Database } from '../client.ts';
 import { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '../schema/index.ts';
 import { rowsOf } from './agents.ts';
-import { jsonOf, jsonOrNull } from './json.ts';
+import { jsonOf, jsonOrNull, rendered } from './json.ts';
 import { afterPosition, allOf, type ListWindow, limitOffset, listOrder } from './list-window.ts';
 
 export interface SessionFilters {
@@ -35,6 +35,16 @@ function matching(workspaceId: string, f: SessionFilters): SQL[] {
   ].filter((c): c is SQL => c !== undefined);
 }
 
+/** A session with its agent (and the version it ran on), conversation, person and ledger entry. */
+const SESSION_JSON = rendered(
+  jsonOf(sessions, 's', {
+    agent: jsonOf(agents, 'a', { version: jsonOf(agentVersions, 'v') }),
+    conversation: jsonOf(conversations, 'c'),
+    person: jsonOf(persons, 'p'),
+    ledger: jsonOrNull(ledgerEntries, 'l'),
+  }),
+);
+
 /**
  * One page of a workspace's sessions, each with its agent (and the version the session ran on),
  * conversation, person and ledger entry: one statement, `limit + 1` rows.
@@ -54,12 +64,7 @@ export async function pageSessions(
       order by ${listOrder(sql`${sessions.createdAt}`, sql`${sessions.id}`, window)}
       ${limitOffset(window)}
     )
-    select ${jsonOf(sessions, 's', {
-      agent: jsonOf(agents, 'a', { version: jsonOf(agentVersions, 'v') }),
-      conversation: jsonOf(conversations, 'c'),
-      person: jsonOf(persons, 'p'),
-      ledger: jsonOrNull(ledgerEntries, 'l'),
-    })} as item
+    select ${SESSION_JSON} as item
     from page
     join ${sessions} s on s.id = page.id
     join ${agents} a on a.id = s.agent_id
