@@ -23,10 +23,6 @@ export function jsonOf(table: PgTable, alias: string, embedded: Record<string, S
   )})`;
 }
 
-/** `null` when a left-joined row is missing, instead of an object of nulls. */
-export const jsonOrNull = (table: PgTable, alias: string) =>
-  sql`case when ${sql.identifier(alias)}.id is null then null else ${jsonOf(table, alias)} end`;
-
 const dialect = new PgDialect();
 
 /**

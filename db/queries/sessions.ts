@@ -3,7 +3,7 @@ import type { Session } from '#functions/schemas/session.ts';
 import type { Database } from '../client.ts';
 import { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '../schema/index.ts';
 import { rowsOf } from './agents.ts';
-import { jsonOf, jsonOrNull, rendered } from './json.ts';
+import { jsonOf, rendered } from './json.ts';
 import { afterPosition, allOf, type ListWindow, limitOffset, listOrder } from './list-window.ts';
 
 export interface SessionFilters {
@@ -35,13 +35,18 @@ function matching(workspaceId: string, f: SessionFilters): SQL[] {
   ].filter((c): c is SQL => c !== undefined);
 }
 
-/** A session with its agent (and the version it ran on), conversation, person and ledger entry. */
+/**
+ * A session with its agent (and the version it ran on), conversation, person and ledger entry.
+ * Scalar subqueries rather than joins: one index probe each all the same, but a fraction of a
+ * six-way join's planning time, and a missing ledger entry is simply `null`.
+ */
 const SESSION_JSON = rendered(
   jsonOf(sessions, 's', {
-    agent: jsonOf(agents, 'a', { version: jsonOf(agentVersions, 'v') }),
-    conversation: jsonOf(conversations, 'c'),
-    person: jsonOf(persons, 'p'),
-    ledger: jsonOrNull(ledgerEntries, 'l'),
+    agent: sql`(select ${jsonOf(agents, 'a', { version: jsonOf(agentVersions, 'v') })}
+      from ${agents} a, ${agentVersions} v where a.id = s.agent_id and v.id = s.agent_version_id)`,
+    conversation: sql`(select ${jsonOf(conversations, 'c')} from ${conversations} c where c.id = s.conversation_id)`,
+    person: sql`(select ${jsonOf(persons, 'p')} from ${persons} p where p.id = s.person_id)`,
+    ledger: sql`(select ${jsonOf(ledgerEntries, 'l')} from ${ledgerEntries} l where l.session_id = s.id)`,
   }),
 );
 
@@ -56,7 +61,7 @@ export async function pageSessions(
   filters: SessionFilters = {},
 ): Promise<Session[]> {
   const where = allOf([...matching(workspaceId, filters), afterPosition(sessions, window)]);
-  // Late row lookup: page the ids on the list index, then join for those rows only.
+  // Late row lookup: page the ids on the list index, then build JSON for those rows only.
   const rows = await db.execute(sql`
     with page as (
       select ${sessions.id} as id, ${sessions.createdAt} as created_at from ${sessions}
@@ -65,13 +70,7 @@ export async function pageSessions(
       ${limitOffset(window)}
     )
     select ${SESSION_JSON} as item
-    from page
-    join ${sessions} s on s.id = page.id
-    join ${agents} a on a.id = s.agent_id
-    join ${agentVersions} v on v.id = s.agent_version_id
-    join ${conversations} c on c.id = s.conversation_id
-    join ${persons} p on p.id = s.person_id
-    left join ${ledgerEntries} l on l.session_id = s.id
+    from page join ${sessions} s on s.id = page.id
     order by ${listOrder(sql`page.created_at`, sql`page.id`, window)}`);
   return rowsOf<{ item: Session }>(rows).map((r) => r.item);
 }
