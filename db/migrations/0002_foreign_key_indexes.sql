@@ -1,0 +1,2 @@
+CREATE INDEX "ledger_entries_workspace_agent" ON "ledger_entries" USING btree ("workspace_id","agent_id");--> statement-breakpoint
+CREATE INDEX "sessions_agent_version" ON "sessions" USING btree ("agent_id","agent_version_id");
