@@ -5,7 +5,8 @@ import type { VersionConfig } from '#functions/schemas/config.ts';
 import type { Database } from '../client.ts';
 import { agents, agentVersions, themes } from '../schema/index.ts';
 import { jsonOf, rendered } from './json.ts';
-import { afterPosition, allOf, type ListWindow, limitOffset, listOrder } from './list-window.ts';
+import { allOf, type ListWindow, pageItems } from './list-window.ts';
+import { rowsOf } from './rows.ts';
 
 /** An agent with its latest version (highest number), as one JSON value. */
 const AGENT_JSON = rendered(
@@ -47,19 +48,7 @@ export async function pageAgents(
   window: ListWindow,
   filters: AgentFilters = {},
 ): Promise<Agent[]> {
-  const where = allOf([...matching(workspaceId, filters), afterPosition(agents, window)]);
-  // Late row lookup: page the ids on the index, then build JSON for just those rows.
-  const rows = await db.execute(sql`
-    with page as (
-      select ${agents.id} as id, ${agents.createdAt} as created_at from ${agents}
-      where ${where}
-      order by ${listOrder(sql`${agents.createdAt}`, sql`${agents.id}`, window)}
-      ${limitOffset(window)}
-    )
-    select ${AGENT_JSON} as item
-    from page join ${agents} a on a.id = page.id
-    order by ${listOrder(sql`page.created_at`, sql`page.id`, window)}`);
-  return rowsOf<{ item: Agent }>(rows).map((r) => r.item);
+  return pageItems<Agent>(db, agents, 'a', AGENT_JSON, matching(workspaceId, filters), window);
 }
 
 /** How many agents match, for `includeTotal`. */
@@ -124,7 +113,4 @@ export async function insertAgent(db: Database, input: NewAgent): Promise<Agent>
   return row.item;
 }
 
-/** postgres.js returns the rows array, PGlite `{ rows }`: one shape for callers. */
-export function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
-}
+export { rowsOf } from './rows.ts';

@@ -2,9 +2,9 @@ import { gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { Session } from '#functions/schemas/session.ts';
 import type { Database } from '../client.ts';
 import { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '../schema/index.ts';
-import { rowsOf } from './agents.ts';
 import { jsonOf, rendered } from './json.ts';
-import { afterPosition, allOf, type ListWindow, limitOffset, listOrder } from './list-window.ts';
+import { allOf, type ListWindow, pageItems } from './list-window.ts';
+import { rowsOf } from './rows.ts';
 
 export interface SessionFilters {
   agentId?: string[];
@@ -60,19 +60,7 @@ export async function pageSessions(
   window: ListWindow,
   filters: SessionFilters = {},
 ): Promise<Session[]> {
-  const where = allOf([...matching(workspaceId, filters), afterPosition(sessions, window)]);
-  // Late row lookup: page the ids on the list index, then build JSON for those rows only.
-  const rows = await db.execute(sql`
-    with page as (
-      select ${sessions.id} as id, ${sessions.createdAt} as created_at from ${sessions}
-      where ${where}
-      order by ${listOrder(sql`${sessions.createdAt}`, sql`${sessions.id}`, window)}
-      ${limitOffset(window)}
-    )
-    select ${SESSION_JSON} as item
-    from page join ${sessions} s on s.id = page.id
-    order by ${listOrder(sql`page.created_at`, sql`page.id`, window)}`);
-  return rowsOf<{ item: Session }>(rows).map((r) => r.item);
+  return pageItems<Session>(db, sessions, 's', SESSION_JSON, matching(workspaceId, filters), window);
 }
 
 /** How many sessions match, for `includeTotal`. */

@@ -82,27 +82,22 @@ export const sessionListParams = {
   hasLedger: booleanParam('`true`: only sessions with a ledger entry; `false`: only those without.'),
 } satisfies Record<string, QueryParam>;
 
+const nonEmptyText = (description: string) =>
+  textParam(
+    v.pipe(
+      v.string(),
+      v.minLength(1, 'must not be empty'),
+      v.maxLength(255, 'must be at most 255 characters'),
+    ),
+    { type: 'string', minLength: 1, maxLength: 255 },
+    description,
+  );
+
 export const agentListParams = {
   ...pageParams,
   status: enumList(agentStatus.enumValues, 'Only agents in these states.'),
-  slug: textParam(
-    v.pipe(
-      v.string(),
-      v.minLength(1, 'must not be empty'),
-      v.maxLength(255, 'must be at most 255 characters'),
-    ),
-    { type: 'string', minLength: 1, maxLength: 255 },
-    'Only the agent with exactly this slug.',
-  ),
-  q: textParam(
-    v.pipe(
-      v.string(),
-      v.minLength(1, 'must not be empty'),
-      v.maxLength(255, 'must be at most 255 characters'),
-    ),
-    { type: 'string', minLength: 1, maxLength: 255 },
-    'Only agents whose name contains this text, ignoring case.',
-  ),
+  slug: nonEmptyText('Only the agent with exactly this slug.'),
+  q: nonEmptyText('Only agents whose name contains this text, ignoring case.'),
 } satisfies Record<string, QueryParam>;
 
 /** `cursor` and `offset` are two ways to say where a page starts: one at a time. */
