@@ -2,6 +2,7 @@ import { connect, Socket } from 'node:net';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { Database, DatabaseConfig, DatabaseHandle } from './client.ts';
+import { brokeTheConnection } from './errors.ts';
 import * as schema from './schema/index.ts';
 
 /** Below the functions' 10 s timeout, with room for the answer: a hung database is a 503, not a timeout. */
@@ -143,19 +144,6 @@ const pools = new WeakMap<Database, RecyclingPool>();
 export class DatabaseTimeout extends Error {
   override name = 'DatabaseTimeout';
   readonly code = 'DATABASE_TIMEOUT';
-}
-
-// Failures after which a connection cannot be trusted: a network errno, a postgres.js connection
-// state, our deadline, or the server ending the session (class 08, 57P01-57P03).
-const BROKEN = /^(E[A-Z]+|CONNECT_TIMEOUT|CONNECTION_[A-Z]+|DATABASE_TIMEOUT|08[0-9A-Z]{3}|57P0[1-3])$/;
-
-function brokeTheConnection(error: unknown): boolean {
-  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
-    const { code, cause } = e as { code?: unknown; cause?: unknown };
-    if (typeof code === 'string' && BROKEN.test(code)) return true;
-    e = cause;
-  }
-  return false;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { withDeadline } from '#db/client.ts';
+import { isDatabaseUnavailable } from '#db/errors.ts';
 import { type Deps, lambda } from './deps.ts';
 import { principalFor } from './http/bearer.ts';
-import { isDatabaseUnavailable } from './http/database-errors.ts';
 import type { AuthorizerHandler, AuthorizerResult } from './http/types.ts';
 
 const deny: AuthorizerResult = { isAuthorized: false, context: {} };

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'aws-lambda';
 import { type DatabaseConfig, type DatabaseHandle, openDatabase } from '#db/client.ts';
+import { isDatabaseUnavailable } from '#db/errors.ts';
 import { migrate } from '#db/migrate.ts';
 import { databaseConfigForLambda } from './deps.ts';
-import { isDatabaseUnavailable } from './http/database-errors.ts';
 import { createLogger, type Logger } from './http/log.ts';
 
 export interface MigrationOptions {

@@ -1,9 +1,9 @@
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Database } from '#db/client.ts';
+import { constraintName, sqlState } from '#db/errors.ts';
 import { insertAgent, type NewAgent } from '#db/queries/agents.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { parseJsonBody } from '../http/body.ts';
-import { constraintName, sqlState } from '../http/database-errors.ts';
 import { idempotencyKeyOf, idempotent } from '../http/idempotency.ts';
 import { conflict } from '../http/problem.ts';
 import { json } from '../http/respond.ts';

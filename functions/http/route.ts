@@ -1,7 +1,7 @@
 import { type Database, withDeadline } from '#db/client.ts';
+import { isDatabaseUnavailable, sqlState } from '#db/errors.ts';
 import type { Route } from '../routes.ts';
 import { principalFor } from './bearer.ts';
-import { isDatabaseUnavailable, sqlState } from './database-errors.ts';
 import type { Logger } from './log.ts';
 import {
   conflict,
