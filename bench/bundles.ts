@@ -3,7 +3,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { authorizer, routeList } from '#functions/routes.ts';
+import { authorizer, routeList } from '#contract/routes.ts';
 import { EXTERNAL_MODULES } from '#infra/constructs/lambda.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');

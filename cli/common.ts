@@ -1,7 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { type DatabaseConfig, type DatabaseHandle, databaseConfigFromEnv, openDatabase } from '#db/client.ts';
-import { EmbeddedDatabaseBusy, lockEmbeddedDatabase } from './embedded-lock.ts';
+import type { DatabaseHandle } from '#db/client.ts';
+import { DatabaseUnusable, explainDatabaseError, openDatabaseFromEnv } from '#db/open.ts';
+
+export { describeDatabase } from '#db/open.ts';
 
 /** Bad arguments: reported with the usage text, exit status 2. */
 export class UsageError extends Error {}
@@ -21,38 +22,6 @@ export function parse<T extends ParseArgsConfig>(config: T) {
   }
 }
 
-/** Where the data lives, for humans: never the password. */
-export function describeDatabase(config: DatabaseConfig): string {
-  if (config.kind === 'pglite') return `embedded database in ${config.dataDir || 'memory'}`;
-  const url = new URL(config.url);
-  return `database postgres://${url.host}${url.pathname}`;
-}
-
-/**
- * Opens the database the environment names (DATABASE_URL, else embedded under `.data/`); an
- * embedded one is locked against other processes until closed.
- */
-export async function openDatabaseFromEnv(): Promise<DatabaseHandle> {
-  const config = databaseConfigFromEnv();
-  if (config.kind === 'postgres' || !config.dataDir) return openDatabase(config);
-  // PGlite creates its own directory but not the parents (`.data/` on a fresh clone).
-  mkdirSync(config.dataDir, { recursive: true });
-  let release: () => void;
-  try {
-    release = lockEmbeddedDatabase(config.dataDir);
-  } catch (error) {
-    if (!(error instanceof EmbeddedDatabaseBusy)) throw error;
-    throw new CliError(`${error.message}: stop it first, or point every tool at a server with DATABASE_URL`);
-  }
-  try {
-    const handle = await openDatabase(config);
-    return { ...handle, close: () => handle.close().finally(release) };
-  } catch (error) {
-    release();
-    throw error;
-  }
-}
-
 /** The database named by the environment (DATABASE_URL, else embedded); always closed after `work`. */
 export async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
   const handle = await openDatabaseFromEnv();
@@ -62,34 +31,6 @@ export async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<
     throw explainDatabaseError(error, handle.config);
   } finally {
     await handle.close();
-  }
-}
-
-function codeOf(error: unknown): string | undefined {
-  for (let e = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
-  return undefined;
-}
-
-/** Database failures a user can fix, as a sentence; anything else passes through untouched. */
-export function explainDatabaseError(error: unknown, config: DatabaseConfig): unknown {
-  const where = describeDatabase(config);
-  switch (codeOf(error)) {
-    case '42P01': // undefined_table
-      return new CliError(`${where} has no tables yet: run \`npm run db:migrate\` first`);
-    case 'ECONNREFUSED':
-    case 'ENOTFOUND':
-    case 'CONNECT_TIMEOUT':
-      return new CliError(`cannot reach ${where}: is the server running?`);
-    case '3D000': // invalid_catalog_name
-      return new CliError(`${where} does not exist: create it first (createdb)`);
-    case '28P01':
-    case '28000':
-      return new CliError(`${where} refused the credentials in DATABASE_URL`);
-    default:
-      return error;
   }
 }
 
@@ -107,7 +48,7 @@ export async function run(command: string, usage: string, main: () => Promise<vo
       return;
     }
     process.exitCode = 1;
-    if (error instanceof CliError) {
+    if (error instanceof CliError || error instanceof DatabaseUnusable) {
       process.stderr.write(`${command}: ${error.message}\n`);
       return;
     }

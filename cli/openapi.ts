@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { openApiDocument } from '#functions/schemas/openapi.ts';
+import { openApiDocument } from '#contract/openapi.ts';
 
 /** `npm run openapi`: regenerates docs/openapi.json (a test fails while the committed one is stale). */
 export const OPENAPI_PATH = 'docs/openapi.json';

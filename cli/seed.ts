@@ -1,5 +1,5 @@
+import { scopes } from '#contract/routes.ts';
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
-import { scopes } from '#functions/routes.ts';
 import { describeDatabase, parse, run, say, UsageError, withDatabase } from './common.ts';
 
 const usage = `

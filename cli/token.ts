@@ -1,6 +1,6 @@
+import { scopes as allScopes, type Scope } from '#contract/routes.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '#db/queries/api-keys.ts';
 import { workspaceExists } from '#db/queries/workspaces.ts';
-import { scopes as allScopes, type Scope } from '#functions/routes.ts';
 import { CliError, parse, run, say, UsageError, withDatabase } from './common.ts';
 
 const usage = `

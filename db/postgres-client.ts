@@ -1,7 +1,7 @@
 import { connect, Socket } from 'node:net';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import type { Database, DatabaseConfig, DatabaseHandle } from './client.ts';
+import type { Database, DatabaseConfig, DatabaseHandle } from './database.ts';
 import { brokeTheConnection } from './errors.ts';
 import * as schema from './schema/index.ts';
 

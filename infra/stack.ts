@@ -1,7 +1,7 @@
 import { type App, CfnOutput, Stack, Tags, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { authorizer } from '#functions/routes.ts';
+import { authorizer } from '#contract/routes.ts';
 import { Api } from './constructs/api.ts';
 import { Database } from './constructs/database.ts';
 import { ApiFunctions } from './constructs/functions.ts';

@@ -1,8 +1,10 @@
 import { createId } from '@paralleldrive/cuid2';
 import { inArray, type SQL, sql } from 'drizzle-orm';
-import type { Agent } from '#functions/schemas/agent.ts';
-import type { VersionConfig } from '#functions/schemas/config.ts';
+import { PgTransaction } from 'drizzle-orm/pg-core';
+import type { Agent } from '#contract/schemas/agent.ts';
+import type { VersionConfig } from '#contract/schemas/config.ts';
 import type { Database } from '../client.ts';
+import { constraintName, sqlState } from '../errors.ts';
 import { agents, agentVersions, themes } from '../schema/index.ts';
 import { jsonOf, rendered } from './json.ts';
 import { allOf, type ListWindow, pageItems } from './list-window.ts';
@@ -75,12 +77,46 @@ export interface NewAgent {
   };
 }
 
+/** The given slug is another agent's in this workspace. */
+export class SlugTaken extends Error {
+  constructor(readonly slug: string) {
+    super(`slug "${slug}" is taken`);
+  }
+}
+
+/** A derived slug lost the race to concurrent creates of the same name this many times. */
+export class SlugsExhausted extends Error {}
+
+const SLUG_TAKEN = 'agents_workspace_slug';
+// Each round of a race has one winner, so this many rounds serve that many concurrent same-name creates.
+const DERIVED_SLUG_ATTEMPTS = 25;
+
+/**
+ * Creates the agent and its version 1. A given slug that is taken throws `SlugTaken`; a derived one
+ * that lost a race with a concurrent create of the same name is derived again (the next suffix is
+ * free by then), up to `SlugsExhausted`.
+ */
+export async function createAgent(db: Database, agent: NewAgent): Promise<Agent> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // Inside a transaction a failed statement poisons it: give each attempt its own savepoint.
+      return db instanceof PgTransaction
+        ? await db.transaction((savepoint) => insertAgent(savepoint, agent))
+        : await insertAgent(db, agent);
+    } catch (error) {
+      if (sqlState(error) !== '23505' || constraintName(error) !== SLUG_TAKEN) throw error;
+      if ('given' in agent.slug) throw new SlugTaken(agent.slug.given);
+      if (attempt >= DERIVED_SLUG_ATTEMPTS) throw new SlugsExhausted('no free slug after retries');
+    }
+  }
+}
+
 /**
  * Inserts the agent and its version 1 and returns the API representation, in one statement (so
  * one round trip and atomic without an explicit transaction). A slug collision surfaces as the
  * unique violation `agents_workspace_slug`.
  */
-export async function insertAgent(db: Database, input: NewAgent): Promise<Agent> {
+async function insertAgent(db: Pick<Database, 'execute'>, input: NewAgent): Promise<Agent> {
   const agentId = createId();
   const { workspaceId, principalId: by } = input;
   const slug =

@@ -1,5 +1,5 @@
 import { gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
-import type { Session } from '#functions/schemas/session.ts';
+import type { Session } from '#contract/schemas/session.ts';
 import type { Database } from '../client.ts';
 import { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '../schema/index.ts';
 import { jsonOf, rendered } from './json.ts';

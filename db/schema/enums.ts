@@ -1,26 +1,14 @@
 import { pgEnum } from 'drizzle-orm/pg-core';
+import * as values from '#contract/enums.ts';
 
-// The spec's enumerations, once. Valibot schemas read `.enumValues` from here.
-export const agentStatus = pgEnum('agent_status', ['DRAFT', 'ARCHIVED', 'PUBLISHED', 'COMPLETED']);
-export const sessionType = pgEnum('session_type', ['INBOUND_CALL', 'WEB_VOICE']);
-export const sessionStatus = pgEnum('session_status', ['PENDING', 'IN_PROGRESS', 'COMPLETED']);
-export const incentiveType = pgEnum('incentive_type', ['CASH', 'NONE']);
-export const currencyCode = pgEnum('currency_code', ['USD']);
-export const sessionLength = pgEnum('session_length', [
-  'FIVE_MINUTES',
-  'TEN_MINUTES',
-  'FIFTEEN_MINUTES',
-  'THIRTY_MINUTES',
-  'FORTY_FIVE_MINUTES',
-]);
-export const language = pgEnum('language', ['en', 'es', 'fr']);
-export const inputMode = pgEnum('input_mode', ['SMS', 'PHONE', 'WEB_CHAT', 'WEB_VOICE']);
-export const authenticationMode = pgEnum('authentication_mode', ['NONE', 'CODE']);
-export const ledgerReason = pgEnum('ledger_reason', [
-  'INITIAL_BALANCE',
-  'PURCHASE_REFILL',
-  'SUBSCRIPTION_REFILL',
-  'REDEMPTION_CODE',
-  'VOICE_USAGE',
-  'SMS_USAGE',
-]);
+// The Postgres enum types, built from the contract's values so the two cannot drift.
+export const agentStatus = pgEnum('agent_status', values.agentStatus);
+export const sessionType = pgEnum('session_type', values.sessionType);
+export const sessionStatus = pgEnum('session_status', values.sessionStatus);
+export const incentiveType = pgEnum('incentive_type', values.incentiveType);
+export const currencyCode = pgEnum('currency_code', values.currencyCode);
+export const sessionLength = pgEnum('session_length', values.sessionLength);
+export const language = pgEnum('language', values.language);
+export const inputMode = pgEnum('input_mode', values.inputMode);
+export const authenticationMode = pgEnum('authentication_mode', values.authenticationMode);
+export const ledgerReason = pgEnum('ledger_reason', values.ledgerReason);

@@ -1,6 +1,6 @@
 import { createId } from '@paralleldrive/cuid2';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { scopes } from '#functions/routes.ts';
+import { scopes } from '#contract/routes.ts';
 import type { Database } from '../client.ts';
 import { createApiKey } from '../queries/api-keys.ts';
 import { createWorkspace } from '../queries/workspaces.ts';

@@ -1,4 +1,4 @@
-import type { VersionConfig } from '#functions/schemas/config.ts';
+import type { VersionConfig } from '#contract/schemas/config.ts';
 import type { agents, agentVersions } from '../schema/index.ts';
 
 type VersionFields = Omit<

@@ -1,16 +1,14 @@
-import { PgTransaction } from 'drizzle-orm/pg-core';
+import { routes } from '#contract/routes.ts';
+import { completeConfig } from '#contract/schemas/config.ts';
+import { CreateAgentBody } from '#contract/schemas/requests.ts';
 import type { Database } from '#db/client.ts';
-import { constraintName, sqlState } from '#db/errors.ts';
-import { insertAgent, type NewAgent } from '#db/queries/agents.ts';
+import { createAgent, type NewAgent, SlugsExhausted, SlugTaken } from '#db/queries/agents.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { parseJsonBody } from '../http/body.ts';
 import { idempotencyKeyOf, idempotent } from '../http/idempotency.ts';
 import { conflict } from '../http/problem.ts';
 import { json } from '../http/respond.ts';
 import { type Caller, route } from '../http/route.ts';
-import { routes } from '../routes.ts';
-import { completeConfig } from '../schemas/config.ts';
-import { CreateAgentBody } from '../schemas/requests.ts';
 import { slugFrom } from './slug.ts';
 
 /** POST /agents */
@@ -19,7 +17,7 @@ export const build = (deps: Deps) =>
     const body = parseJsonBody(CreateAgentBody, req.event);
     const agent = newAgent(body, req.caller);
     const key = idempotencyKeyOf(req);
-    const create = async (db: Database) => json(req.requestId, 201, await createAgent(db, agent));
+    const create = async (db: Database) => json(req.requestId, 201, await createOrConflict(db, agent));
     return key ? idempotent(deps.db, req, key, body, create) : create(deps.db);
   });
 
@@ -44,34 +42,21 @@ function newAgent(body: CreateAgentBody, caller: Caller): NewAgent {
   };
 }
 
-const SLUG_TAKEN = 'agents_workspace_slug';
-// Each round of a race has one winner, so this many rounds serve that many concurrent same-name creates.
-const DERIVED_SLUG_ATTEMPTS = 25;
-
-/**
- * A given slug that is taken is the client's conflict (409). A derived one lost a race with a
- * concurrent create of the same name: derive again (the next suffix is free by then).
- */
-async function createAgent(db: Database, agent: NewAgent) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      // Inside a transaction a failed statement poisons it: give each attempt its own savepoint.
-      return db instanceof PgTransaction
-        ? await db.transaction((savepoint) => insertAgent(savepoint as unknown as Database, agent))
-        : await insertAgent(db, agent);
-    } catch (error) {
-      const slugTaken = sqlState(error) === '23505' && constraintName(error) === SLUG_TAKEN;
-      if (!slugTaken) throw error;
-      if ('given' in agent.slug) {
-        throw conflict(`The slug "${agent.slug.given}" is already used by another agent in this workspace.`, [
-          { path: 'slug', message: 'is already used by another agent in this workspace' },
-        ]);
-      }
-      if (attempt >= DERIVED_SLUG_ATTEMPTS) {
-        throw conflict('Too many agents with this name are being created at once; retry, or give a slug.', [
-          { path: 'slug', message: 'could not be derived from the name; retry or give one' },
-        ]);
-      }
+/** The data layer's slug outcomes, as the client's conflicts (409). */
+async function createOrConflict(db: Database, agent: NewAgent) {
+  try {
+    return await createAgent(db, agent);
+  } catch (error) {
+    if (error instanceof SlugTaken) {
+      throw conflict(`The slug "${error.slug}" is already used by another agent in this workspace.`, [
+        { path: 'slug', message: 'is already used by another agent in this workspace' },
+      ]);
     }
+    if (error instanceof SlugsExhausted) {
+      throw conflict('Too many agents with this name are being created at once; retry, or give a slug.', [
+        { path: 'slug', message: 'could not be derived from the name; retry or give one' },
+      ]);
+    }
+    throw error;
   }
 }

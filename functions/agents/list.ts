@@ -1,10 +1,10 @@
+import { routes } from '#contract/routes.ts';
+import { AgentListQuery, agentListParams } from '#contract/schemas/list-queries.ts';
 import { countAgents, pageAgents } from '#db/queries/agents.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { listRequest, listResponse } from '../http/pagination.ts';
 import { parseQuery } from '../http/query.ts';
 import { route } from '../http/route.ts';
-import { routes } from '../routes.ts';
-import { AgentListQuery, agentListParams } from '../schemas/list-queries.ts';
 
 /** GET /agents */
 export const build = ({ db, logger }: Deps) =>

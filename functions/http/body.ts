@@ -1,10 +1,9 @@
 import type * as v from 'valibot';
+import { MAX_BODY_BYTES } from '#contract/limits.ts';
 import { bodyTooLarge, malformedJson, unsupportedMediaType, validationFailed } from './problem.ts';
 import { unstorableText } from './text-safety.ts';
 import type { ApiEvent } from './types.ts';
 import { parseOrProblem } from './validation.ts';
-
-export const MAX_BODY_BYTES = 256 * 1024;
 
 /** `application/json`, with parameters such as `; charset=utf-8` allowed. */
 const isJson = (contentType: string | undefined) =>

@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import type { QueryParam } from '../schemas/query.ts';
+import type { QueryParam } from '#contract/schemas/query.ts';
 import { validationFailed } from './problem.ts';
 import type { ApiEvent } from './types.ts';
 import { parseOrProblem } from './validation.ts';

@@ -1,6 +1,6 @@
+import type { Route } from '#contract/routes.ts';
 import { type Database, withDeadline } from '#db/client.ts';
 import { isDatabaseUnavailable, sqlState } from '#db/errors.ts';
-import type { Route } from '../routes.ts';
 import { principalFor } from './bearer.ts';
 import type { Logger } from './log.ts';
 import {

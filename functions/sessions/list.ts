@@ -1,10 +1,10 @@
+import { routes } from '#contract/routes.ts';
+import { SessionListQuery, sessionListParams } from '#contract/schemas/list-queries.ts';
 import { countSessions, pageSessions } from '#db/queries/sessions.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { listRequest, listResponse } from '../http/pagination.ts';
 import { parseQuery } from '../http/query.ts';
 import { route } from '../http/route.ts';
-import { routes } from '../routes.ts';
-import { SessionListQuery, sessionListParams } from '../schemas/list-queries.ts';
 
 /** GET /sessions */
 export const build = ({ db, logger }: Deps) =>

@@ -5,7 +5,7 @@ import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-ap
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { AUTHORIZER_CACHE_TTL_SECONDS } from '#functions/routes.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '#contract/routes.ts';
 import type { StageConfig } from '../stage.ts';
 import { type ApiFunctions, constructId } from './functions.ts';
 

@@ -1,8 +1,8 @@
 import { Duration } from 'aws-cdk-lib';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
+import { authorizer, type Route, routeKey, routeList } from '#contract/routes.ts';
 import { REQUEST_TIMEOUT_MS } from '#db/client.ts';
-import { authorizer, type Route, routeKey, routeList } from '#functions/routes.ts';
 import type { StageConfig } from '../stage.ts';
 import type { Database } from './database.ts';
 import { serviceFunction } from './lambda.ts';

@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { AUTHORIZER_CACHE_TTL_SECONDS, authorizer, routeList } from '#contract/routes.ts';
 import type { Deps } from '#functions/deps.ts';
 import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
-import { AUTHORIZER_CACHE_TTL_SECONDS, authorizer, routeList } from '#functions/routes.ts';
 import { createListener, type GatewayRoute } from './listener.ts';
 
 export interface GatewayOptions {

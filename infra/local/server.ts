@@ -6,14 +6,14 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { describeDatabase, explainDatabaseError, openDatabaseFromEnv } from '#cli/common.ts';
+import { scopes } from '#contract/routes.ts';
 import type { Database, DatabaseHandle } from '#db/client.ts';
 import { migrate } from '#db/migrate.ts';
+import { describeDatabase, explainDatabaseError, openDatabaseFromEnv } from '#db/open.ts';
 import { rowsOf } from '#db/queries/agents.ts';
 import { authenticate, createApiKey } from '#db/queries/api-keys.ts';
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import { createLogger } from '#functions/http/log.ts';
-import { scopes } from '#functions/routes.ts';
 import { type Gateway, startGateway } from './gateway.ts';
 
 interface Demo {

@@ -1,9 +1,9 @@
 import { createId } from '@paralleldrive/cuid2';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionList } from '#contract/schemas/session.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { pageSessions } from '#db/queries/sessions.ts';
-import { SessionList } from '#functions/schemas/session.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { listStructures, type Structure } from '../../bench/bulk-load.ts';
 import { countRows, SEEDED_TABLES, type SeededWorkspace, seedWorkspaces, shapeOf } from '../../bench/seed.ts';

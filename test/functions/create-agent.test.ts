@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Agent } from '#contract/schemas/agent.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { rowsOf } from '#db/queries/agents.ts';
 import { build } from '#functions/agents/create.ts';
 import { silentLogger } from '#functions/http/log.ts';
-import { Agent } from '#functions/schemas/agent.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { bodyOf, expectProblem } from '#test/helpers/responses.ts';

@@ -1,11 +1,11 @@
 import { createId } from '@paralleldrive/cuid2';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, AgentList } from '#contract/schemas/agent.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { build as buildCreate } from '#functions/agents/create.ts';
 import { build } from '#functions/agents/list.ts';
 import { silentLogger } from '#functions/http/log.ts';
-import { Agent, AgentList } from '#functions/schemas/agent.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { insertAgent } from '#test/helpers/fixtures.ts';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentList } from '#contract/schemas/agent.ts';
+import { SessionList } from '#contract/schemas/session.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { build as buildCreateAgent } from '#functions/agents/create.ts';
 import { build as buildListAgents } from '#functions/agents/list.ts';
 import { silentLogger } from '#functions/http/log.ts';
-import { AgentList } from '#functions/schemas/agent.ts';
-import { SessionList } from '#functions/schemas/session.ts';
 import { build as buildListSessions } from '#functions/sessions/list.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';

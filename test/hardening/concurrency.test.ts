@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '#contract/schemas/agent.ts';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { rowsOf } from '#db/queries/agents.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import type { ApiResult } from '#functions/http/types.ts';
-import type { Agent } from '#functions/schemas/agent.ts';
 import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from '#contract/schemas/agent.ts';
+import { llmModels } from '#contract/schemas/config.ts';
+import type { Problem } from '#contract/schemas/problem.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import type { ApiResult } from '#functions/http/types.ts';
-import type { Agent } from '#functions/schemas/agent.ts';
-import { llmModels } from '#functions/schemas/config.ts';
-import type { Problem } from '#functions/schemas/problem.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentListParams, sessionListParams } from '#contract/schemas/list-queries.ts';
+import type { QueryParam } from '#contract/schemas/query.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { encodeCursor } from '#functions/http/cursor.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { listRequest } from '#functions/http/pagination.ts';
 import type { ApiHandler, ApiResult } from '#functions/http/types.ts';
-import { agentListParams, sessionListParams } from '#functions/schemas/list-queries.ts';
-import type { QueryParam } from '#functions/schemas/query.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { insertAgent, insertSession } from '#test/helpers/fixtures.ts';

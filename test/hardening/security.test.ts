@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { scopes as allScopes, type Scope } from '#contract/routes.ts';
+import type { Agent } from '#contract/schemas/agent.ts';
 import { type Database, type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { rowsOf } from '#db/queries/agents.ts';
 import { revokeApiKey } from '#db/queries/api-keys.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import type { ApiEvent, ApiResult } from '#functions/http/types.ts';
-import { scopes as allScopes, type Scope } from '#functions/routes.ts';
-import type { Agent } from '#functions/schemas/agent.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { insertAgent, insertSession } from '#test/helpers/fixtures.ts';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { expect } from 'vitest';
+import { Problem } from '#contract/schemas/problem.ts';
 import type { ApiResult } from '#functions/http/types.ts';
-import { Problem } from '#functions/schemas/problem.ts';
 
 /** The body parsed and checked against its response schema: every test response is a contract test. */
 export function bodyOf<S extends v.GenericSchema>(schema: S, result: ApiResult): v.InferOutput<S> {

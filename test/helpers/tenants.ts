@@ -1,7 +1,7 @@
+import { scopes as allScopes, type Scope } from '#contract/routes.ts';
 import type { Database } from '#db/client.ts';
 import { createApiKey } from '#db/queries/api-keys.ts';
 import { createWorkspace } from '#db/queries/workspaces.ts';
-import { scopes as allScopes, type Scope } from '#functions/routes.ts';
 
 export interface Tenant {
   workspaceId: string;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizer, routeList } from '#functions/routes.ts';
+import { authorizer, routeList } from '#contract/routes.ts';
 import { logicalId, resourcesOf, type Synthesised, synthesise } from './synth.ts';
 
 /** Each function's bundle directory in the cloud assembly, found through its code's S3 key. */

@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { AUTHORIZER_CACHE_TTL_SECONDS, routeKey, routeList } from '#contract/routes.ts';
 import { REQUEST_TIMEOUT_MS } from '#db/client.ts';
-import { AUTHORIZER_CACHE_TTL_SECONDS, routeKey, routeList } from '#functions/routes.ts';
 import { RUNTIME_CA_BUNDLE } from '#infra/constructs/database.ts';
 import { idsOfType, logicalId, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
 

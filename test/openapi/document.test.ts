@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_PATH, renderOpenApi } from '#cli/openapi.ts';
-import { routeList } from '#functions/routes.ts';
+import { routeList } from '#contract/routes.ts';
 
 describe('docs/openapi.json', () => {
   it('is what `npm run openapi` generates now (regenerate and commit when this fails)', () => {

@@ -1,14 +1,14 @@
 import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopes } from '#contract/routes.ts';
+import { AgentList } from '#contract/schemas/agent.ts';
+import { SessionList } from '#contract/schemas/session.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { pageAgents, rowsOf } from '#db/queries/agents.ts';
 import { authenticate } from '#db/queries/api-keys.ts';
 import { pageSessions } from '#db/queries/sessions.ts';
 import { type SeededWorkspace, seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
-import { scopes } from '#functions/routes.ts';
-import { AgentList } from '#functions/schemas/agent.ts';
-import { SessionList } from '#functions/schemas/session.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 
 describe('seedDemoWorkspace', () => {

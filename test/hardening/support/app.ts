@@ -1,5 +1,8 @@
 import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
+import { Agent, AgentList } from '#contract/schemas/agent.ts';
+import { Problem } from '#contract/schemas/problem.ts';
+import { SessionList } from '#contract/schemas/session.ts';
 import type { Database } from '#db/client.ts';
 import { rowsOf } from '#db/queries/agents.ts';
 import { build as buildCreateAgent } from '#functions/agents/create.ts';
@@ -7,9 +10,6 @@ import { build as buildListAgents } from '#functions/agents/list.ts';
 import { build as buildAuthorizer } from '#functions/authorizer.ts';
 import type { Deps } from '#functions/deps.ts';
 import type { ApiResult } from '#functions/http/types.ts';
-import { Agent, AgentList } from '#functions/schemas/agent.ts';
-import { Problem } from '#functions/schemas/problem.ts';
-import { SessionList } from '#functions/schemas/session.ts';
 import { build as buildListSessions } from '#functions/sessions/list.ts';
 
 /** The three deployed handlers and the authorizer, built over one set of dependencies. */

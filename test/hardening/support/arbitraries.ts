@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { inputMode } from '#db/schema/enums.ts';
-import { llmModels, sttModels, ttsModels } from '#functions/schemas/config.ts';
+import { inputMode } from '#contract/enums.ts';
+import { llmModels, sttModels, ttsModels } from '#contract/schemas/config.ts';
 
 /** Strings that have broken parsers, databases and loggers before. */
 export const NASTY_STRINGS = [
@@ -121,7 +121,7 @@ export const validCreateBody = fc.record(
         config: fc.option(fc.record({ llm, tts, stt }, { requiredKeys: [] }), { nil: null }),
         systemPrompt: fc.option(validText(200), { nil: null }),
         knowledgeBaseId: fc.option(fc.stringMatching(/^[A-Za-z0-9_-]{1,24}$/), { nil: null }),
-        inputMode: fc.uniqueArray(fc.constantFrom(...inputMode.enumValues)),
+        inputMode: fc.uniqueArray(fc.constantFrom(...inputMode)),
         followUp: fc.boolean(),
       },
       { requiredKeys: [] },

@@ -1,14 +1,14 @@
 import { type JsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { MAX_BODY_BYTES } from '../http/body.ts';
-import { type Route, routeKey, routes } from '../routes.ts';
-import { Agent, AgentList, AgentVersion } from './agent.ts';
-import { VersionConfig, VersionConfigInput } from './config.ts';
-import { agentListParams, sessionListParams } from './list-queries.ts';
-import { Problem } from './problem.ts';
-import type { QueryParam } from './query.ts';
-import { CreateAgentBody } from './requests.ts';
-import { Conversation, LedgerEntry, Person, Session, SessionList } from './session.ts';
+import { MAX_BODY_BYTES } from './limits.ts';
+import { type Route, routeKey, routes } from './routes.ts';
+import { Agent, AgentList, AgentVersion } from './schemas/agent.ts';
+import { VersionConfig, VersionConfigInput } from './schemas/config.ts';
+import { agentListParams, sessionListParams } from './schemas/list-queries.ts';
+import { Problem } from './schemas/problem.ts';
+import type { QueryParam } from './schemas/query.ts';
+import { CreateAgentBody } from './schemas/requests.ts';
+import { Conversation, LedgerEntry, Person, Session, SessionList } from './schemas/session.ts';
 
 /** API Gateway's own answers (no route, no or refused credentials, its own failures). */
 const GatewayMessage = v.strictObject({ message: v.string() });

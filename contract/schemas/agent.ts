@@ -7,7 +7,7 @@ import {
   inputMode,
   language,
   sessionLength,
-} from '#db/schema/enums.ts';
+} from '../enums.ts';
 import { auditActors, auditTimes, Id, Int32, Ref, Timestamp, text } from './common.ts';
 import { VersionConfig } from './config.ts';
 
@@ -20,18 +20,18 @@ export const AgentVersion = v.strictObject({
   workspaceId: Ref,
   sourceAgentVersionId: v.nullable(Ref),
   themeId: Ref,
-  incentiveType: v.picklist(incentiveType.enumValues),
+  incentiveType: v.picklist(incentiveType),
   incentiveAmount: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(1_000_000))),
-  incentiveCurrencyCode: v.nullable(v.picklist(currencyCode.enumValues)),
+  incentiveCurrencyCode: v.nullable(v.picklist(currencyCode)),
   maxParticipants: v.nullable(Int32),
-  length: v.picklist(sessionLength.enumValues),
-  languages: v.array(v.picklist(language.enumValues)),
-  inputMode: v.array(v.picklist(inputMode.enumValues)),
+  length: v.picklist(sessionLength),
+  languages: v.array(v.picklist(language)),
+  inputMode: v.array(v.picklist(inputMode)),
   knowledgeBaseId: v.nullable(Ref),
   followUp: v.boolean(),
   limitToKnowledgeBase: v.nullable(v.boolean()),
   timezone: v.nullable(text(255)),
-  authentication: v.picklist(authenticationMode.enumValues),
+  authentication: v.picklist(authenticationMode),
   systemPrompt: v.nullable(v.string()),
   agentFlowId: v.nullable(Ref),
   config: v.nullable(VersionConfig),
@@ -46,7 +46,7 @@ export const Agent = v.strictObject({
   name: text(255),
   description: v.nullable(text(500)),
   slug: text(255),
-  status: v.picklist(agentStatus.enumValues),
+  status: v.picklist(agentStatus),
   sourceTemplateId: v.nullable(Ref),
   archivedAt: v.nullable(Timestamp),
   archivedBy: v.nullable(Ref),

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { inputMode } from '#db/schema/enums.ts';
+import { inputMode } from '../enums.ts';
 import { strictJsonObject } from './common.ts';
 import { VersionConfigInput } from './config.ts';
 
@@ -35,7 +35,7 @@ export const CreateAgentBody = strictJsonObject({
       ),
       inputMode: v.optional(
         v.pipe(
-          v.array(v.picklist(inputMode.enumValues, `must be one of ${inputMode.enumValues.join(', ')}`)),
+          v.array(v.picklist(inputMode, `must be one of ${inputMode.join(', ')}`)),
           v.check(unique, 'must not repeat a value'),
         ),
       ),

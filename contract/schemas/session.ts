@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ledgerReason, sessionStatus, sessionType } from '#db/schema/enums.ts';
+import { ledgerReason, sessionStatus, sessionType } from '../enums.ts';
 import { Agent } from './agent.ts';
 import { auditActors, auditTimes, FreeFormObject, Id, Int32, Ref, Timestamp, text } from './common.ts';
 
@@ -43,7 +43,7 @@ export const LedgerEntry = v.strictObject({
   ...auditActors,
   workspaceId: Ref,
   amount: Int32,
-  reason: v.picklist(ledgerReason.enumValues),
+  reason: v.picklist(ledgerReason),
   reasonDetails: v.nullable(text(255)),
   redemptionCodeId: v.nullable(Ref),
   agentId: v.nullable(Ref),
@@ -55,8 +55,8 @@ export const Session = v.strictObject({
   id: Id,
   ...auditTimes,
   name: text(255),
-  type: v.picklist(sessionType.enumValues),
-  status: v.picklist(sessionStatus.enumValues),
+  type: v.picklist(sessionType),
+  status: v.picklist(sessionStatus),
   completedAt: v.nullable(Timestamp),
   lastHeartbeatAt: v.nullable(Timestamp),
   startedAt: v.nullable(Timestamp),

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { agentStatus, sessionStatus, sessionType } from '#db/schema/enums.ts';
+import { agentStatus, sessionStatus, sessionType } from '../enums.ts';
 import {
   booleanParam,
   choiceParam,
@@ -75,8 +75,8 @@ export const sessionListParams = {
   agentVersionId: idList('agent versions'),
   personId: idList('persons'),
   conversationId: idList('conversations'),
-  status: enumList(sessionStatus.enumValues, 'Only sessions in these states.'),
-  type: enumList(sessionType.enumValues, 'Only sessions of these types.'),
+  status: enumList(sessionStatus, 'Only sessions in these states.'),
+  type: enumList(sessionType, 'Only sessions of these types.'),
   createdAfter: instantParam('Only sessions created strictly after this instant.'),
   createdBefore: instantParam('Only sessions created strictly before this instant.'),
   hasLedger: booleanParam('`true`: only sessions with a ledger entry; `false`: only those without.'),
@@ -95,7 +95,7 @@ const nonEmptyText = (description: string) =>
 
 export const agentListParams = {
   ...pageParams,
-  status: enumList(agentStatus.enumValues, 'Only agents in these states.'),
+  status: enumList(agentStatus, 'Only agents in these states.'),
   slug: nonEmptyText('Only the agent with exactly this slug.'),
   q: nonEmptyText('Only agents whose name contains this text, ignoring case.'),
 } satisfies Record<string, QueryParam>;

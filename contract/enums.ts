@@ -1,0 +1,25 @@
+// The spec's enumerations, once: API facts as plain constants. The Valibot schemas read them here
+// and db/schema/enums.ts builds the Postgres enum types from them.
+export const agentStatus = ['DRAFT', 'ARCHIVED', 'PUBLISHED', 'COMPLETED'] as const;
+export const sessionType = ['INBOUND_CALL', 'WEB_VOICE'] as const;
+export const sessionStatus = ['PENDING', 'IN_PROGRESS', 'COMPLETED'] as const;
+export const incentiveType = ['CASH', 'NONE'] as const;
+export const currencyCode = ['USD'] as const;
+export const sessionLength = [
+  'FIVE_MINUTES',
+  'TEN_MINUTES',
+  'FIFTEEN_MINUTES',
+  'THIRTY_MINUTES',
+  'FORTY_FIVE_MINUTES',
+] as const;
+export const language = ['en', 'es', 'fr'] as const;
+export const inputMode = ['SMS', 'PHONE', 'WEB_CHAT', 'WEB_VOICE'] as const;
+export const authenticationMode = ['NONE', 'CODE'] as const;
+export const ledgerReason = [
+  'INITIAL_BALANCE',
+  'PURCHASE_REFILL',
+  'SUBSCRIPTION_REFILL',
+  'REDEMPTION_CODE',
+  'VOICE_USAGE',
+  'SMS_USAGE',
+] as const;
