@@ -53,8 +53,7 @@ export async function withConstraintsRebuilt<T>(
   load: (tx: Database) => Promise<T>,
   kinds = ALL_KINDS,
 ): Promise<T> {
-  return db.transaction(async (transaction) => {
-    const tx = transaction as unknown as Database;
+  return db.transaction(async (tx) => {
     // A bulk load outlasts the API's per-statement timeout; only this transaction is exempt.
     await tx.execute(sql`set local statement_timeout = 0`);
     await tx.execute(sql`set local maintenance_work_mem = '256MB'`);

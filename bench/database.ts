@@ -96,9 +96,9 @@ export async function ensureBenchDatabase(
 }
 
 /**
- * Deletes the agents a run created, so the next run finds the seed as it was. Row by row, each
- * deleted agent and version would be checked against every session and ledger entry (no index
- * there leads with agent_id): those two tables' foreign keys are dropped and re-validated instead.
+ * Deletes the agents a run created, so the next run finds the seed as it was. Those two tables'
+ * foreign keys are dropped and re-validated around the delete: one join per key instead of an
+ * index probe per deleted row (chosen before migration 0002 indexed those keys; not re-measured since).
  */
 export async function removeAgentsCreatedBy(db: BenchDatabase, principalId: string) {
   await withConstraintsRebuilt(

@@ -18,6 +18,7 @@ const handle = await openDatabase({
 });
 
 // postgres.js calls `options.debug` for every statement it sends: the statement count per request.
+// `Database` is driver-neutral and does not name `$client`; this process opened a postgres.js one.
 const client = (handle.db as unknown as { $client: { options: { debug?: unknown } } }).$client;
 let statements = 0;
 let captured: Statement[] | undefined;

@@ -1,4 +1,4 @@
-import type { Database, DatabaseConfig, DatabaseHandle } from './database.ts';
+import type { DatabaseConfig, DatabaseHandle } from './database.ts';
 import { openPostgres } from './postgres-client.ts';
 import * as schema from './schema/index.ts';
 
@@ -23,7 +23,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHand
   const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
   const client = new PGlite(config.dataDir);
   return {
-    db: drizzlePglite({ client, schema }) as unknown as Database,
+    db: drizzlePglite({ client, schema }),
     config,
     close: () => client.close(),
   };

@@ -1,4 +1,5 @@
-/** What a database error means for the request and for the connection it ran on. */
+// What a database error means for the request (503 or not) and for the connection it ran on (replace it or not).
+
 /** Drizzle wraps driver errors (`DrizzleQueryError`): look down the `cause` chain. */
 export function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
   let current = error;

@@ -9,6 +9,7 @@ export const defaultMigrationsFolder = () =>
 
 /** The one way migrations are applied: the CLI, the local server, the tests and the deploy trigger. */
 export async function migrate(handle: DatabaseHandle, migrationsFolder = defaultMigrationsFolder()) {
+  // Each migrator wants its own driver's database type; `handle.config.kind` says which one `db` is.
   if (handle.config.kind === 'postgres') {
     const { migrate: migratePostgres } = await import('drizzle-orm/postgres-js/migrator');
     await migratePostgres(handle.db as unknown as PostgresJsDatabase<Schema>, { migrationsFolder });

@@ -34,7 +34,7 @@ export function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' 
     (socket) => postgres(config.url, { ...options, socket } as postgres.Options<Record<string, never>>),
     requestTimeoutMs,
   );
-  const db = drizzlePostgres({ client: pool.client, schema }) as unknown as Database;
+  const db = drizzlePostgres({ client: pool.client, schema });
   pools.set(db, pool);
   return { db, config, close: () => pool.end() };
 }

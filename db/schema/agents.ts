@@ -88,7 +88,6 @@ export const agentVersions = pgTable(
     config: jsonb('config'),
   },
   (t) => [
-    // Also serves "the agent's latest version" (highest number first).
     unique('agent_versions_workspace_id').on(t.workspaceId, t.id),
     unique('agent_versions_agent_id').on(t.agentId, t.id),
     foreignKey({
@@ -101,6 +100,7 @@ export const agentVersions = pgTable(
       columns: [t.workspaceId, t.themeId],
       foreignColumns: [themes.workspaceId, themes.id],
     }),
+    // One number per version of an agent; also serves "the agent's latest version" (highest first).
     uniqueIndex('agent_versions_agent_version').on(t.agentId, t.version.desc().nullsFirst()),
     check('agent_versions_incentive_amount_range', sql`${t.incentiveAmount} between 100 and 1000000`),
     check(

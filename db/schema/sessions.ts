@@ -67,9 +67,9 @@ export const sessions = pgTable(
       t.createdAt.desc().nullsFirst(),
       t.id.desc().nullsFirst(),
     ),
-    // One per equality filter, in list order, so a filtered page is still an index range, not a sort.
     // Serves the version foreign key when an agent version is deleted (else a scan of every session).
     index('sessions_agent_version').on(t.agentId, t.agentVersionId),
+    // One per equality filter, in list order, so a filtered page is still an index range, not a sort.
     ...(['agentId', 'agentVersionId', 'personId', 'conversationId', 'status'] as const).map((column) =>
       index(`sessions_workspace_${t[column].name}_created`).on(
         t.workspaceId,
@@ -98,8 +98,8 @@ export const ledgerEntries = pgTable(
     sessionId: id('session_id'),
     idempotencyKey: varchar('idempotency_key', { length: 255 }),
   },
-  // A session's ledger entry is the one pointing at it: at most one.
   (t) => [
+    // A session's ledger entry is the one pointing at it: at most one.
     uniqueIndex('ledger_entries_session').on(t.sessionId).where(sql`${t.sessionId} is not null`),
     // Serves the agent foreign key when an agent is deleted.
     index('ledger_entries_workspace_agent').on(t.workspaceId, t.agentId),

@@ -32,8 +32,7 @@ export async function seedDemoWorkspace(db: Database, options: SeedOptions = {})
   const sessionCount = options.sessions ?? 60;
   if (!Number.isInteger(sessionCount) || sessionCount < 1)
     throw new RangeError('sessions must be at least 1');
-  return db.transaction(async (tx) => {
-    const t = tx as unknown as Database;
+  return db.transaction(async (t) => {
     const workspace = await createWorkspace(t, options.name ?? 'Demo workspace');
     const principalId = createId();
     const rows = planDemoWorkspace({

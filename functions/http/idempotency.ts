@@ -62,12 +62,12 @@ export async function idempotent(
       let result: ApiResult;
       try {
         // A savepoint, so a failed attempt leaves the transaction usable for recording its answer.
-        result = await tx.transaction((savepoint) => work(savepoint as unknown as Database));
+        result = await tx.transaction(work);
       } catch (error) {
         if (!(error instanceof HttpProblem) || error.status >= 500) throw error;
         result = problem(req.requestId, error);
       }
-      await completeKey(tx as unknown as Database, workspaceId, key, result.statusCode, result.body);
+      await completeKey(tx, workspaceId, key, result.statusCode, result.body);
       return result;
     });
   } catch (error) {

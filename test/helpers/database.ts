@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import postgres from 'postgres';
 import { inject } from 'vitest';
-import { type Database, type DatabaseHandle, openDatabase } from '#db/client.ts';
+import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import * as schema from '#db/schema/index.ts';
 
 export const usingPostgres = () => Boolean(process.env.DATABASE_URL);
@@ -42,7 +42,7 @@ export async function freshDatabase(
   const dump = new Blob([readFileSync(inject('pgliteDump'))]);
   const client = await PGlite.create({ loadDataDir: dump });
   return {
-    db: drizzle({ client, schema }) as unknown as Database,
+    db: drizzle({ client, schema }),
     config: { kind: 'pglite' },
     close: () => client.close(),
   };

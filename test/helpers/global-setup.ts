@@ -39,6 +39,7 @@ export default async function setup(project: TestProject) {
   const dir = mkdtempSync(join(tmpdir(), 'vaa-pglite-'));
   const handle = await openDatabase({ kind: 'pglite' });
   await migrate(handle);
+  // `Database` is driver-neutral and does not name `$client`; this one was opened as PGlite.
   const client = (handle.db as unknown as { $client: PGlite }).$client;
   const dump = await client.dumpDataDir('none');
   const file = join(dir, 'migrated.tar');

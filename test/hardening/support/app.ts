@@ -69,7 +69,7 @@ const fail = (message: string, result: ApiResult): never => {
 
 /**
  * The invariants every answer of a handler keeps, whatever was sent: never a 5xx (unless
- * `allow5xx`, for fault tests: then only a 503 problem with Retry-After), the security headers,
+ * `allow503`, for fault tests: then only a 503 problem with Retry-After), the security headers,
  * a request id, a 2xx body that matches the route's response schema, and a 4xx problem+json that
  * names what was wrong (a validation problem lists the offending fields) and leaks nothing.
  */
