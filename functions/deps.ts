@@ -1,5 +1,5 @@
 import { type Database, type DatabaseConfig, databaseConfigFromEnv, openDatabase } from '#db/client.ts';
-import { createLogger, type Logger } from './http/log.ts';
+import { createLogger, invocation, type Logger } from './http/log.ts';
 
 /** What every handler is built over; tests pass their own, Lambda gets `containerDeps()`. */
 export interface Deps {
@@ -40,14 +40,31 @@ export function containerDeps(): Promise<Deps> {
   return container;
 }
 
+/** What the entry point reads of Lambda's context object. */
+export interface LambdaContext {
+  awsRequestId: string;
+}
+
+let coldStart = true;
+
+/** Runs one invocation: every line it logs carries its `awsRequestId` and whether it was the container's first. */
+export function asInvocation<T>(context: Partial<LambdaContext> | undefined, work: () => Promise<T>) {
+  const fields = { awsRequestId: context?.awsRequestId, coldStart };
+  coldStart = false;
+  return invocation.run(fields, work);
+}
+
 /** The deployed entry point: the same handler the tests build, over the container's deps. */
-export function lambda<E, R>(build: (deps: Deps) => (event: E) => Promise<R>): (event: E) => Promise<R> {
+export function lambda<E, R>(
+  build: (deps: Deps) => (event: E) => Promise<R>,
+): (event: E, context?: LambdaContext) => Promise<R> {
   let built: Promise<(event: E) => Promise<R>> | undefined;
-  return async (event) => {
-    built ??= containerDeps().then(build, (error) => {
-      built = undefined;
-      throw error;
+  return (event, context) =>
+    asInvocation(context, async () => {
+      built ??= containerDeps().then(build, (error) => {
+        built = undefined;
+        throw error;
+      });
+      return (await built)(event);
     });
-    return (await built)(event);
-  };
 }

@@ -3,7 +3,7 @@ import type { Context } from 'aws-lambda';
 import { type DatabaseConfig, type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { isDatabaseUnavailable } from '#db/errors.ts';
 import { migrate } from '#db/migrate.ts';
-import { databaseConfigForLambda } from './deps.ts';
+import { asInvocation, databaseConfigForLambda, type LambdaContext } from './deps.ts';
 import { createLogger, type Logger } from './http/log.ts';
 
 export interface MigrationOptions {
@@ -46,10 +46,14 @@ export async function applyMigrations(config: DatabaseConfig, options: Migration
  * functions are updated, with db/migrations copied beside the bundle, where db/migrate.ts looks.
  * A thrown error fails the deployment, which CloudFormation then rolls back.
  */
-export async function handler(_event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'>) {
-  const config = await databaseConfigForLambda();
-  return applyMigrations(config, {
-    remainingMs: () => context.getRemainingTimeInMillis(),
-    logger: createLogger(),
-  });
+export function handler(
+  _event: unknown,
+  context: Pick<Context, 'getRemainingTimeInMillis'> & Partial<LambdaContext>,
+) {
+  return asInvocation(context, async () =>
+    applyMigrations(await databaseConfigForLambda(), {
+      remainingMs: () => context.getRemainingTimeInMillis(),
+      logger: createLogger(),
+    }),
+  );
 }

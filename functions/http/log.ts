@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /**
  * Structured JSON lines on stdout (what Lambda's JSON log format and CloudWatch Insights read).
  * Anything that could carry a credential is redacted before it is written.
@@ -22,21 +24,44 @@ export function redact(value: unknown, depth = 0): unknown {
   );
 }
 
+const order: Level[] = ['debug', 'info', 'warn', 'error'];
+// Lambda's application log levels (set with the JSON log format) onto ours.
+const lambdaLevels: Record<string, Level> = {
+  TRACE: 'debug',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+  FATAL: 'error',
+};
+
+/** `AWS_LAMBDA_LOG_LEVEL` (what Lambda sets), else `LOG_LEVEL`, else `info`; an unknown name is `info`. */
+export function levelFromEnv(env: NodeJS.ProcessEnv = process.env): Level {
+  const name = (env.AWS_LAMBDA_LOG_LEVEL || env.LOG_LEVEL || 'info').toUpperCase();
+  return lambdaLevels[name] ?? 'info';
+}
+
+/**
+ * The invocation a line belongs to (the Lambda request id, cold start), set by `lambda()` in
+ * functions/deps.ts and added to every line written while it runs, however deep the caller.
+ */
+export const invocation = new AsyncLocalStorage<Record<string, unknown>>();
+
 export const createLogger =
   (
     write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
-    minLevel: Level = 'info',
+    minLevel: Level = levelFromEnv(),
   ): Logger =>
   (level, message, fields = {}) => {
-    const order: Level[] = ['debug', 'info', 'warn', 'error'];
     if (order.indexOf(level) < order.indexOf(minLevel)) return;
     const time = new Date().toISOString();
+    const context = invocation.getStore();
     let line: string;
     try {
-      line = JSON.stringify({ time, level, message, ...(redact(fields) as object) });
+      line = JSON.stringify({ time, level, message, ...context, ...(redact(fields) as object) });
     } catch {
       // A field JSON cannot hold (a BigInt): the line is still written; logging never throws.
-      line = JSON.stringify({ time, level, message, fields: '[unserialisable]' });
+      line = JSON.stringify({ time, level, message, ...context, fields: '[unserialisable]' });
     }
     write(line);
   };
