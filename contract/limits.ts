@@ -1,2 +1,10 @@
 /** The largest request body the API reads, in bytes; larger ones are refused before parsing (413). */
 export const MAX_BODY_BYTES = 256 * 1024;
+
+/** Identifiers are cuid2, and every reference to one a string of at most this many characters. */
+export const ID_MAX = 24;
+
+/** An agent's text fields, in characters; the database columns are exactly as wide. */
+export const AGENT_NAME_MAX = 255;
+export const AGENT_DESCRIPTION_MAX = 500;
+export const AGENT_SLUG_MAX = 255;

@@ -8,6 +8,7 @@ import {
   language,
   sessionLength,
 } from '../enums.ts';
+import { AGENT_DESCRIPTION_MAX, AGENT_NAME_MAX, AGENT_SLUG_MAX } from '../limits.ts';
 import { auditActors, auditTimes, Id, Int32, Ref, Timestamp, text } from './common.ts';
 import { VersionConfig } from './config.ts';
 
@@ -43,9 +44,9 @@ export const Agent = v.strictObject({
   ...auditActors,
   workspaceId: Id,
   publishedVersionId: v.nullable(Ref),
-  name: text(255),
-  description: v.nullable(text(500)),
-  slug: text(255),
+  name: text(AGENT_NAME_MAX),
+  description: v.nullable(text(AGENT_DESCRIPTION_MAX)),
+  slug: text(AGENT_SLUG_MAX),
   status: v.picklist(agentStatus),
   sourceTemplateId: v.nullable(Ref),
   archivedAt: v.nullable(Timestamp),

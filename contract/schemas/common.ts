@@ -1,9 +1,10 @@
 import * as v from 'valibot';
+import { ID_MAX } from '../limits.ts';
 
 /** Identifier fields: cuid2, at most 24 characters. */
-export const Id = v.pipe(v.string(), v.maxLength(24), v.cuid2());
+export const Id = v.pipe(v.string(), v.maxLength(ID_MAX), v.cuid2());
 /** Reference fields the spec types only as "string, max 24". */
-export const Ref = v.pipe(v.string(), v.maxLength(24));
+export const Ref = v.pipe(v.string(), v.maxLength(ID_MAX));
 
 /** Every timestamp we emit: ISO 8601, UTC, milliseconds (`2026-11-21T10:00:00.000Z`). */
 export const Timestamp = v.pipe(
@@ -13,8 +14,11 @@ export const Timestamp = v.pipe(
 
 export const Int32 = v.pipe(v.number(), v.integer(), v.minValue(-2147483648), v.maxValue(2147483647));
 
-export const text = (max: number) =>
-  v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
+/** A length limit, with the message every field over its limit gets. */
+export const atMost = (max: number) =>
+  v.maxLength<string, number, string>(max, `must be at most ${max} characters`);
+
+export const text = (max: number) => v.pipe(v.string(), atMost(max));
 
 export const FreeFormObject = v.record(v.string(), v.unknown());
 

@@ -1,46 +1,45 @@
 import * as v from 'valibot';
 import { inputMode } from '../enums.ts';
-import { strictJsonObject } from './common.ts';
+import { AGENT_DESCRIPTION_MAX, AGENT_NAME_MAX, AGENT_SLUG_MAX, ID_MAX } from '../limits.ts';
+import { atMost, strictJsonObject } from './common.ts';
 import { VersionConfigInput } from './config.ts';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 const unique = <T>(items: T[]) => new Set(items).size === items.length;
 
+/**
+ * POST /agents. What a request leaves out takes the default DESIGN.md fixes, here and nowhere else:
+ * no description, prompt, knowledge base or config (null), no input modes, no follow-up.
+ */
 export const CreateAgentBody = strictJsonObject({
-  name: v.pipe(
-    v.string(),
-    v.trim(),
-    v.minLength(1, 'must not be empty'),
-    v.maxLength(255, 'must be at most 255 characters'),
-  ),
-  description: v.nullish(v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters'))),
+  name: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), atMost(AGENT_NAME_MAX)),
+  description: v.nullish(v.pipe(v.string(), atMost(AGENT_DESCRIPTION_MAX)), null),
   slug: v.optional(
     v.pipe(
       v.string(),
-      v.maxLength(255, 'must be at most 255 characters'),
+      atMost(AGENT_SLUG_MAX),
       v.regex(SLUG_PATTERN, 'must be lower-case letters and digits in words joined by single hyphens'),
     ),
   ),
   version: v.optional(
     strictJsonObject({
-      config: v.nullish(VersionConfigInput),
-      systemPrompt: v.nullish(v.string()),
+      config: v.nullish(VersionConfigInput, null),
+      systemPrompt: v.nullish(v.string(), null),
       knowledgeBaseId: v.nullish(
-        v.pipe(
-          v.string(),
-          v.minLength(1, 'must not be empty'),
-          v.maxLength(24, 'must be at most 24 characters'),
-        ),
+        v.pipe(v.string(), v.minLength(1, 'must not be empty'), atMost(ID_MAX)),
+        null,
       ),
       inputMode: v.optional(
         v.pipe(
           v.array(v.picklist(inputMode, `must be one of ${inputMode.join(', ')}`)),
           v.check(unique, 'must not repeat a value'),
         ),
+        () => [],
       ),
-      followUp: v.optional(v.boolean()),
+      followUp: v.optional(v.boolean(), false),
     }),
+    {},
   ),
 });
 export type CreateAgentBody = v.InferOutput<typeof CreateAgentBody>;

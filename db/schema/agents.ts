@@ -11,6 +11,7 @@ import {
   uniqueIndex,
   varchar,
 } from 'drizzle-orm/pg-core';
+import { AGENT_DESCRIPTION_MAX, AGENT_NAME_MAX, AGENT_SLUG_MAX } from '#contract/limits.ts';
 import { auditActors, auditTimes, id, int32, primaryId, timestamptz } from './columns.ts';
 import {
   agentStatus,
@@ -33,9 +34,9 @@ export const agents = pgTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     publishedVersionId: id('published_version_id'),
-    name: varchar('name', { length: 255 }).notNull(),
-    description: varchar('description', { length: 500 }),
-    slug: varchar('slug', { length: 255 }).notNull(),
+    name: varchar('name', { length: AGENT_NAME_MAX }).notNull(),
+    description: varchar('description', { length: AGENT_DESCRIPTION_MAX }),
+    slug: varchar('slug', { length: AGENT_SLUG_MAX }).notNull(),
     status: agentStatus('status').notNull().default('DRAFT'),
     sourceTemplateId: id('source_template_id'),
     archivedAt: timestamptz('archived_at'),

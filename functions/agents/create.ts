@@ -23,22 +23,16 @@ export const build = (deps: Deps) =>
 
 export const handler = lambda(build);
 
-/** The request plus the defaults DESIGN.md fixes for what it leaves out. */
+/** The request (its defaults filled in by the schema) as the data layer's new agent. */
 function newAgent(body: CreateAgentBody, caller: Caller): NewAgent {
-  const version = body.version ?? {};
+  const { config, systemPrompt, knowledgeBaseId, inputMode, followUp } = body.version;
   return {
     workspaceId: caller.workspaceId,
     principalId: caller.principalId,
     name: body.name,
-    description: body.description ?? null,
+    description: body.description,
     slug: body.slug ? { given: body.slug } : { derivedFrom: slugFrom(body.name) },
-    version: {
-      config: version.config ? completeConfig(version.config) : null,
-      systemPrompt: version.systemPrompt ?? null,
-      knowledgeBaseId: version.knowledgeBaseId ?? null,
-      inputMode: version.inputMode ?? [],
-      followUp: version.followUp ?? false,
-    },
+    version: { config: config && completeConfig(config), systemPrompt, knowledgeBaseId, inputMode, followUp },
   };
 }
 

@@ -1,5 +1,7 @@
-/** Longest base slug, leaving room for a `-<n>` suffix within the 255-character limit. */
-const MAX_BASE = 240;
+import { AGENT_SLUG_MAX } from '#contract/limits.ts';
+
+/** Longest base slug, leaving room for a `-<n>` suffix (up to 9 digits) within the limit. */
+const MAX_BASE = AGENT_SLUG_MAX - 15;
 
 /**
  * A URL-safe slug from an agent name: accents folded, lower-case ASCII letters and digits in words

@@ -267,6 +267,16 @@ describe('POST /agents', () => {
       expect(again.body).toBe(first.body);
     });
 
+    it('treats a field left out and the same field sent with its default as the same request', async () => {
+      const first = await post({ name: 'Defaulted' }, { 'idempotency-key': 'key-defaults' });
+      const again = await post(
+        { name: 'Defaulted', description: null, version: { inputMode: [], followUp: false } },
+        { 'idempotency-key': 'key-defaults' },
+      );
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body).toBe(first.body);
+    });
+
     it('answers 422 when the key is reused with a different body', async () => {
       await post({ name: 'One' }, { 'idempotency-key': 'key-3' });
       expectProblem(await post({ name: 'Two' }, { 'idempotency-key': 'key-3' }), 422);
