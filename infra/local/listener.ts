@@ -105,6 +105,36 @@ function lingerOnClose(socket: Socket) {
   };
 }
 
+/** What the gateway reads of a Node request. */
+const incomingOf = (req: IncomingMessage, body: IncomingRequest['body']): IncomingRequest => ({
+  method: req.method ?? 'GET',
+  target: req.url ?? '/',
+  rawHeaders: req.rawHeaders,
+  body,
+  httpVersion: req.httpVersion,
+  remoteAddress: req.socket.remoteAddress,
+  localPort: req.socket.localPort ?? 0,
+});
+
+/** Sends the answer, unless the response is already gone; `closing`: the server is shutting down. */
+function write(
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  reply: HttpAnswer,
+  closing: boolean,
+) {
+  if (res.headersSent || res.destroyed) return;
+  res.statusCode = reply.statusCode;
+  for (const [name, value] of reply.headers) res.appendHeader(name, value);
+  res.setHeader('content-length', reply.body.length);
+  res.setHeader('apigw-requestid', requestId);
+  const cutShort = reply.statusCode === 413 && !req.complete;
+  if (cutShort || closing) res.setHeader('connection', 'close');
+  if (cutShort) lingerOnClose(req.socket);
+  res.end(reply.body);
+}
+
 /** The Node request listener that plays API Gateway in front of the given functions. */
 export function createListener(config: ListenerConfig) {
   const { logger } = config;
@@ -122,16 +152,7 @@ export function createListener(config: ListenerConfig) {
     const route = routes.get(key);
     if (!route) return notFound();
 
-    const incoming: IncomingRequest = {
-      method: req.method ?? 'GET',
-      target: req.url ?? '/',
-      rawHeaders: req.rawHeaders,
-      body,
-      httpVersion: req.httpVersion,
-      remoteAddress: req.socket.remoteAddress,
-      localPort: req.socket.localPort ?? 0,
-    };
-    const parts = requestParts(incoming, key, requestId);
+    const parts = requestParts(incomingOf(req, body), key, requestId);
     // Identity source `$request.header.Authorization`: absent or empty → 401, authorizer not called.
     const identity = parts.headers.authorization;
     if (!identity) return unauthorized();
@@ -156,18 +177,6 @@ export function createListener(config: ListenerConfig) {
     }
   }
 
-  function write(req: IncomingMessage, res: ServerResponse, requestId: string, reply: HttpAnswer) {
-    if (res.headersSent || res.destroyed) return;
-    res.statusCode = reply.statusCode;
-    for (const [name, value] of reply.headers) res.appendHeader(name, value);
-    res.setHeader('content-length', reply.body.length);
-    res.setHeader('apigw-requestid', requestId);
-    const cutShort = reply.statusCode === 413 && !req.complete;
-    if (cutShort || config.closing?.()) res.setHeader('connection', 'close');
-    if (cutShort) lingerOnClose(req.socket);
-    res.end(reply.body);
-  }
-
   return (req: IncomingMessage, res: ServerResponse) => {
     const requestId = newRequestId();
     answer(req, requestId)
@@ -176,7 +185,7 @@ export function createListener(config: ListenerConfig) {
         logger('error', 'local gateway: request failed', { requestId, error });
         return internalError();
       })
-      .then((reply) => reply && write(req, res, requestId, reply))
+      .then((reply) => reply && write(req, res, requestId, reply, config.closing?.() ?? false))
       .catch(() => res.destroy());
   };
 }
