@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'aws-lambda';
 import { type DatabaseConfig, type DatabaseHandle, openDatabase } from '#db/client.ts';
-import { isDatabaseUnavailable } from '#db/errors.ts';
-import { migrate } from '#db/migrate.ts';
+import { brokeTheConnection, sqlState } from '#db/errors.ts';
+import { type MigrationSession, migrate } from '#db/migrate.ts';
+import type { AppCredentials } from '#db/roles.ts';
 import { asInvocation, databaseConfigForLambda, type LambdaContext } from './deps.ts';
 import { createLogger, type Logger } from './http/log.ts';
 
@@ -13,27 +14,46 @@ export interface MigrationOptions {
   retryDelayMs?: number;
   open?: (config: DatabaseConfig) => Promise<DatabaseHandle>;
   migrationsFolder?: string;
+  /** The application role to create or refresh after the migrations (db/roles.ts). */
+  appRole?: AppCredentials;
+  session?: MigrationSession;
+  /** Attempts that may end in a lock timeout before the deploy fails (default 3). */
+  lockAttempts?: number;
 }
 
 /** Kept back so that the last attempt has time to finish before Lambda stops it. */
 const LAST_ATTEMPT_MS = 30_000;
+const LOCK_NOT_AVAILABLE = '55P03';
+/**
+ * Worth another attempt: the connection broke, or the server was full, deadlocked or serialised.
+ * Not 57014 (statement timeout): unlike an API query, a migration that ran out of time will run
+ * out of time again, so the deploy fails at once with the statement's own error.
+ */
+const RETRYABLE_SQLSTATE = new Set(['53300', '40001', '40P01', LOCK_NOT_AVAILABLE]);
 
 /**
- * Applies the committed migrations. A paused Aurora Serverless cluster takes ~15 s to resume,
- * longer than the 5 s connect timeout, so while the database is unavailable this retries for as
- * long as the invocation has time. Applying is idempotent: drizzle journals what it applied.
+ * Applies the committed migrations, then keeps the application role in shape. A paused Aurora
+ * Serverless cluster takes ~15 s to resume, longer than the 5 s connect timeout, so while the
+ * database is unavailable this retries for as long as the invocation has time; a lock it could not
+ * get within the session's lock_timeout is retried a few times. Applying is idempotent: drizzle
+ * journals what it applied, in one transaction.
  */
 export async function applyMigrations(config: DatabaseConfig, options: MigrationOptions) {
-  const { remainingMs, logger, retryDelayMs = 5_000, open = openDatabase } = options;
+  const { remainingMs, logger, retryDelayMs = 5_000, open = openDatabase, lockAttempts = 3 } = options;
+  let lockTimeouts = 0;
   for (let attempt = 1; ; attempt++) {
     const handle = await open(config);
     try {
-      await migrate(handle, options.migrationsFolder);
-      logger('info', 'migrations applied', { attempt });
+      await migrate(handle, options.migrationsFolder, { appRole: options.appRole, session: options.session });
+      logger('info', 'migrations applied', { attempt, appRole: options.appRole?.username });
       return { attempts: attempt };
     } catch (error) {
-      if (!isDatabaseUnavailable(error) || remainingMs() < retryDelayMs + LAST_ATTEMPT_MS) throw error;
-      logger('warn', 'database unavailable; retrying migrations', { attempt, error });
+      const code = sqlState(error);
+      if (code === LOCK_NOT_AVAILABLE) lockTimeouts++;
+      const retryable =
+        (brokeTheConnection(error) || RETRYABLE_SQLSTATE.has(code ?? '')) && lockTimeouts < lockAttempts;
+      if (!retryable || remainingMs() < retryDelayMs + LAST_ATTEMPT_MS) throw error;
+      logger('warn', 'migrations failed; retrying', { attempt, code, error });
     } finally {
       await handle.close().catch(() => {});
     }
@@ -41,19 +61,35 @@ export async function applyMigrations(config: DatabaseConfig, options: Migration
   }
 }
 
+/** The application secret: its `username` and `password` become the app role's. */
+export async function readAppCredentials(secretArn: string): Promise<AppCredentials> {
+  // The AWS SDK ships with the Lambda runtime and is left out of the bundle.
+  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+  const secret = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretArn }));
+  const { username, password } = JSON.parse(secret.SecretString ?? '{}');
+  if (typeof username !== 'string' || typeof password !== 'string') {
+    throw new Error('The application secret has no username and password');
+  }
+  return { username, password };
+}
+
 /**
  * The deploy trigger's entry point (infra/constructs/migrations.ts): it runs before the API
  * functions are updated, with db/migrations copied beside the bundle, where db/migrate.ts looks.
- * A thrown error fails the deployment, which CloudFormation then rolls back.
+ * It connects with the master secret (DATABASE_SECRET_ARN) and gives the role named by the
+ * application secret (APP_SECRET_ARN) its privileges and password. A thrown error fails the
+ * deployment, which CloudFormation then rolls back.
  */
 export function handler(
   _event: unknown,
   context: Pick<Context, 'getRemainingTimeInMillis'> & Partial<LambdaContext>,
 ) {
-  return asInvocation(context, async () =>
-    applyMigrations(await databaseConfigForLambda(), {
+  return asInvocation(context, async () => {
+    const appSecretArn = process.env.APP_SECRET_ARN;
+    return applyMigrations(await databaseConfigForLambda(), {
       remainingMs: () => context.getRemainingTimeInMillis(),
       logger: createLogger(),
-    }),
-  );
+      appRole: appSecretArn ? await readAppCredentials(appSecretArn) : undefined,
+    });
+  });
 }

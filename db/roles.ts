@@ -1,0 +1,105 @@
+/**
+ * The application's database role: what the API functions, the authorizer and the admin function
+ * connect as. It may run the DML the app's statements need on the app's tables and nothing else:
+ * no DDL, no TRUNCATE, no DELETE where the app never deletes, no view of the migration journal.
+ * The migration function (connected as the master user) keeps it in this shape on every deploy.
+ */
+import { getTableName, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { Database } from './database.ts';
+import { rowsOf } from './queries/rows.ts';
+import {
+  agents,
+  agentVersions,
+  apiKeys,
+  conversations,
+  idempotencyKeys,
+  ledgerEntries,
+  persons,
+  sessions,
+  themes,
+  workspaces,
+} from './schema/index.ts';
+
+export type TablePrivilege = 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
+
+/**
+ * Every table of the schema and what the app does to it (db/queries, db/seed). A table missing
+ * here is unreachable for the app (test/db/app-role.test.ts fails on it, so a new table is a
+ * decision, not an accident).
+ */
+export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePrivilege[]]> = [
+  [workspaces, ['SELECT', 'INSERT']],
+  [themes, ['SELECT', 'INSERT']],
+  // lastUsedAt on every authorisation, revokedAt on revoke.
+  [apiKeys, ['SELECT', 'INSERT', 'UPDATE']],
+  [agents, ['SELECT', 'INSERT']],
+  [agentVersions, ['SELECT', 'INSERT']],
+  [persons, ['SELECT', 'INSERT']],
+  [conversations, ['SELECT', 'INSERT']],
+  [sessions, ['SELECT', 'INSERT']],
+  [ledgerEntries, ['SELECT', 'INSERT']],
+  // INSERT … ON CONFLICT DO UPDATE, the stored response, and the delete of a failed attempt.
+  [idempotencyKeys, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],
+];
+
+/** Multi-user rotation alternates the secret between `<name>` and `<name>_clone`, a member of `<name>`. */
+export const CLONE_SUFFIX = '_clone';
+export const baseRoleName = (username: string) =>
+  username.endsWith(CLONE_SUFFIX) ? username.slice(0, -CLONE_SUFFIX.length) : username;
+
+export interface AppCredentials {
+  readonly username: string;
+  readonly password: string;
+}
+
+// Serialises two migration runs that would both try to create the role.
+const ROLE_LOCK = 7_142_001;
+
+/**
+ * Creates the app role when missing and (re)applies exactly its privileges, in one transaction:
+ * privileges granted by hand are revoked, tables added by a migration get theirs. The password
+ * set is the secret's current one, for the user the secret currently names (the base role or its
+ * rotation clone), so a run after a rotation changes nothing.
+ */
+export async function ensureAppRole(db: Database, credentials: AppCredentials): Promise<void> {
+  const base = baseRoleName(credentials.username);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(base)) throw new Error(`Unusable role name ${JSON.stringify(base)}`);
+  const role = sql.identifier(base);
+  await db.transaction(async (tx) => {
+    const t = tx as unknown as Database;
+    await t.execute(sql`select pg_advisory_xact_lock(${ROLE_LOCK})`);
+    const exists = rowsOf(await t.execute(sql`select 1 from pg_roles where rolname = ${base}`)).length > 0;
+    if (!exists)
+      await t.execute(sql`create role ${role} login nosuperuser nocreatedb nocreaterole noinherit`);
+    // Utility statements take no parameters: the server quotes the password itself.
+    const [statement] = rowsOf<{ statement: string }>(
+      await t.execute(
+        sql`select format('alter role %I with login password %L', ${credentials.username}::text, ${credentials.password}::text) as statement`,
+      ),
+    );
+    if (statement) await t.execute(sql.raw(statement.statement));
+    // Nobody but the owner creates objects; the app connects and reads its schema, no more.
+    const database = sql.identifier(await currentDatabase(t));
+    await t.execute(sql`revoke all on database ${database} from public`);
+    await t.execute(sql`revoke all on database ${database} from ${role}`);
+    await t.execute(sql`grant connect on database ${database} to ${role}`);
+    await t.execute(sql`revoke create on schema public from public`);
+    await t.execute(sql`revoke all on schema public from ${role}`);
+    await t.execute(sql`grant usage on schema public to ${role}`);
+    await t.execute(sql`revoke all on all tables in schema public from ${role}`);
+    await t.execute(sql`revoke all on all sequences in schema public from ${role}`);
+    await t.execute(sql`revoke all on all functions in schema public from ${role}`);
+    for (const [table, privileges] of APP_PRIVILEGES) {
+      await t.execute(
+        sql`grant ${sql.raw(privileges.join(', '))} on table ${sql.identifier(getTableName(table))} to ${role}`,
+      );
+    }
+  });
+}
+
+async function currentDatabase(db: Database): Promise<string> {
+  const [row] = rowsOf<{ name: string }>(await db.execute(sql`select current_database() as name`));
+  if (!row) throw new Error('current_database() returned nothing');
+  return row.name;
+}
