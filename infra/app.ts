@@ -1,7 +1,9 @@
 /**
  * The CDK app (`cdk.json`: `npx tsx infra/app.ts`). One stack per stage, `VoiceAgentAdmin-<stage>`:
  * `-c stage=<name>`, else `-c branch=<name>` (what CI passes), else the checked-out git branch.
- * A branch never selects prod. `-c alarmEmail=<address>` subscribes an address to the alarms.
+ * A branch never selects prod. `-c alarmEmail=<address>` subscribes an address to the alarms (prod
+ * refuses to synthesise without one; `npm run synth` passes a placeholder for offline checks).
+ * `-c proxy=true` gives a preview prod's database path (RDS Proxy); the `staging` stage has it too.
  */
 import { App } from 'aws-cdk-lib';
 import { defineApp } from './stack.ts';
@@ -14,4 +16,4 @@ const context = (key: string): string | undefined => {
 };
 const branch = context('branch');
 const stage = resolveStage(context('stage'), branch ? () => branch : undefined);
-defineApp(app, stageConfig(stage, { alarmEmail: context('alarmEmail') }));
+defineApp(app, stageConfig(stage, { alarmEmail: context('alarmEmail'), proxy: context('proxy') === 'true' }));

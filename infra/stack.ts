@@ -8,11 +8,13 @@ import { ApiFunctions } from './constructs/functions.ts';
 import { Migrations } from './constructs/migrations.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { Network } from './constructs/network.ts';
+import { giveProvidersLogGroups } from './constructs/provider-logs.ts';
+import { SecretRotation } from './constructs/rotation.ts';
 import type { StageConfig } from './stage.ts';
 
 /**
  * One stage of the API: network, database, the functions of the route table behind the HTTP
- * API, the migration trigger that runs before them, and alarms. Environment-agnostic, so that
+ * API, the migration trigger that runs before them, secret rotation, and alarms. Environment-agnostic, so that
  * `cdk synth` needs no AWS account; `cdk deploy` takes account and region from the credentials.
  */
 export class AdminApiStack extends Stack {
@@ -22,6 +24,7 @@ export class AdminApiStack extends Stack {
   readonly migrations: Migrations;
   readonly api: Api;
   readonly monitoring: Monitoring;
+  readonly rotation: SecretRotation;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     super(scope, id, {
@@ -41,6 +44,12 @@ export class AdminApiStack extends Stack {
       database: this.database,
       runBefore: this.functions.all,
     });
+    this.rotation = new SecretRotation(this, 'Rotation', {
+      config,
+      network: this.network,
+      database: this.database,
+      after: [this.migrations.trigger],
+    });
     this.api = new Api(this, 'Api', { config, functions: this.functions });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,
@@ -54,6 +63,7 @@ export class AdminApiStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     Tags.of(this).add('project', 'voice-agent-admin-api');
     Tags.of(this).add('stage', config.stage);
+    giveProvidersLogGroups(this, config);
   }
 }
 

@@ -28,18 +28,30 @@ export interface StageConfig {
     readonly autoPause?: Duration;
     /** RDS Proxy in front of the writer; when false, functions connect to the cluster directly. */
     readonly proxy: boolean;
+    /** Serverless v2 readers (each in another AZ than the writer, promotion tier scaling with it). */
+    readonly readers: number;
     readonly backupRetention: Duration;
     readonly deletionProtection: boolean;
     readonly performanceInsights: boolean;
     /** The cluster's own: SNAPSHOT keeps a final snapshot when prod is ever deleted. */
     readonly removalPolicy: RemovalPolicy;
   };
-  readonly functions: { readonly memoryMb: number };
+  readonly functions: {
+    readonly memoryMb: number;
+    /**
+     * Reserved (and so maximum) concurrency of each API function and of the authorizer: each
+     * instance holds one database connection, so their sum bounds the connections (docs/deploying.md).
+     */
+    readonly routeConcurrency: number;
+    readonly authorizerConcurrency: number;
+  };
   readonly api: { readonly rateLimit: number; readonly burstLimit: number };
   /** Secrets Manager interface endpoint ENIs: one per AZ costs ~7 USD a month each. */
   readonly secretsEndpointAzs: 1 | 2;
-  /** Alarm notifications go to this address when set (`-c alarmEmail=…`). */
+  /** Alarm notifications go to this address (`-c alarmEmail=…`); required where `durable`. */
   readonly alarmEmail?: string;
+  /** Days between automatic rotations of the master and the application secrets. */
+  readonly rotationDays: number;
 }
 
 const production = {
@@ -50,14 +62,16 @@ const production = {
     minCapacity: 0.5,
     maxCapacity: 8,
     proxy: true,
+    readers: 1,
     backupRetention: Duration.days(14),
     deletionProtection: true,
     performanceInsights: true,
     removalPolicy: RemovalPolicy.SNAPSHOT,
   },
-  functions: { memoryMb: 512 },
+  functions: { memoryMb: 512, routeConcurrency: 100, authorizerConcurrency: 100 },
   api: { rateLimit: 200, burstLimit: 400 },
   secretsEndpointAzs: 2,
+  rotationDays: 30,
 } as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail'>;
 
 const preview = {
@@ -69,20 +83,44 @@ const preview = {
     maxCapacity: 2,
     autoPause: Duration.minutes(5),
     proxy: false,
+    readers: 0,
     backupRetention: Duration.days(1),
     deletionProtection: false,
     performanceInsights: false,
     removalPolicy: RemovalPolicy.DESTROY,
   },
-  functions: { memoryMb: 512 },
+  functions: { memoryMb: 512, routeConcurrency: 5, authorizerConcurrency: 5 },
   api: { rateLimit: 20, burstLimit: 40 },
   secretsEndpointAzs: 1,
+  rotationDays: 30,
 } as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail'>;
 
-/** Settings for a stage name that is already sanitised. */
-export function stageConfig(stage: string, options: { alarmEmail?: string } = {}): StageConfig {
-  const settings = stage === PROD ? production : preview;
-  return { ...settings, stage, stackName: `${STACK_PREFIX}-${stage}`, alarmEmail: options.alarmEmail };
+/** A preview that rehearses prod's connection path: RDS Proxy, TLS verify-full to the proxy, a running writer. */
+export const STAGING = 'staging';
+
+export interface StageOptions {
+  readonly alarmEmail?: string;
+  /** `-c proxy=true`: a preview with prod's database path (the `staging` stage has it anyway). */
+  readonly proxy?: boolean;
+}
+
+/** Settings for a stage name that is already sanitised. Prod refuses to exist without an alarm destination. */
+export function stageConfig(stage: string, options: StageOptions = {}): StageConfig {
+  const named = { stage, stackName: `${STACK_PREFIX}-${stage}`, alarmEmail: options.alarmEmail };
+  if (stage === PROD) {
+    if (!options.alarmEmail) {
+      throw new Error('prod needs an alarm destination: -c alarmEmail=<address> (docs/deploying.md)');
+    }
+    return { ...production, ...named };
+  }
+  if (!(options.proxy || stage === STAGING)) return { ...preview, ...named };
+  // The proxy holds connections open, so the writer would not pause anyway: prod's minimum instead.
+  const { autoPause: _, ...database } = preview.database;
+  return {
+    ...preview,
+    ...named,
+    database: { ...database, proxy: true, minCapacity: production.database.minCapacity },
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { type IConnectable, Port } from 'aws-cdk-lib/aws-ec2';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import {
@@ -15,12 +15,15 @@ import {
 } from 'aws-cdk-lib/aws-rds';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { REQUEST_TIMEOUT_MS } from '#db/client.ts';
 import type { StageConfig } from '../stage.ts';
 import type { Network } from './network.ts';
 
 /** 17.x supports a 0-ACU minimum (auto-pause), which previews rely on. */
 export const ENGINE = DatabaseClusterEngine.auroraPostgres({ version: AuroraPostgresEngineVersion.VER_17_5 });
 export const DATABASE_NAME = 'voice_agent_admin';
+/** The role the API connects as (db/roles.ts); the migration function creates it. */
+export const APP_USERNAME = 'voice_agent_app';
 
 /**
  * Lambda's Node.js 20+ runtimes no longer load Amazon's CA bundle by default; it ships at this
@@ -29,16 +32,32 @@ export const DATABASE_NAME = 'voice_agent_admin';
  */
 export const RUNTIME_CA_BUNDLE = '/var/runtime/ca-cert.pem';
 
-/** `pooled`: through RDS Proxy when the stage has one. `direct`: always the writer itself. */
-export type DatabaseRoute = 'pooled' | 'direct';
+/**
+ * The proxy may open at most this share of the database's max_connections: the rest is headroom
+ * for what connects directly (the migration function, secret rotation, an operator's psql).
+ */
+export const PROXY_MAX_CONNECTIONS_PERCENT = 80;
+export const PROXY_MAX_IDLE_CONNECTIONS_PERCENT = 40;
+/**
+ * How long a client waits for a pooled connection: below the request's database deadline (and so
+ * the function timeout), so an exhausted pool is a 503 the handler answers, not a Lambda timeout.
+ */
+export const PROXY_BORROW_TIMEOUT_SECONDS = Math.floor(REQUEST_TIMEOUT_MS / 1000) - 2;
+
+/** `pooled`: as the app role, through RDS Proxy when the stage has one. `master`: the writer itself, as master. */
+export type DatabaseRoute = 'pooled' | 'master';
 
 /**
- * Aurora PostgreSQL Serverless v2 with generated credentials in Secrets Manager, encrypted
- * storage and TLS required; in prod an RDS Proxy (TLS required) pools the functions' connections.
+ * Aurora PostgreSQL Serverless v2 with encrypted storage and TLS required, and two secrets: the
+ * master user's (migrations and rotation only) and the application role's (every API function).
+ * Prod adds a reader in the other AZ, and an RDS Proxy (TLS required) pools the app's connections.
  */
 export class Database extends Construct {
   readonly cluster: DatabaseCluster;
-  readonly secret: ISecret;
+  /** The master user: DDL and role management. Readable by the migration function only. */
+  readonly masterSecret: ISecret;
+  /** The application role (db/roles.ts): what every API function connects with. */
+  readonly appSecret: ISecret;
   readonly proxy?: DatabaseProxy;
   readonly #network: Network;
 
@@ -49,27 +68,38 @@ export class Database extends Construct {
     // Created here rather than by the cluster so that its removal policy follows the stage.
     const secret = new DatabaseSecret(this, 'Secret', { username: 'postgres', dbname: DATABASE_NAME });
     secret.applyRemovalPolicy(config.removalPolicy);
-    Validations.of(secret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'No rotation yet: warm functions cache the password; rotate once deps re-read it on auth failure',
+    // `masterarn` in it is what alternating-users rotation logs in with to create the clone.
+    const appSecret = new DatabaseSecret(this, 'AppSecret', {
+      username: APP_USERNAME,
+      dbname: DATABASE_NAME,
+      masterSecret: secret,
     });
+    appSecret.applyRemovalPolicy(config.removalPolicy);
     const parameterGroup = new ParameterGroup(this, 'Parameters', {
       engine: ENGINE,
       description: 'TLS required for every connection',
       // TLS 1.2 is already PostgreSQL's minimum; force_ssl refuses plaintext connections (Aurora default: off).
       parameters: { 'rds.force_ssl': '1' },
     });
+    const instance = (availabilityZone: string | undefined) => ({
+      publiclyAccessible: false,
+      caCertificate: CaCertificate.RDS_CA_RSA2048_G1,
+      enablePerformanceInsights: settings.performanceInsights,
+      availabilityZone,
+    });
+    // With readers, each instance is pinned to its own AZ so that a failover crosses AZs.
+    const azs = network.vpc.availabilityZones;
+    const zoneOf = (index: number) => (settings.readers > 0 ? azs[index % azs.length] : undefined);
     this.cluster = new DatabaseCluster(this, 'Cluster', {
       engine: ENGINE,
       parameterGroup,
       credentials: Credentials.fromSecret(secret),
       defaultDatabaseName: DATABASE_NAME,
-      writer: ClusterInstance.serverlessV2('Writer', {
-        publiclyAccessible: false,
-        caCertificate: CaCertificate.RDS_CA_RSA2048_G1,
-        enablePerformanceInsights: settings.performanceInsights,
-      }),
+      writer: ClusterInstance.serverlessV2('Writer', instance(zoneOf(0))),
+      // Promotion tier 1 (scaleWithWriter): sized like the writer, so a failover lands on enough capacity.
+      readers: Array.from({ length: settings.readers }, (_, i) =>
+        ClusterInstance.serverlessV2(`Reader${i + 1}`, { ...instance(zoneOf(i + 1)), scaleWithWriter: true }),
+      ),
       serverlessV2MinCapacity: settings.minCapacity,
       serverlessV2MaxCapacity: settings.maxCapacity,
       serverlessV2AutoPauseDuration: settings.autoPause,
@@ -92,8 +122,9 @@ export class Database extends Construct {
         reason: 'Preview stages are disposable and destroyed with their branch; prod has deletion protection',
       });
     }
-    // The attached secret also carries the cluster's host and port.
-    this.secret = this.cluster.secret ?? secret;
+    // The attached secrets also carry the cluster's host and port (rotation reads them there).
+    this.masterSecret = this.cluster.secret ?? secret;
+    this.appSecret = appSecret.attach(this.cluster);
 
     if (settings.proxy) {
       const proxySecurityGroup = network.securityGroup(this, 'ProxySecurityGroup', 'RDS Proxy');
@@ -101,10 +132,14 @@ export class Database extends Construct {
         vpc: network.vpc,
         vpcSubnets: network.isolated,
         securityGroups: [proxySecurityGroup],
-        secrets: [this.secret],
+        // Only the app role comes through the proxy: the master user connects to the writer directly.
+        secrets: [this.appSecret],
         requireTLS: true,
         iamAuth: false,
         clientPasswordAuthType: ClientPasswordAuthType.POSTGRES_SCRAM_SHA_256,
+        maxConnectionsPercent: PROXY_MAX_CONNECTIONS_PERCENT,
+        maxIdleConnectionsPercent: PROXY_MAX_IDLE_CONNECTIONS_PERCENT,
+        borrowTimeout: Duration.seconds(PROXY_BORROW_TIMEOUT_SECONDS),
         debugLogging: false,
       });
       // Harmless if the proxy fetches its secret over the service's own path, required if not.
@@ -113,21 +148,29 @@ export class Database extends Construct {
   }
 
   /**
-   * Lets `fn` (sending from `client`) open connections: read of this one secret, a path to the
-   * proxy or the writer, and the environment functions/deps.ts reads.
+   * Lets `fn` (sending from `client`) open connections: read of one secret, a path to the proxy
+   * or the writer, and the environment functions/deps.ts reads. `DATABASE_SECRET_ARN` always names
+   * the secret the function connects with: the app secret for the API, the master secret for migrations.
    */
   connect(
     fn: IFunction & { addEnvironment(key: string, value: string): unknown },
     client: IConnectable,
     route: DatabaseRoute,
   ) {
-    this.secret.grantRead(fn);
+    const secret = route === 'pooled' ? this.appSecret : this.masterSecret;
+    secret.grantRead(fn);
     this.#network.allowSecretsFrom(client, 'Secrets Manager from functions');
     const proxy = route === 'pooled' ? this.proxy : undefined;
     (proxy ?? this.cluster).connections.allowFrom(client, Port.tcp(5432), 'Postgres from functions');
-    fn.addEnvironment('DATABASE_SECRET_ARN', this.secret.secretArn);
+    fn.addEnvironment('DATABASE_SECRET_ARN', secret.secretArn);
     fn.addEnvironment('DATABASE_HOST', proxy ? proxy.endpoint : this.cluster.clusterEndpoint.hostname);
     fn.addEnvironment('DATABASE_SSLMODE', 'verify-full');
     if (!proxy) fn.addEnvironment('NODE_EXTRA_CA_CERTS', RUNTIME_CA_BUNDLE);
+  }
+
+  /** The migration function sets the app role's password from this secret: read, never connect. */
+  shareAppSecret(fn: IFunction & { addEnvironment(key: string, value: string): unknown }) {
+    this.appSecret.grantRead(fn);
+    fn.addEnvironment('APP_SECRET_ARN', this.appSecret.secretArn);
   }
 }

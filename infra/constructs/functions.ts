@@ -26,7 +26,11 @@ export interface ApiFunctionsProps {
   readonly database: Database;
 }
 
-/** One function per row of the route table, plus the authorizer, all pooled through the proxy. */
+/**
+ * One function per row of the route table, plus the authorizer, all connecting as the app role
+ * (through the proxy where there is one), each with reserved concurrency so that together they
+ * cannot open more connections than the database has to give (docs/deploying.md).
+ */
 export class ApiFunctions extends Construct {
   readonly byRoute: ReadonlyMap<Route, NodejsFunction>;
   readonly authorizer: NodejsFunction;
@@ -36,7 +40,13 @@ export class ApiFunctions extends Construct {
   constructor(scope: Construct, id: string, { config, network, database }: ApiFunctionsProps) {
     super(scope, id);
     const securityGroup = network.securityGroup(this, 'SecurityGroup', 'API functions');
-    const make = (name: string, entry: string, description: string, timeout: Duration) => {
+    const make = (
+      name: string,
+      entry: string,
+      description: string,
+      timeout: Duration,
+      reservedConcurrency: number,
+    ) => {
       const fn = serviceFunction(this, constructId(name), {
         entry,
         description,
@@ -44,18 +54,23 @@ export class ApiFunctions extends Construct {
         config,
         network,
         securityGroup,
+        reservedConcurrency,
       });
       database.connect(fn, securityGroup, 'pooled');
       return fn;
     };
     this.byRoute = new Map(
-      routeList.map((route) => [route, make(route.name, route.entry, routeKey(route), ROUTE_TIMEOUT)]),
+      routeList.map((route) => [
+        route,
+        make(route.name, route.entry, routeKey(route), ROUTE_TIMEOUT, config.functions.routeConcurrency),
+      ]),
     );
     this.authorizer = make(
       authorizer.name,
       authorizer.entry,
       'Bearer API key authorizer',
       AUTHORIZER_TIMEOUT,
+      config.functions.authorizerConcurrency,
     );
     this.all = [...this.byRoute.values(), this.authorizer];
   }

@@ -10,8 +10,11 @@ import type { Network } from './network.ts';
 export const MIGRATIONS_SOURCE = 'db/migrations';
 /** Where db/migrate.ts looks in a bundle: `./migrations` beside it. */
 export const MIGRATIONS_IN_BUNDLE = 'migrations';
-/** Covers a cluster resuming from auto-pause (~15 s) and a slow migration, with room to spare. */
-export const MIGRATION_TIMEOUT = Duration.minutes(5);
+/**
+ * Lambda's maximum: a cluster resuming from auto-pause (~15 s), lock-timeout retries, and a
+ * statement allowed up to the migration session's 10 min (db/migrate.ts), with room to finish.
+ */
+export const MIGRATION_TIMEOUT = Duration.minutes(15);
 
 export interface MigrationsProps {
   readonly config: StageConfig;
@@ -45,9 +48,13 @@ export class Migrations extends Construct {
       afterBundling: (inputDir, outputDir) => [
         `cp -R "${inputDir}/${MIGRATIONS_SOURCE}" "${outputDir}/${MIGRATIONS_IN_BUNDLE}"`,
       ],
+      // One run at a time: two would contend for the same locks.
+      reservedConcurrency: 1,
     });
-    // DDL goes to the writer itself, never through the proxy's pooled sessions.
-    database.connect(this.function, securityGroup, 'direct');
+    // DDL goes to the writer itself as master, never through the proxy's pooled sessions; the
+    // app secret is read only for the password the app role gets (db/roles.ts).
+    database.connect(this.function, securityGroup, 'master');
+    database.shareAppSecret(this.function);
     this.trigger = new Trigger(this, 'Trigger', {
       handler: this.function,
       timeout: MIGRATION_TIMEOUT,

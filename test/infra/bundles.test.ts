@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
@@ -39,19 +40,42 @@ ${call ?? ''}`;
 describe('the bundles a real synth builds with the local esbuild', () => {
   let synth: Synthesised;
   let dirs: Map<string, string>;
+  let maps: string;
   beforeAll(() => {
-    synth = synthesise('prod', { bundle: true });
+    maps = mkdtempSync(join(tmpdir(), 'vaa-sourcemaps-'));
+    process.env.SOURCE_MAPS_DIR = maps;
+    try {
+      synth = synthesise('prod', { bundle: true });
+    } finally {
+      delete process.env.SOURCE_MAPS_DIR;
+    }
     dirs = bundleDirs(synth);
   });
 
-  it('exist for every route, the authorizer and the migration, as minified ESM with source maps', () => {
+  it('keep each source map out of the zip and the runtime path, stored beside the build instead', () => {
+    const { functions, migrations } = synth.stack;
+    for (const fn of [...functions.all, migrations.function]) {
+      const dir = join(maps, fn.node.path);
+      const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8'));
+      expect(map.sources.length, fn.node.path).toBeGreaterThan(0);
+      expect(map.sourcesContent, fn.node.path).toBeUndefined();
+    }
+    for (const [name, dir] of dirs) {
+      expect(
+        readdirSync(dir).filter((f) => f.endsWith('.map')),
+        name,
+      ).toEqual([]);
+      expect(readFileSync(join(dir, 'index.mjs'), 'utf8'), name).not.toContain('sourceMappingURL');
+    }
+  });
+
+  it('exist for every route, the authorizer and the migration, as minified ESM', () => {
     expect([...dirs.keys()].sort()).toEqual(
       [...routeList.map((r) => r.name), authorizer.name, 'migrate'].sort(),
     );
     for (const [name, dir] of dirs) {
       const bundle = join(dir, 'index.mjs');
       expect(existsSync(bundle), name).toBe(true);
-      expect(existsSync(`${bundle}.map`), name).toBe(true);
       const kb = statSync(bundle).size / 1024;
       console.info(`${name}: ${kb.toFixed(1)} KB`);
       expect(kb, name).toBeLessThan(512);

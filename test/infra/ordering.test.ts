@@ -36,7 +36,8 @@ describe.each(['prod', 'feature-x'])('the migration trigger of %s', (stage) => {
     const writer = idsOfType(synth.template, 'AWS::RDS::DBInstance')[0] as string;
     expect(before).toContain(writer);
     expect(before).toContain(idsOfType(synth.template, 'AWS::EC2::VPCEndpoint')[0]);
-    expect(before).toContain(logicalId(synth.stack, synth.stack.database.secret));
+    expect(before).toContain(logicalId(synth.stack, synth.stack.database.masterSecret));
+    expect(before).toContain(logicalId(synth.stack, synth.stack.database.appSecret));
     for (const rule of [
       ...idsOfType(synth.template, 'AWS::EC2::SecurityGroupIngress'),
       ...idsOfType(synth.template, 'AWS::EC2::SecurityGroupEgress'),
@@ -44,6 +45,12 @@ describe.each(['prod', 'feature-x'])('the migration trigger of %s', (stage) => {
       expect(before).toContain(rule);
     }
     for (const fn of synth.stack.functions.all) expect(before).not.toContain(logicalId(synth.stack, fn));
+  });
+
+  it('runs before the secrets are first rotated: the app role must exist, and the master password stay put', () => {
+    for (const id of idsOfType(synth.template, 'AWS::SecretsManager::RotationSchedule')) {
+      expect(prerequisites(resources, id)).toContain(triggerId);
+    }
   });
 
   it('runs again whenever the migration function, and so its bundled migrations, change', () => {

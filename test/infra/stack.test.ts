@@ -2,7 +2,12 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_CACHE_TTL_SECONDS, routeKey, routeList } from '#contract/routes.ts';
 import { REQUEST_TIMEOUT_MS } from '#db/client.ts';
-import { RUNTIME_CA_BUNDLE } from '#infra/constructs/database.ts';
+import {
+  PROXY_BORROW_TIMEOUT_SECONDS,
+  PROXY_MAX_CONNECTIONS_PERCENT,
+  RUNTIME_CA_BUNDLE,
+} from '#infra/constructs/database.ts';
+import { approxMaxConnections } from '#infra/constructs/monitoring.ts';
 import { idsOfType, logicalId, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
 
 const stages = [
@@ -14,7 +19,9 @@ const stages = [
     deletionProtection: true,
     proxies: 1,
     minCapacity: 0.5,
-    counts: { 'AWS::EC2::SecurityGroup': 5, 'AWS::IAM::Role': 9 },
+    maxCapacity: 8,
+    instances: 2,
+    counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 9, 'AWS::CloudWatch::Alarm': 19 },
   },
   {
     stage: 'feature-x',
@@ -24,7 +31,9 @@ const stages = [
     deletionProtection: false,
     proxies: 0,
     minCapacity: 0,
-    counts: { 'AWS::EC2::SecurityGroup': 4, 'AWS::IAM::Role': 8 },
+    maxCapacity: 2,
+    instances: 1,
+    counts: { 'AWS::EC2::SecurityGroup': 5, 'AWS::IAM::Role': 8, 'AWS::CloudWatch::Alarm': 18 },
   },
 ] as const;
 
@@ -49,16 +58,17 @@ describe.each(stages)('the $stage stack', (expected) => {
       'AWS::ApiGatewayV2::Authorizer': 1,
       'AWS::ApiGatewayV2::Stage': 1,
       'AWS::RDS::DBCluster': 1,
-      'AWS::RDS::DBInstance': 1,
+      'AWS::RDS::DBInstance': expected.instances,
       'AWS::RDS::DBProxy': expected.proxies,
-      'AWS::SecretsManager::Secret': 1,
+      'AWS::SecretsManager::Secret': 2,
+      'AWS::SecretsManager::RotationSchedule': 2,
       'AWS::EC2::VPCEndpoint': 1,
       'AWS::EC2::NatGateway': 0,
       'AWS::EC2::InternetGateway': 0,
-      'AWS::CloudWatch::Alarm': 12,
       'AWS::SNS::Topic': 1,
       'AWS::SNS::Subscription': 1,
-      'AWS::Logs::LogGroup': 7,
+      // 5 functions of ours, 2 providers, 2 hosted rotation functions, access logs, flow logs
+      'AWS::Logs::LogGroup': 11,
       'Custom::Trigger': 1,
       ...expected.counts,
     };
@@ -83,18 +93,120 @@ describe.each(stages)('the $stage stack', (expected) => {
     }
   });
 
-  it('lets each function read the database secret and nothing else', () => {
-    for (const [, policy] of Object.entries(resources).filter(([id]) =>
-      /ServiceRoleDefaultPolicy/.test(id),
-    )) {
-      expect(policy.Properties.PolicyDocument.Statement).toEqual([
-        {
-          Effect: 'Allow',
-          Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
-          Resource: { Ref: logicalId(synth.stack, synth.stack.database.secret) },
-        },
-      ]);
+  it('lets each API function read the app secret only, and the migration function both secrets', () => {
+    const { database, functions, migrations } = synth.stack;
+    const app = { Ref: logicalId(synth.stack, database.appSecret) };
+    const master = { Ref: logicalId(synth.stack, database.masterSecret) };
+    const tracing = {
+      Effect: 'Allow',
+      Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+      Resource: '*',
+    };
+    const read = (resource: unknown) => ({
+      Effect: 'Allow',
+      Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+      Resource: resource,
+    });
+    const statementsOf = (fn: (typeof functions.all)[number]) =>
+      resources[logicalId(synth.stack, fn.role?.node.tryFindChild('DefaultPolicy') as never)]?.Properties
+        .PolicyDocument.Statement;
+    for (const fn of functions.all) expect(statementsOf(fn)).toEqual([tracing, read(app)]);
+    expect(statementsOf(migrations.function)).toEqual([tracing, read([app, master])]);
+    // Nothing else in the template may read the master secret (the hosted rotation functions live outside it).
+    const readers = Object.entries(resources)
+      .filter(
+        ([, r]) =>
+          r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties).includes(JSON.stringify(master)),
+      )
+      .map(([id]) => id);
+    expect(readers).toEqual([
+      logicalId(synth.stack, migrations.function.role?.node.tryFindChild('DefaultPolicy') as never),
+    ]);
+  });
+
+  it('connects the API functions and the authorizer with the app secret, the migration function with the master secret', () => {
+    const { database, functions, migrations } = synth.stack;
+    for (const fn of functions.all) {
+      const env = resources[logicalId(synth.stack, fn)]?.Properties.Environment.Variables;
+      expect(env.DATABASE_SECRET_ARN).toEqual({ Ref: logicalId(synth.stack, database.appSecret) });
+      expect(env.APP_SECRET_ARN).toBeUndefined();
     }
+    const env = resources[logicalId(synth.stack, migrations.function)]?.Properties.Environment.Variables;
+    expect(env).toMatchObject({
+      DATABASE_SECRET_ARN: { Ref: logicalId(synth.stack, database.masterSecret) },
+      APP_SECRET_ARN: { Ref: logicalId(synth.stack, database.appSecret) },
+    });
+  });
+
+  it('rotates both secrets with hosted functions inside the VPC, the app one alternating users, after the migrations', () => {
+    const { database } = synth.stack;
+    const triggerId = idsOfType(synth.template, 'Custom::Trigger')[0];
+    const schedules = idsOfType(synth.template, 'AWS::SecretsManager::RotationSchedule').map(
+      (id) => resources[id],
+    );
+    const bySecret = (secret: unknown) =>
+      schedules.find(
+        (r) =>
+          JSON.stringify(r?.Properties.SecretId) ===
+          JSON.stringify({ Ref: logicalId(synth.stack, secret as never) }),
+      );
+    const inVpc = {
+      VpcSecurityGroupIds: expect.anything(),
+      VpcSubnetIds: expect.anything(),
+    };
+    expect(bySecret(database.masterSecret)?.Properties).toMatchObject({
+      HostedRotationLambda: { RotationType: 'PostgreSQLSingleUser', ...inVpc },
+      RotationRules: { ScheduleExpression: 'rate(30 days)' },
+    });
+    expect(bySecret(database.appSecret)?.Properties).toMatchObject({
+      HostedRotationLambda: {
+        RotationType: 'PostgreSQLMultiUser',
+        MasterSecretArn: { Ref: logicalId(synth.stack, database.masterSecret) },
+        ...inVpc,
+      },
+      RotationRules: { ScheduleExpression: 'rate(30 days)' },
+    });
+    for (const schedule of schedules) {
+      expect(schedule?.DependsOn).toContain(triggerId);
+      const name = schedule?.Properties.HostedRotationLambda.RotationLambdaName;
+      expect(name.length).toBeLessThanOrEqual(64);
+      // Its log group exists first, with the stage's retention, and goes with the stack.
+      const [logsId] = Object.entries(resources).find(
+        ([, r]) => r.Type === 'AWS::Logs::LogGroup' && r.Properties.LogGroupName === `/aws/lambda/${name}`,
+      ) ?? [''];
+      expect(schedule?.DependsOn).toContain(logsId);
+    }
+  });
+
+  it('gives every function in the template an explicit log group, providers included', () => {
+    const logGroups = new Set(idsOfType(synth.template, 'AWS::Logs::LogGroup'));
+    for (const id of idsOfType(synth.template, 'AWS::Lambda::Function')) {
+      const target = resources[id]?.Properties.LoggingConfig?.LogGroup?.Ref;
+      expect(logGroups.has(target), id).toBe(true);
+    }
+  });
+
+  it('traces every function and keeps source maps out of the runtime path', () => {
+    for (const id of appFunctionIds) {
+      const properties = resources[id]?.Properties;
+      expect(properties.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(JSON.stringify(properties.Environment ?? {})).not.toContain('enable-source-maps');
+    }
+  });
+
+  it('caps every API function and the authorizer with reserved concurrency within the database connections', () => {
+    const { functions, migrations } = synth.stack;
+    const reserved = functions.all.map(
+      (fn) => resources[logicalId(synth.stack, fn)]?.Properties.ReservedConcurrentExecutions,
+    );
+    for (const n of reserved) expect(n).toBeGreaterThan(0);
+    expect(
+      resources[logicalId(synth.stack, migrations.function)]?.Properties.ReservedConcurrentExecutions,
+    ).toBe(1);
+    // One connection per instance: all of them at once still fit under what the proxy (or the writer) allows.
+    const total = reserved.reduce((a: number, b: number) => a + b, 0);
+    const maxConnections = approxMaxConnections(expected.maxCapacity);
+    expect(total).toBeLessThan(Math.floor((maxConnections * PROXY_MAX_CONNECTIONS_PERCENT) / 100));
   });
 
   it('caches the bearer authorizer for the same TTL as the local gateway, keyed by Authorization', () => {
@@ -189,5 +301,91 @@ describe.each(stages)('the $stage stack', (expected) => {
       Protocol: 'email',
       Endpoint: 'ops@example.com',
     });
+  });
+});
+
+describe('the prod stack only', () => {
+  let synth: Synthesised;
+  let resources: Resources;
+  beforeAll(() => {
+    synth = synthesise('prod', { alarmEmail: 'ops@example.com' });
+    resources = resourcesOf(synth.template);
+  });
+
+  it('refuses to synthesise without an alarm destination', () => {
+    expect(() => synthesise('prod', { alarmEmail: undefined })).toThrow(/alarm destination.*alarmEmail/);
+  });
+
+  it('runs a Serverless v2 reader in the other AZ, in the promotion tier that scales with the writer', () => {
+    const instances = idsOfType(synth.template, 'AWS::RDS::DBInstance').map(
+      (id) => resources[id]?.Properties,
+    );
+    expect(instances.map((i) => [i.DBInstanceClass, i.PromotionTier, i.AvailabilityZone])).toEqual([
+      ['db.serverless', 0, { 'Fn::Select': [0, { 'Fn::GetAZs': '' }] }],
+      ['db.serverless', 1, { 'Fn::Select': [1, { 'Fn::GetAZs': '' }] }],
+    ]);
+  });
+
+  it('pools through a proxy holding only the app secret, with headroom and a borrow timeout under the request deadline', () => {
+    synth.template.hasResourceProperties('AWS::RDS::DBProxy', {
+      RequireTLS: true,
+      Auth: [
+        Match.objectLike({ SecretArn: { Ref: logicalId(synth.stack, synth.stack.database.appSecret) } }),
+      ],
+    });
+    synth.template.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
+      ConnectionPoolConfigurationInfo: {
+        MaxConnectionsPercent: PROXY_MAX_CONNECTIONS_PERCENT,
+        MaxIdleConnectionsPercent: Match.anyValue(),
+        ConnectionBorrowTimeout: PROXY_BORROW_TIMEOUT_SECONDS,
+      },
+    });
+    expect(PROXY_MAX_CONNECTIONS_PERCENT).toBeLessThan(100);
+    expect(PROXY_BORROW_TIMEOUT_SECONDS * 1000).toBeLessThan(REQUEST_TIMEOUT_MS);
+  });
+
+  it('alarms on max ACU, proxy borrow latency, durations near the timeout, 5xx rate and authorizer denials', () => {
+    const alarms = idsOfType(synth.template, 'AWS::CloudWatch::Alarm').map((id) => resources[id]?.Properties);
+    const metricNames = alarms.map((a) => a.MetricName ?? 'expression');
+    expect(metricNames).toEqual(
+      expect.arrayContaining([
+        'ServerlessDatabaseCapacity',
+        'DatabaseConnectionsBorrowLatency',
+        'Duration',
+        'AuthorizerDenies',
+        'expression',
+      ]),
+    );
+    const acu = alarms.find((a) => a.MetricName === 'ServerlessDatabaseCapacity');
+    expect(acu).toMatchObject({ Threshold: 8, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    const durations = alarms.filter((a) => a.MetricName === 'Duration');
+    expect(durations).toHaveLength(synth.stack.functions.all.length);
+    for (const d of durations) {
+      const timeoutMs = resources[d.Dimensions[0].Value.Ref]?.Properties.Timeout * 1000;
+      expect(d.Threshold).toBe(Math.floor(timeoutMs * 0.8));
+    }
+    synth.template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: Match.stringLikeRegexp('integrationStatus'),
+      MetricTransformations: [Match.objectLike({ MetricName: 'AuthorizerDenies', MetricValue: '1' })],
+    });
+  });
+});
+
+describe("a preview rehearsing prod's database path", () => {
+  it.each([
+    ['-c proxy=true', 'feature-x', true],
+    ['the staging stage', 'staging', undefined],
+  ])('with %s has the proxy, and its functions verify the proxy with verify-full', (_, stage, proxy) => {
+    const synth = synthesise(stage, { proxy });
+    const resources = resourcesOf(synth.template);
+    synth.template.resourceCountIs('AWS::RDS::DBProxy', 1);
+    synth.template.resourceCountIs('AWS::RDS::DBInstance', 1);
+    for (const fn of synth.stack.functions.all) {
+      const env = resources[logicalId(synth.stack, fn)]?.Properties.Environment.Variables;
+      expect(env.DATABASE_HOST['Fn::GetAtt'][1]).toBe('Endpoint');
+      expect(env.DATABASE_SSLMODE).toBe('verify-full');
+    }
+    // Still a disposable preview.
+    synth.template.hasResource('AWS::RDS::DBCluster', { DeletionPolicy: 'Delete' });
   });
 });

@@ -42,7 +42,7 @@ describe('stage names', () => {
 
 describe('stage settings', () => {
   it('keeps prod durable: proxy, deletion protection, 14-day backups, snapshot on removal', () => {
-    const prod = stageConfig('prod');
+    const prod = stageConfig('prod', { alarmEmail: 'ops@example.com' });
     expect(prod).toMatchObject({
       stackName: 'VoiceAgentAdmin-prod',
       durable: true,
@@ -55,6 +55,23 @@ describe('stage settings', () => {
     });
     expect(prod.database.backupRetention.toDays()).toBeGreaterThanOrEqual(14);
     expect(prod.database.minCapacity).toBeGreaterThan(0);
+    expect(prod.database.readers).toBe(1);
+  });
+
+  it('refuses prod without an alarm destination', () => {
+    expect(() => stageConfig('prod')).toThrow(/alarmEmail/);
+  });
+
+  it("gives a preview prod's database path with proxy=true, and the staging stage by default", () => {
+    for (const config of [stageConfig('feature-x', { proxy: true }), stageConfig('staging')]) {
+      expect(config).toMatchObject({ durable: false, removalPolicy: RemovalPolicy.DESTROY });
+      expect(config.database).toMatchObject({
+        proxy: true,
+        readers: 0,
+        minCapacity: 0.5,
+      });
+      expect(config.database.autoPause).toBeUndefined();
+    }
   });
 
   it('makes every other stage a disposable preview that scales to zero', () => {

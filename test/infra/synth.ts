@@ -23,14 +23,24 @@ export interface Synthesised {
  */
 export function synthesise(
   stage: string,
-  options: { bundle?: boolean; alarmEmail?: string; extend?: (stack: AdminApiStack) => void } = {},
+  options: {
+    bundle?: boolean;
+    /** Prod refuses to synthesise without one: a placeholder unless a test says otherwise. */
+    alarmEmail?: string;
+    proxy?: boolean;
+    extend?: (stack: AdminApiStack) => void;
+  } = {},
 ): Synthesised {
   const outdir = mkdtempSync(join(tmpdir(), 'vaa-cdk-'));
   const app = new App({
     outdir,
     context: { ...cdkJsonContext, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
   });
-  const stack = defineApp(app, stageConfig(stage, { alarmEmail: options.alarmEmail }));
+  const config = stageConfig(stage, {
+    alarmEmail: 'alarmEmail' in options ? options.alarmEmail : 'alarms@example.com',
+    proxy: options.proxy,
+  });
+  const stack = defineApp(app, config);
   options.extend?.(stack);
   return { app, stack, template: Template.fromStack(stack), outdir };
 }
