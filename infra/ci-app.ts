@@ -1,0 +1,20 @@
+/**
+ * The deploy identity's own CDK app, deployed once per account by an administrator, never by CI:
+ *   npm run ci-identity:deploy -- -c githubRepository=<owner/name>
+ *     [-c githubOidcProviderArn=<arn of an existing GitHub provider>] [-c bootstrapQualifier=<q>]
+ */
+import { App } from 'aws-cdk-lib';
+import { defineCiApp } from './ci-stack.ts';
+
+const app = new App();
+const context = (key: string): string | undefined => {
+  const value = app.node.tryGetContext(key);
+  return typeof value === 'string' && value.trim() ? value.trim() : undefined;
+};
+const repository = context('githubRepository');
+if (!repository) throw new Error('Pass the repository allowed to deploy: -c githubRepository=<owner/name>');
+defineCiApp(app, {
+  repository,
+  existingProviderArn: context('githubOidcProviderArn'),
+  qualifier: context('bootstrapQualifier'),
+});

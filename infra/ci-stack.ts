@@ -1,0 +1,206 @@
+import { type App, Aws, CfnOutput, Stack, Validations } from 'aws-cdk-lib';
+import {
+  Effect,
+  type IOidcProvider,
+  OidcProviderNative,
+  PolicyDocument,
+  PolicyStatement,
+  Role,
+  WebIdentityPrincipal,
+} from 'aws-cdk-lib/aws-iam';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import { PROD, STACK_PREFIX } from './stage.ts';
+
+export const GITHUB_ISSUER = 'token.actions.githubusercontent.com';
+export const CI_STACK_NAME = `${STACK_PREFIX}-ci-identity`;
+/** CDK's default bootstrap qualifier; `-c bootstrapQualifier=…` when the account was bootstrapped with another. */
+export const DEFAULT_QUALIFIER = 'hnb659fds';
+
+export interface CiIdentityProps {
+  /** `owner/name` of the GitHub repository whose workflows may deploy. */
+  readonly repository: string;
+  /** An account holds one provider per issuer URL: pass its ARN when it already exists. */
+  readonly existingProviderArn?: string;
+  readonly qualifier?: string;
+}
+
+/**
+ * Who may deploy, set up once per account by an administrator (docs/deploying.md): GitHub's OIDC
+ * provider and two roles, one per GitHub environment. A workflow job gets a role only when its
+ * token's `sub` names the repository and that environment, and the `production` environment only
+ * admits `main`: a branch's copy of the workflow cannot reach prod, whatever it passes to cdk.
+ *
+ * Neither role may assume the CDK bootstrap roles (whose trust is the whole account, and which
+ * could deploy any stack); the CDK CLI then says so and deploys with these credentials directly,
+ * which are limited to the stacks of their stage pattern, the bootstrap asset bucket, the
+ * bootstrap version parameter, and passing the bootstrap CloudFormation execution role.
+ */
+export class CiIdentityStack extends Stack {
+  readonly provider: IOidcProvider;
+  readonly previewRole: Role;
+  readonly prodRole: Role;
+
+  constructor(scope: Construct, id: string, props: CiIdentityProps) {
+    super(scope, id, { description: 'GitHub OIDC deploy roles of the voice agent administration API' });
+    if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(props.repository)) {
+      throw new Error(`-c githubRepository must be owner/name, not ${JSON.stringify(props.repository)}`);
+    }
+    this.provider = props.existingProviderArn
+      ? OidcProviderNative.fromOidcProviderArn(this, 'GitHub', props.existingProviderArn)
+      : new OidcProviderNative(this, 'GitHub', {
+          url: `https://${GITHUB_ISSUER}`,
+          clientIds: ['sts.amazonaws.com'],
+        });
+    const qualifier = props.qualifier ?? DEFAULT_QUALIFIER;
+
+    const prodStacks = [`${STACK_PREFIX}-${PROD}`];
+    this.previewRole = this.deployRole('PreviewDeployRole', props.repository, 'preview', {
+      stacks: [`${STACK_PREFIX}-*`],
+      denied: prodStacks,
+      qualifier,
+    });
+    this.prodRole = this.deployRole('ProdDeployRole', props.repository, 'production', {
+      stacks: prodStacks,
+      denied: [],
+      qualifier,
+    });
+    new CfnOutput(this, 'PreviewRoleArn', {
+      value: this.previewRole.roleArn,
+      description: 'vars.AWS_PREVIEW_ROLE_ARN',
+    });
+    new CfnOutput(this, 'ProdRoleArn', {
+      value: this.prodRole.roleArn,
+      description: 'vars.AWS_PROD_ROLE_ARN',
+    });
+  }
+
+  private deployRole(
+    id: string,
+    repository: string,
+    environment: 'preview' | 'production',
+    scope: { stacks: string[]; denied: string[]; qualifier: string },
+  ): Role {
+    const stackArn = (name: string) => arn(`cloudformation:{region}:{account}:stack/${name}/*`);
+    // Functions CloudFormation names after their stack: the admin function the seed and smoke commands invoke.
+    const functionArn = (name: string) => arn(`lambda:{region}:{account}:function:${name}-*`);
+    const assets = arn(`s3:::cdk-${scope.qualifier}-assets-{account}-{region}`);
+    const wildcards = [
+      [scope.stacks.map(stackArn), 'CloudFormation appends a generated id to each stack ARN'],
+      [scope.stacks.map(functionArn), 'CloudFormation appends a generated suffix to each function name'],
+      [
+        [arn('cloudformation:{region}:aws:transform/SecretsManager-*')],
+        'Any version of the Secrets Manager transform',
+      ],
+      [[{ nag: `${assets.nag}/*` }], 'CDK names asset objects by their content hash'],
+      [['*'], 'cloudformation:ListStacks and ValidateTemplate take no resource'],
+    ] as const;
+    const statements = [
+      new PolicyStatement({
+        sid: 'OwnStacks',
+        actions: [
+          'cloudformation:CreateChangeSet',
+          'cloudformation:DeleteChangeSet',
+          'cloudformation:DeleteStack',
+          'cloudformation:DescribeChangeSet',
+          'cloudformation:DescribeStackEvents',
+          'cloudformation:DescribeStackResources',
+          'cloudformation:DescribeStacks',
+          'cloudformation:ExecuteChangeSet',
+          'cloudformation:GetTemplate',
+          'cloudformation:GetTemplateSummary',
+          'cloudformation:ListStackResources',
+          'cloudformation:UpdateTerminationProtection',
+        ],
+        resources: scope.stacks.map((name) => stackArn(name).real),
+      }),
+      // The rotation schedules use the Secrets Manager transform; a change set naming it needs this.
+      new PolicyStatement({
+        sid: 'SecretsManagerTransform',
+        actions: ['cloudformation:CreateChangeSet'],
+        resources: [arn('cloudformation:{region}:aws:transform/SecretsManager-*').real],
+      }),
+      new PolicyStatement({
+        sid: 'ListStacks',
+        actions: ['cloudformation:ListStacks', 'cloudformation:ValidateTemplate'],
+        resources: ['*'],
+      }),
+      new PolicyStatement({
+        sid: 'PassExecutionRole',
+        actions: ['iam:PassRole'],
+        resources: [arn(`iam::{account}:role/cdk-${scope.qualifier}-cfn-exec-role-{account}-{region}`).real],
+        conditions: { StringEquals: { 'iam:PassedToService': 'cloudformation.amazonaws.com' } },
+      }),
+      new PolicyStatement({
+        sid: 'Assets',
+        actions: [
+          's3:GetObject',
+          's3:PutObject',
+          's3:ListBucket',
+          's3:GetBucketLocation',
+          's3:GetEncryptionConfiguration',
+        ],
+        resources: [assets.real, `${assets.real}/*`],
+      }),
+      new PolicyStatement({
+        sid: 'BootstrapVersion',
+        actions: ['ssm:GetParameter', 'ssm:GetParameters'],
+        resources: [arn(`ssm:{region}:{account}:parameter/cdk-bootstrap/${scope.qualifier}/version`).real],
+      }),
+      new PolicyStatement({
+        sid: 'InvokeAdmin',
+        actions: ['lambda:InvokeFunction'],
+        resources: scope.stacks.map((name) => functionArn(name).real),
+      }),
+    ];
+    if (scope.denied.length > 0) {
+      statements.push(
+        new PolicyStatement({
+          sid: 'NeverProd',
+          effect: Effect.DENY,
+          actions: ['cloudformation:*', 'lambda:*'],
+          resources: [
+            ...scope.denied.map((n) => stackArn(n).real),
+            ...scope.denied.map((n) => functionArn(n).real),
+          ],
+        }),
+      );
+    }
+    const role = new Role(this, id, {
+      description: `Deploys ${scope.stacks.join(', ')} from GitHub environment ${environment} of ${repository}`,
+      assumedBy: new WebIdentityPrincipal(this.provider.oidcProviderArn, {
+        StringEquals: {
+          [`${GITHUB_ISSUER}:aud`]: 'sts.amazonaws.com',
+          [`${GITHUB_ISSUER}:sub`]: `repo:${repository}:environment:${environment}`,
+        },
+      }),
+      inlinePolicies: { Deploy: new PolicyDocument({ statements }) },
+    });
+    Validations.of(role).acknowledge(
+      ...wildcards.flatMap(([patterns, reason]) =>
+        patterns.map((pattern) => ({
+          id: `AwsSolutions-IAM5[Resource::${typeof pattern === 'string' ? pattern : pattern.nag}]`,
+          reason,
+        })),
+      ),
+    );
+    return role;
+  }
+}
+
+/** An ARN with `{partition}`, `{region}`, `{account}` filled in: the template's tokens, and cdk-nag's spelling of them. */
+function arn(rest: string) {
+  const fill = (partition: string, region: string, account: string) =>
+    `arn:${partition}:${rest}`.replaceAll('{region}', region).replaceAll('{account}', account);
+  return {
+    real: fill(Aws.PARTITION, Aws.REGION, Aws.ACCOUNT_ID),
+    nag: fill('<AWS::Partition>', '<AWS::Region>', '<AWS::AccountId>'),
+  };
+}
+
+/** The CI identity app: `npm run ci-identity:deploy -- -c githubRepository=owner/name` (infra/ci-app.ts). */
+export function defineCiApp(app: App, props: CiIdentityProps): CiIdentityStack {
+  const stack = new CiIdentityStack(app, CI_STACK_NAME, props);
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return stack;
+}

@@ -1,0 +1,96 @@
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CiIdentityStack, defineCiApp } from '#infra/ci-stack.ts';
+import { type Resources, resourcesOf } from './synth.ts';
+
+const repository = 'example-org/voice-agent-admin-api';
+
+describe('the deploy identity stack', () => {
+  let app: App;
+  let stack: CiIdentityStack;
+  let resources: Resources;
+  beforeAll(() => {
+    app = new App();
+    stack = defineCiApp(app, { repository });
+    resources = resourcesOf(Template.fromStack(stack));
+  });
+  const roleOf = (role: CiIdentityStack['previewRole']) => {
+    const id = stack.getLogicalId(role.node.defaultChild as never);
+    return resources[id]?.Properties;
+  };
+  const statement = (role: CiIdentityStack['previewRole'], sid: string) =>
+    roleOf(role).Policies[0].PolicyDocument.Statement.find((s: { Sid: string }) => s.Sid === sid);
+  const text = (value: unknown) => JSON.stringify(value);
+
+  it("creates GitHub's OIDC provider for the STS audience", () => {
+    const [provider] = Object.values(resources).filter((r) => r.Type === 'AWS::IAM::OIDCProvider');
+    expect(provider?.Properties).toMatchObject({
+      Url: 'https://token.actions.githubusercontent.com',
+      ClientIdList: ['sts.amazonaws.com'],
+    });
+  });
+
+  it.each([
+    ['previewRole', 'preview'],
+    ['prodRole', 'production'],
+  ] as const)('trusts %s only for the repository and the %s environment', (key, environment) => {
+    const trust = roleOf(stack[key]).AssumeRolePolicyDocument.Statement;
+    expect(trust).toHaveLength(1);
+    expect(trust[0]).toMatchObject({
+      Action: 'sts:AssumeRoleWithWebIdentity',
+      Effect: 'Allow',
+      Condition: {
+        StringEquals: {
+          'token.actions.githubusercontent.com:aud': 'sts.amazonaws.com',
+          'token.actions.githubusercontent.com:sub': `repo:${repository}:environment:${environment}`,
+        },
+      },
+    });
+  });
+
+  it('lets the prod role touch the prod stack only, and the preview role every stack but prod', () => {
+    expect(text(statement(stack.prodRole, 'OwnStacks').Resource)).toContain('stack/VoiceAgentAdmin-prod/*');
+    expect(text(statement(stack.prodRole, 'OwnStacks').Resource)).not.toContain('VoiceAgentAdmin-*');
+    expect(text(statement(stack.previewRole, 'OwnStacks').Resource)).toContain('stack/VoiceAgentAdmin-*/*');
+    const never = statement(stack.previewRole, 'NeverProd');
+    expect(never.Effect).toBe('Deny');
+    expect(text(never.Resource)).toContain('stack/VoiceAgentAdmin-prod/*');
+    expect(text(never.Resource)).toContain('function:VoiceAgentAdmin-prod-*');
+    expect(statement(stack.prodRole, 'NeverProd')).toBeUndefined();
+  });
+
+  it('grants no role assumption, no IAM beyond passing the bootstrap execution role, and no managed policy', () => {
+    for (const role of [stack.previewRole, stack.prodRole]) {
+      const properties = roleOf(role);
+      expect(properties.ManagedPolicyArns).toBeUndefined();
+      const statements = properties.Policies[0].PolicyDocument.Statement;
+      const actions = statements.flatMap((s: { Action: string | string[] }) => [s.Action].flat());
+      expect(actions.filter((a: string) => a.startsWith('sts:'))).toEqual([]);
+      expect(actions.filter((a: string) => a.startsWith('iam:'))).toEqual(['iam:PassRole']);
+      const pass = statement(role, 'PassExecutionRole');
+      expect(text(pass.Resource)).toContain('-cfn-exec-role-');
+      expect(pass.Condition).toEqual({
+        StringEquals: { 'iam:PassedToService': 'cloudformation.amazonaws.com' },
+      });
+    }
+  });
+
+  it('passes cdk-nag with every acknowledgement explained', () => {
+    const report = new AwsSolutionsChecks().validateScope(app);
+    expect(report.violations.map((v) => v.ruleName)).toEqual([]);
+  });
+
+  it('refuses a repository that is not owner/name', () => {
+    expect(() => defineCiApp(new App(), { repository: 'just-a-name' })).toThrow(/owner\/name/);
+  });
+
+  it('reuses an existing provider instead of creating a second one', () => {
+    const reused = new CiIdentityStack(new App(), 'Reuse', {
+      repository,
+      existingProviderArn: 'arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com',
+    });
+    Template.fromStack(reused).resourceCountIs('AWS::IAM::OIDCProvider', 0);
+  });
+});
