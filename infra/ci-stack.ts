@@ -13,7 +13,8 @@ import type { Construct } from 'constructs';
 import { PROD, STACK_PREFIX } from './stage.ts';
 
 export const GITHUB_ISSUER = 'token.actions.githubusercontent.com';
-export const CI_STACK_NAME = `${STACK_PREFIX}-ci-identity`;
+/** Deliberately outside `${STACK_PREFIX}-*`, the pattern the preview role may deploy. */
+export const CI_STACK_NAME = `${STACK_PREFIX}DeployIdentity`;
 /** CDK's default bootstrap qualifier; `-c bootstrapQualifier=…` when the account was bootstrapped with another. */
 export const DEFAULT_QUALIFIER = 'hnb659fds';
 

@@ -82,6 +82,10 @@ describe('the deploy identity stack', () => {
     expect(report.violations.map((v) => v.ruleName)).toEqual([]);
   });
 
+  it('lives outside the stack pattern the preview role may deploy', () => {
+    expect(stack.stackName).not.toMatch(/^VoiceAgentAdmin-/);
+  });
+
   it('refuses a repository that is not owner/name', () => {
     expect(() => defineCiApp(new App(), { repository: 'just-a-name' })).toThrow(/owner\/name/);
   });

@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { repoRoot } from '#infra/stage.ts';
+
+interface Step {
+  name?: string;
+  id?: string;
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, string>;
+}
+interface Job {
+  if?: string;
+  needs?: string | string[];
+  environment?: string;
+  permissions?: Record<string, string>;
+  concurrency?: { group: string; 'cancel-in-progress': boolean };
+  services?: Record<string, { image: string; ports?: string[] }>;
+  steps: Step[];
+}
+interface Workflow {
+  on: Record<string, unknown>;
+  permissions: Record<string, string>;
+  concurrency?: { group: string; 'cancel-in-progress': boolean };
+  jobs: Record<string, Job>;
+}
+
+const workflow = (name: string): Workflow =>
+  parse(readFileSync(join(repoRoot, '.github', 'workflows', name), 'utf8'));
+const deploy = workflow('deploy.yml');
+const reaper = workflow('reap-previews.yml');
+const scripts = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).scripts;
+
+const runs = (job: Job) => job.steps.map((s) => s.run ?? '').join('\n');
+const indexOfRun = (job: Job, text: string) => job.steps.findIndex((s) => s.run?.includes(text));
+const roleOf = (job: Job) =>
+  job.steps.find((s) => s.uses?.startsWith('aws-actions/configure-aws-credentials'))?.with?.[
+    'role-to-assume'
+  ];
+
+describe('the deploy workflow', () => {
+  it('grants nothing by default, and an OIDC token only to the jobs that deploy', () => {
+    expect(deploy.permissions).toEqual({});
+    for (const [name, job] of Object.entries(deploy.jobs)) {
+      const deploys = Boolean(roleOf(job));
+      expect(job.permissions?.['id-token'], name).toBe(deploys ? 'write' : undefined);
+      expect(job.permissions?.contents, name).toBe('read');
+    }
+  });
+
+  it('tests the whole suite on PGlite and on a Postgres service container, before any deploy', () => {
+    const test = deploy.jobs.test as Job;
+    expect(test.services?.postgres?.image).toMatch(/^postgres:\d+/);
+    expect(test.services?.postgres?.ports).toEqual(['5432:5432']);
+    const onPostgres = test.steps.find((s) => s.run === 'npm test' && s.env?.DATABASE_URL);
+    expect(onPostgres?.env?.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/test');
+    expect(test.steps.some((s) => s.run === 'npm test' && !s.env)).toBe(true);
+    expect(runs(test)).toContain('npm run check');
+    expect(deploy.jobs.preview?.needs).toBe('test');
+    expect(deploy.jobs.prod?.needs).toBe('test');
+  });
+
+  it('deploys prod only from main, through the production environment and the prod role, after a diff in the summary', () => {
+    const prod = deploy.jobs.prod as Job;
+    expect(prod.if).toBe("github.ref == 'refs/heads/main'");
+    expect(prod.environment).toBe('production');
+    expect(roleOf(prod)).toBe('${{ vars.AWS_PROD_ROLE_ARN }}');
+    const diff = indexOfRun(prod, 'npm run --silent diff -- -c stage=prod');
+    const deployed = indexOfRun(prod, 'npm run deploy -- -c stage=prod');
+    expect(diff).toBeGreaterThanOrEqual(0);
+    expect(deployed).toBeGreaterThan(diff);
+    expect(prod.steps[diff]?.run).toContain('GITHUB_STEP_SUMMARY');
+    expect(prod.steps[deployed]?.run).toContain('alarmEmail=$ALARM_EMAIL');
+    expect(indexOfRun(prod, 'npm run smoke -- --stage prod')).toBeGreaterThan(deployed);
+  });
+
+  it('deploys every other branch as a preview with the preview role, never prod', () => {
+    const preview = deploy.jobs.preview as Job;
+    expect(preview.if).toContain("github.ref != 'refs/heads/main'");
+    expect(preview.if).toContain("needs.test.outputs.stage != ''");
+    expect(preview.environment).toBe('preview');
+    expect(roleOf(preview)).toBe('${{ vars.AWS_PREVIEW_ROLE_ARN }}');
+    expect(runs(preview)).not.toMatch(/stage=prod/);
+  });
+
+  it('seeds and smoke-tests a preview after deploying it, and smoke-tests prod', () => {
+    const preview = deploy.jobs.preview as Job;
+    const deployed = indexOfRun(preview, 'npm run deploy');
+    const seed = indexOfRun(preview, 'npm run --silent db:seed -- --stage "$STAGE"');
+    const smoke = indexOfRun(preview, 'npm run smoke -- --stage "$STAGE" --write');
+    expect(deployed).toBeGreaterThanOrEqual(0);
+    expect(seed).toBeGreaterThan(deployed);
+    expect(smoke).toBeGreaterThan(seed);
+  });
+
+  it('shows the API URL and the smoke result in the job summary, even when a step failed', () => {
+    for (const name of ['preview', 'prod']) {
+      const summary = deploy.jobs[name]?.steps.find((s) => s.name === 'summary');
+      expect(summary?.run, name).toContain('ApiUrl');
+      expect(summary?.run, name).toContain('steps.smoke.outcome');
+      expect(summary?.run, name).toContain('GITHUB_STEP_SUMMARY');
+      expect((summary as { if?: string }).if, name).toBe('always()');
+    }
+  });
+
+  it('keys concurrency on the sanitised stage, never cancelling a deployment half-way', () => {
+    expect(deploy.jobs.preview?.concurrency).toEqual({
+      group: 'stack-${{ needs.test.outputs.stage }}',
+      'cancel-in-progress': false,
+    });
+    expect(deploy.jobs.prod?.concurrency).toEqual({ group: 'stack-prod', 'cancel-in-progress': false });
+    expect(deploy.jobs.test?.steps.find((s) => s.id === 'stage')?.run).toContain('npm run --silent stage --');
+  });
+
+  it('runs only npm scripts that exist (smoke: added by the admin-function work)', () => {
+    const jobs = [deploy.jobs.test, deploy.jobs.preview, deploy.jobs.prod, reaper.jobs.reap] as Job[];
+    const used = [
+      ...jobs
+        .map(runs)
+        .join('\n')
+        .matchAll(/npm run (?:--silent )?([\w:-]+)/g),
+    ].map((m) => m[1]);
+    expect(used).toContain('deploy');
+    for (const script of used)
+      if (script !== 'smoke') expect(scripts, script).toHaveProperty(script as string);
+  });
+});
+
+describe('the preview reaper', () => {
+  const reap = reaper.jobs.reap as Job;
+
+  it('runs on a schedule and when a branch is deleted, one at a time', () => {
+    expect(Object.keys(reaper.on).sort()).toEqual(['delete', 'schedule', 'workflow_dispatch']);
+    expect((reaper.on.schedule as { cron: string }[])[0]?.cron).toMatch(/^\S+ \S+ \* \* \*$/);
+    expect(reaper.concurrency).toEqual({ group: 'reap-previews', 'cancel-in-progress': false });
+  });
+
+  it('uses the preview role only, and destroys the previews of branches that are gone, never prod', () => {
+    expect(reaper.permissions).toEqual({});
+    expect(reap.permissions).toEqual({ 'id-token': 'write', contents: 'read' });
+    expect(reap.environment).toBe('preview');
+    expect(roleOf(reap)).toBe('${{ vars.AWS_PREVIEW_ROLE_ARN }}');
+    const script = runs(reap);
+    expect(script).toContain('git ls-remote --heads origin');
+    expect(script).toContain('npm run --silent stage --');
+    expect(script).toContain('[ "$stage" = prod ]');
+    expect(script).toContain('npm run destroy -- -c "stage=$stage"');
+  });
+});
