@@ -34,6 +34,8 @@ const deploy = workflow('deploy.yml');
 const reaper = workflow('reap-previews.yml');
 const scripts = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).scripts;
 
+/** A GitHub Actions expression as written in the YAML: `${{ … }}`. */
+const expression = (inner: string) => `\${{ ${inner} }}`;
 const runs = (job: Job) => job.steps.map((s) => s.run ?? '').join('\n');
 const indexOfRun = (job: Job, text: string) => job.steps.findIndex((s) => s.run?.includes(text));
 const roleOf = (job: Job) =>
@@ -67,7 +69,7 @@ describe('the deploy workflow', () => {
     const prod = deploy.jobs.prod as Job;
     expect(prod.if).toBe("github.ref == 'refs/heads/main'");
     expect(prod.environment).toBe('production');
-    expect(roleOf(prod)).toBe('${{ vars.AWS_PROD_ROLE_ARN }}');
+    expect(roleOf(prod)).toBe(expression('vars.AWS_PROD_ROLE_ARN'));
     const diff = indexOfRun(prod, 'npm run --silent diff -- -c stage=prod');
     const deployed = indexOfRun(prod, 'npm run deploy -- -c stage=prod');
     expect(diff).toBeGreaterThanOrEqual(0);
@@ -82,7 +84,7 @@ describe('the deploy workflow', () => {
     expect(preview.if).toContain("github.ref != 'refs/heads/main'");
     expect(preview.if).toContain("needs.test.outputs.stage != ''");
     expect(preview.environment).toBe('preview');
-    expect(roleOf(preview)).toBe('${{ vars.AWS_PREVIEW_ROLE_ARN }}');
+    expect(roleOf(preview)).toBe(expression('vars.AWS_PREVIEW_ROLE_ARN'));
     expect(runs(preview)).not.toMatch(/stage=prod/);
   });
 
@@ -108,7 +110,7 @@ describe('the deploy workflow', () => {
 
   it('keys concurrency on the sanitised stage, never cancelling a deployment half-way', () => {
     expect(deploy.jobs.preview?.concurrency).toEqual({
-      group: 'stack-${{ needs.test.outputs.stage }}',
+      group: `stack-${expression('needs.test.outputs.stage')}`,
       'cancel-in-progress': false,
     });
     expect(deploy.jobs.prod?.concurrency).toEqual({ group: 'stack-prod', 'cancel-in-progress': false });
@@ -142,7 +144,7 @@ describe('the preview reaper', () => {
     expect(reaper.permissions).toEqual({});
     expect(reap.permissions).toEqual({ 'id-token': 'write', contents: 'read' });
     expect(reap.environment).toBe('preview');
-    expect(roleOf(reap)).toBe('${{ vars.AWS_PREVIEW_ROLE_ARN }}');
+    expect(roleOf(reap)).toBe(expression('vars.AWS_PREVIEW_ROLE_ARN'));
     const script = runs(reap);
     expect(script).toContain('git ls-remote --heads origin');
     expect(script).toContain('npm run --silent stage --');
