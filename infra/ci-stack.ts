@@ -55,15 +55,17 @@ export class CiIdentityStack extends Stack {
         });
     const qualifier = props.qualifier ?? DEFAULT_QUALIFIER;
 
-    const prodStacks = [`${STACK_PREFIX}-${PROD}`];
+    const prod = `${STACK_PREFIX}-${PROD}`;
     this.previewRole = this.deployRole('PreviewDeployRole', props.repository, 'preview', {
       stacks: [`${STACK_PREFIX}-*`],
-      denied: prodStacks,
+      functions: `${STACK_PREFIX}-*`,
+      deniedStack: prod,
       qualifier,
     });
+    // The stack, and the nested stacks the Secrets Manager transform creates (named after it).
     this.prodRole = this.deployRole('ProdDeployRole', props.repository, 'production', {
-      stacks: prodStacks,
-      denied: [],
+      stacks: [prod, `${prod}-*`],
+      functions: `${prod}-*`,
       qualifier,
     });
     new CfnOutput(this, 'PreviewRoleArn', {
@@ -80,15 +82,15 @@ export class CiIdentityStack extends Stack {
     id: string,
     repository: string,
     environment: 'preview' | 'production',
-    scope: { stacks: string[]; denied: string[]; qualifier: string },
+    scope: { stacks: string[]; functions: string; deniedStack?: string; qualifier: string },
   ): Role {
     const stackArn = (name: string) => arn(`cloudformation:{region}:{account}:stack/${name}/*`);
     // Functions CloudFormation names after their stack: the admin function the seed and smoke commands invoke.
-    const functionArn = (name: string) => arn(`lambda:{region}:{account}:function:${name}-*`);
+    const functions = arn(`lambda:{region}:{account}:function:${scope.functions}`);
     const assets = arn(`s3:::cdk-${scope.qualifier}-assets-{account}-{region}`);
     const wildcards = [
       [scope.stacks.map(stackArn), 'CloudFormation appends a generated id to each stack ARN'],
-      [scope.stacks.map(functionArn), 'CloudFormation appends a generated suffix to each function name'],
+      [[functions], 'CloudFormation names functions after their stack, with a generated suffix'],
       [
         [arn('cloudformation:{region}:aws:transform/SecretsManager-*')],
         'Any version of the Secrets Manager transform',
@@ -151,19 +153,26 @@ export class CiIdentityStack extends Stack {
       new PolicyStatement({
         sid: 'InvokeAdmin',
         actions: ['lambda:InvokeFunction'],
-        resources: scope.stacks.map((name) => functionArn(name).real),
+        resources: [functions.real],
       }),
     ];
-    if (scope.denied.length > 0) {
+    if (scope.deniedStack) {
+      // By name for the stack itself, by its `stage` tag (which CloudFormation propagates to
+      // nested stacks and the functions) for the rest: a name pattern would also catch previews
+      // whose stage merely starts with `prod-`.
       statements.push(
         new PolicyStatement({
           sid: 'NeverProd',
           effect: Effect.DENY,
           actions: ['cloudformation:*', 'lambda:*'],
-          resources: [
-            ...scope.denied.map((n) => stackArn(n).real),
-            ...scope.denied.map((n) => functionArn(n).real),
-          ],
+          resources: [stackArn(scope.deniedStack).real],
+        }),
+        new PolicyStatement({
+          sid: 'NeverProdTagged',
+          effect: Effect.DENY,
+          actions: ['cloudformation:*', 'lambda:*'],
+          resources: ['*'],
+          conditions: { StringEquals: { 'aws:ResourceTag/stage': PROD } },
         }),
       );
     }

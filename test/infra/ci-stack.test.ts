@@ -57,7 +57,15 @@ describe('the deploy identity stack', () => {
     const never = statement(stack.previewRole, 'NeverProd');
     expect(never.Effect).toBe('Deny');
     expect(text(never.Resource)).toContain('stack/VoiceAgentAdmin-prod/*');
-    expect(text(never.Resource)).toContain('function:VoiceAgentAdmin-prod-*');
+    expect(statement(stack.previewRole, 'NeverProdTagged')).toMatchObject({
+      Effect: 'Deny',
+      Action: ['cloudformation:*', 'lambda:*'],
+      Resource: '*',
+      Condition: { StringEquals: { 'aws:ResourceTag/stage': 'prod' } },
+    });
+    expect(text(statement(stack.prodRole, 'InvokeAdmin').Resource)).toContain(
+      'function:VoiceAgentAdmin-prod-*',
+    );
     expect(statement(stack.prodRole, 'NeverProd')).toBeUndefined();
   });
 

@@ -53,6 +53,14 @@ describe.each(['prod', 'feature-x'])('the migration trigger of %s', (stage) => {
     }
   });
 
+  it('lets the migration finish before the trigger provider waiting for it gives up', () => {
+    const trigger = resources[triggerId]?.Properties;
+    const migration = resources[logicalId(synth.stack, synth.stack.migrations.function)]?.Properties;
+    const provider = resources[trigger.ServiceToken['Fn::GetAtt'][0]]?.Properties;
+    expect(Number(trigger.Timeout)).toBe(migration.Timeout * 1000);
+    expect(migration.Timeout).toBeLessThan(provider.Timeout);
+  });
+
   it('runs again whenever the migration function, and so its bundled migrations, change', () => {
     const trigger = resources[triggerId]?.Properties;
     expect(trigger.ExecuteOnHandlerChange).toBe(true);
