@@ -32,16 +32,20 @@ export function parseOptions(argv: string[]): BenchOptions {
       warmup: { type: 'string' },
       only: { type: 'string' },
       soak: { type: 'string' },
+      sessions: { type: 'string' },
       'skip-bundles': { type: 'boolean', default: false },
     },
   });
   const quick = values.quick ?? false;
-  const sessions = quick ? 10_000 : 100_000;
+  const standard = quick ? 10_000 : 100_000;
+  // `--sessions N`: another data size (e.g. the 1,000,000-row run) in a database of its own.
+  const sessions = Number(values.sessions ?? standard);
   const seconds = Number(values.seconds ?? (quick ? 2 : 15));
   return {
     quick,
     sessions,
-    databaseName: quick ? 'vaa_bench_quick' : 'vaa_bench',
+    databaseName:
+      sessions !== standard ? `vaa_bench_${sessions}` : quick ? 'vaa_bench_quick' : 'vaa_bench',
     deepOffset: sessions * 0.9,
     connections: Number(values.connections ?? 10),
     warmupSeconds: Number(values.warmup ?? (quick ? 1 : 5)),

@@ -6,21 +6,24 @@ import type { VersionConfig } from '#contract/schemas/config.ts';
 import type { Database } from '../client.ts';
 import { constraintName, sqlState } from '../errors.ts';
 import { agents, agentVersions, themes } from '../schema/index.ts';
-import { jsonOf, rendered } from './json.ts';
+import { type JsonText, jsonOf, rendered } from './json.ts';
 import { allOf, type ListWindow, pageItems } from './list-window.ts';
+import { AGENT_FIELDS, AGENT_VERSION_FIELDS } from './projections.ts';
 import { rowsOf } from './rows.ts';
 
 /** An agent with its latest version (highest number), as one JSON value. */
 const AGENT_JSON = rendered(
-  jsonOf(agents, 'a', {
-    version: sql`(select ${jsonOf(agentVersions, 'v')} from ${agentVersions} v
+  jsonOf(agents, 'a', AGENT_FIELDS, {
+    version: sql`(select ${jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS)} from ${agentVersions} v
       where v.agent_id = a.id order by v.version desc limit 1)`,
   }),
 );
 
 /** The agent and version a create statement inserted (its CTEs), the same shape as AGENT_JSON. */
 const NEW_AGENT_JSON = rendered(
-  jsonOf(agents, 'new_agent', { version: jsonOf(agentVersions, 'new_version') }),
+  jsonOf(agents, 'new_agent', AGENT_FIELDS, {
+    version: jsonOf(agentVersions, 'new_version', AGENT_VERSION_FIELDS),
+  }),
 );
 
 export interface AgentFilters {
@@ -43,14 +46,24 @@ function matching(workspaceId: string, f: AgentFilters): SQL[] {
   ].filter((c): c is SQL => c !== undefined);
 }
 
-/** One page of a workspace's agents; `limit + 1` rows so the caller knows if more follow. */
+/** One page of a workspace's agents as JSON text; `limit + 1` rows so the caller knows if more follow. */
+export function pageAgentsJson(
+  db: Database,
+  workspaceId: string,
+  window: ListWindow,
+  filters: AgentFilters = {},
+): Promise<JsonText<Agent>[]> {
+  return pageItems<Agent>(db, agents, 'a', AGENT_JSON, matching(workspaceId, filters), window);
+}
+
+/** The same page parsed, for callers that want objects (the seeders' checks, tests). */
 export async function pageAgents(
   db: Database,
   workspaceId: string,
   window: ListWindow,
   filters: AgentFilters = {},
 ): Promise<Agent[]> {
-  return pageItems<Agent>(db, agents, 'a', AGENT_JSON, matching(workspaceId, filters), window);
+  return (await pageAgentsJson(db, workspaceId, window, filters)).map((item) => JSON.parse(item));
 }
 
 /** How many agents match, for `includeTotal`. */

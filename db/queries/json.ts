@@ -5,20 +5,33 @@ import { PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 export const isoTimestamp = (expr: SQL) =>
   sql`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** A column of `T` by its TypeScript property name (the API's field name). */
+export type FieldOf<T extends PgTable> = keyof T['_']['columns'] & string;
+
 /**
- * `json_build_object(...)` of every column of `table` as read through `alias` (a table alias or a
- * CTE returning its rows), keyed by the TypeScript property names, i.e. the API's field names.
- * Building the JSON in the statement keeps each list to one round trip with its embedded objects.
+ * `json_build_object(...)` of the listed `fields` of `table` as read through `alias` (a table alias
+ * or a CTE returning its rows), keyed by the TypeScript property names, i.e. the API's field names,
+ * then the `embedded` objects. Only what is listed: a column added to the table reaches no answer
+ * until its projection (and the response schema) name it. Building the JSON in the statement keeps
+ * each list to one round trip with its embedded objects.
  */
-export function jsonOf(table: PgTable, alias: string, embedded: Record<string, SQL> = {}): SQL {
-  const fields: [string, SQL][] = Object.entries(getTableColumns(table)).map(([key, column]) => {
+export function jsonOf<T extends PgTable>(
+  table: T,
+  alias: string,
+  fields: readonly FieldOf<T>[],
+  embedded: Record<string, SQL> = {},
+): SQL {
+  const columns = getTableColumns(table);
+  const pairs: [string, SQL][] = fields.map((key) => {
+    const column = columns[key];
+    if (!column) throw new Error(`no column ${key}`);
     const ref = sql`${sql.identifier(alias)}.${sql.identifier(column.name)}`;
     return [key, column.columnType === 'PgTimestampString' ? isoTimestamp(ref) : ref];
   });
-  fields.push(...Object.entries(embedded));
+  pairs.push(...Object.entries(embedded));
   // Keys are our own property names ([A-Za-z]+), safe to inline as literals.
   return sql`json_build_object(${sql.join(
-    fields.map(([key, value]) => sql`${sql.raw(`'${key}'`)}, ${value}`),
+    pairs.map(([key, value]) => sql`${sql.raw(`'${key}'`)}, ${value}`),
     sql`, `,
   )})`;
 }
@@ -35,3 +48,9 @@ export function rendered(fragment: SQL): SQL {
   if (params.length > 0) throw new Error('rendered() takes fragments without parameters');
   return sql.raw(text);
 }
+
+/**
+ * One item of a list as Postgres wrote it: JSON text, passed to the client without being parsed
+ * and serialised again (the larger part of the API's CPU per answer at `limit=250`).
+ */
+export type JsonText<T> = string & { readonly __json?: T };

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Database } from '../client.ts';
+import type { JsonText } from './json.ts';
 import { rowsOf } from './rows.ts';
 
 /**
@@ -42,7 +43,8 @@ export const allOf = (conditions: (SQL | undefined)[]) =>
 /**
  * One page of a list as its JSON items, in one statement: the ids are paged on the list index
  * (late row lookup: `offset` skips index entries only), then `item`, written over `alias`, is built
- * for those rows alone. `limit + 1` rows, so the caller knows whether another page follows.
+ * for those rows alone. `limit + 1` rows, so the caller knows whether another page follows. Each
+ * item comes back as Postgres's JSON text, never parsed here.
  */
 export async function pageItems<T>(
   db: Database,
@@ -51,7 +53,7 @@ export async function pageItems<T>(
   item: SQL,
   conditions: SQL[],
   window: ListWindow,
-): Promise<T[]> {
+): Promise<JsonText<T>[]> {
   const where = allOf([...conditions, afterPosition(table, window)]);
   const rowAlias = sql.identifier(alias);
   const rows = await db.execute(sql`
@@ -61,8 +63,8 @@ export async function pageItems<T>(
       order by ${listOrder(sql`${table.createdAt}`, sql`${table.id}`, window)}
       ${limitOffset(window)}
     )
-    select ${item} as item
+    select ${item}::text as item
     from page join ${table} ${rowAlias} on ${rowAlias}.id = page.id
     order by ${listOrder(sql`page.created_at`, sql`page.id`, window)}`);
-  return rowsOf<{ item: T }>(rows).map((r) => r.item);
+  return rowsOf<{ item: JsonText<T> }>(rows).map((r) => r.item);
 }

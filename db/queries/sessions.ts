@@ -2,8 +2,16 @@ import { gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { Session } from '#contract/schemas/session.ts';
 import type { Database } from '../client.ts';
 import { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '../schema/index.ts';
-import { jsonOf, rendered } from './json.ts';
+import { type JsonText, jsonOf, rendered } from './json.ts';
 import { allOf, type ListWindow, pageItems } from './list-window.ts';
+import {
+  AGENT_FIELDS,
+  AGENT_VERSION_FIELDS,
+  CONVERSATION_FIELDS,
+  LEDGER_ENTRY_FIELDS,
+  PERSON_FIELDS,
+  SESSION_FIELDS,
+} from './projections.ts';
 import { rowsOf } from './rows.ts';
 
 export interface SessionFilters {
@@ -41,26 +49,36 @@ function matching(workspaceId: string, f: SessionFilters): SQL[] {
  * six-way join's planning time, and a missing ledger entry is simply `null`.
  */
 const SESSION_JSON = rendered(
-  jsonOf(sessions, 's', {
-    agent: sql`(select ${jsonOf(agents, 'a', { version: jsonOf(agentVersions, 'v') })}
+  jsonOf(sessions, 's', SESSION_FIELDS, {
+    agent: sql`(select ${jsonOf(agents, 'a', AGENT_FIELDS, { version: jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS) })}
       from ${agents} a, ${agentVersions} v where a.id = s.agent_id and v.id = s.agent_version_id)`,
-    conversation: sql`(select ${jsonOf(conversations, 'c')} from ${conversations} c where c.id = s.conversation_id)`,
-    person: sql`(select ${jsonOf(persons, 'p')} from ${persons} p where p.id = s.person_id)`,
-    ledger: sql`(select ${jsonOf(ledgerEntries, 'l')} from ${ledgerEntries} l where l.session_id = s.id)`,
+    conversation: sql`(select ${jsonOf(conversations, 'c', CONVERSATION_FIELDS)} from ${conversations} c where c.id = s.conversation_id)`,
+    person: sql`(select ${jsonOf(persons, 'p', PERSON_FIELDS)} from ${persons} p where p.id = s.person_id)`,
+    ledger: sql`(select ${jsonOf(ledgerEntries, 'l', LEDGER_ENTRY_FIELDS)} from ${ledgerEntries} l where l.session_id = s.id)`,
   }),
 );
 
 /**
  * One page of a workspace's sessions, each with its agent (and the version the session ran on),
- * conversation, person and ledger entry: one statement, `limit + 1` rows.
+ * conversation, person and ledger entry: one statement, `limit + 1` rows, as JSON text.
  */
+export function pageSessionsJson(
+  db: Database,
+  workspaceId: string,
+  window: ListWindow,
+  filters: SessionFilters = {},
+): Promise<JsonText<Session>[]> {
+  return pageItems<Session>(db, sessions, 's', SESSION_JSON, matching(workspaceId, filters), window);
+}
+
+/** The same page parsed, for callers that want objects (the seeders' checks, tests). */
 export async function pageSessions(
   db: Database,
   workspaceId: string,
   window: ListWindow,
   filters: SessionFilters = {},
 ): Promise<Session[]> {
-  return pageItems<Session>(db, sessions, 's', SESSION_JSON, matching(workspaceId, filters), window);
+  return (await pageSessionsJson(db, workspaceId, window, filters)).map((item) => JSON.parse(item));
 }
 
 /** How many sessions match, for `includeTotal`. */

@@ -1,6 +1,6 @@
 import { routes } from '#contract/routes.ts';
 import { AgentListQuery, agentListParams } from '#contract/schemas/list-queries.ts';
-import { countAgents, pageAgents } from '#db/queries/agents.ts';
+import { countAgents, pageAgentsJson } from '#db/queries/agents.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { listRequest, listResponse } from '../http/pagination.ts';
 import { parseQuery } from '../http/query.ts';
@@ -11,7 +11,7 @@ export const build = ({ db, logger }: Deps) =>
   route(routes.listAgents, { db, logger }, async (req) => {
     const query = parseQuery(AgentListQuery, agentListParams, req.event);
     const list = listRequest(query);
-    const rows = await pageAgents(db, req.caller.workspaceId, list.window, list.filters);
+    const rows = await pageAgentsJson(db, req.caller.workspaceId, list.window, list.filters);
     const total = query.includeTotal
       ? await countAgents(db, req.caller.workspaceId, list.filters)
       : undefined;

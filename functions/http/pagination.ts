@@ -1,7 +1,8 @@
+import type { JsonText } from '#db/queries/json.ts';
 import type { ListWindow } from '#db/queries/list-window.ts';
 import { fingerprint } from './canonical.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
-import { json } from './respond.ts';
+import { decodeCursor, encodeCursor, type Position } from './cursor.ts';
+import { jsonText } from './respond.ts';
 import type { ApiEvent, ApiResult } from './types.ts';
 
 /** The paging parameters every list accepts; everything else in a list query is a filter. */
@@ -38,25 +39,33 @@ export function listRequest<Q extends PagingQuery>(query: Q): ListRequest<Omit<Q
 /**
  * 200 with the page as a bare array (the spec's shape); `Link: rel="next"` (RFC 8288) while another
  * page exists — by cursor if the request paged by cursor, else by offset — and `X-Total-Count`
- * when a total was asked for.
+ * when a total was asked for. The items are JSON text (`limit + 1` of them when another page
+ * follows) and are joined, not parsed and serialised again; only the last item of a page that
+ * needs a cursor is parsed, for its position.
  */
-export function listResponse<T extends { createdAt: string; id: string }>(
+export function listResponse<T extends Position>(
   req: { event: ApiEvent; requestId: string },
   list: ListRequest<unknown>,
-  rows: T[],
+  rows: JsonText<T>[],
   total?: number,
 ): ApiResult {
   const { limit, offset } = list.window;
-  const items = rows.slice(0, limit);
+  const items = rows.length > limit ? rows.slice(0, limit) : rows;
   const last = items.at(-1);
   const headers: Record<string, string> = {};
-  if (rows.length > limit && last) {
+  if (rows.length > limit && last !== undefined) {
     headers.link = list.byCursor
-      ? nextLink(req.event, { cursor: encodeCursor(last, list.binding) })
+      ? nextLink(req.event, { cursor: encodeCursor(positionOf(last), list.binding) })
       : nextLink(req.event, { limit, offset: offset + limit });
   }
   if (total !== undefined) headers['x-total-count'] = String(total);
-  return json(req.requestId, 200, items, headers);
+  return jsonText(req.requestId, 200, `[${items.join(',')}]`, headers);
+}
+
+/** Where an item sits in its list (`createdAt`, `id`), from its JSON text. */
+function positionOf(item: JsonText<Position>): Position {
+  const { createdAt, id } = JSON.parse(item) as Position;
+  return { createdAt, id };
 }
 
 /** The URL of the next page: this request's, with `next` replacing those parameters. Absolute. */

@@ -19,6 +19,18 @@ export const json = (
   body: JSON.stringify(body),
 });
 
+/** A body that is already JSON text (a list as the database wrote it): sent as is. */
+export const jsonText = (
+  requestId: string,
+  statusCode: number,
+  body: string,
+  headers: Record<string, string> = {},
+): ApiResult => ({
+  statusCode,
+  headers: { 'content-type': 'application/json', ...baseHeaders(requestId), ...headers },
+  body,
+});
+
 export const problem = (requestId: string, p: HttpProblem): ApiResult => ({
   statusCode: p.status,
   headers: { 'content-type': 'application/problem+json', ...baseHeaders(requestId), ...p.headers },

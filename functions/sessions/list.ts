@@ -1,6 +1,6 @@
 import { routes } from '#contract/routes.ts';
 import { SessionListQuery, sessionListParams } from '#contract/schemas/list-queries.ts';
-import { countSessions, pageSessions } from '#db/queries/sessions.ts';
+import { countSessions, pageSessionsJson } from '#db/queries/sessions.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { listRequest, listResponse } from '../http/pagination.ts';
 import { parseQuery } from '../http/query.ts';
@@ -11,7 +11,7 @@ export const build = ({ db, logger }: Deps) =>
   route(routes.listSessions, { db, logger }, async (req) => {
     const query = parseQuery(SessionListQuery, sessionListParams, req.event);
     const list = listRequest(query);
-    const rows = await pageSessions(db, req.caller.workspaceId, list.window, list.filters);
+    const rows = await pageSessionsJson(db, req.caller.workspaceId, list.window, list.filters);
     const total = query.includeTotal
       ? await countSessions(db, req.caller.workspaceId, list.filters)
       : undefined;
