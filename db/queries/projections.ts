@@ -1,7 +1,14 @@
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Agent, AgentVersion } from '#contract/schemas/agent.ts';
 import type { Conversation, LedgerEntry, Person, Session } from '#contract/schemas/session.ts';
-import type { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '../schema/index.ts';
+import type {
+  agents,
+  agentVersions,
+  conversations,
+  ledgerEntries,
+  persons,
+  sessions,
+} from '../schema/index.ts';
 import type { FieldOf } from './json.ts';
 
 /**
