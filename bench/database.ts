@@ -13,6 +13,9 @@ const WORKSPACES = [
   { name: 'Bench workspace B', tag: 'b' },
 ] as const;
 
+/** Seeding and VACUUM of a million rows outlast the API's 7 s request deadline by far. */
+const LONG_MS = 60 * 60_000;
+
 export interface BenchDatabase {
   url: string;
   handle: DatabaseHandle;
@@ -64,7 +67,7 @@ export async function ensureBenchDatabase(
   try {
     const exists = await admin`select 1 from pg_database where datname = ${name}`;
     if (exists.length === 0) await admin.unsafe(`create database "${name}"`);
-    let handle = await openDatabase({ kind: 'postgres', url, poolMax: 1 });
+    let handle = await openDatabase({ kind: 'postgres', url, poolMax: 1, requestTimeoutMs: LONG_MS });
     await migrate(handle);
     const reused = await existingSeed(handle, sessions);
     if (reused) {
@@ -76,7 +79,7 @@ export async function ensureBenchDatabase(
     await handle.close();
     await admin.unsafe(`drop database if exists "${name}" with (force)`);
     await admin.unsafe(`create database "${name}"`);
-    handle = await openDatabase({ kind: 'postgres', url, poolMax: 1 });
+    handle = await openDatabase({ kind: 'postgres', url, poolMax: 1, requestTimeoutMs: LONG_MS });
     await migrate(handle);
     const started = performance.now();
     const principalId = createId();
