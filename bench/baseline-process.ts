@@ -4,6 +4,7 @@ import { createId } from '@paralleldrive/cuid2';
 import postgres from 'postgres';
 import { serveCommands } from './child.ts';
 import type { Statement } from './gateway-process.ts';
+import { type PeerOperation, peer } from './peer.ts';
 import { meterServer } from './server-meter.ts';
 import { type Stats, summarize } from './stats.ts';
 
@@ -46,6 +47,38 @@ const server = createServer((_req, res) => {
 });
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const meter = meterServer(server);
+
+// The peer (bench/peer.ts): the idiomatic Drizzle version, on the same kind of bare server and
+// the same client settings.
+const runPeer = peer(sql, process.env.BENCH_WORKSPACE_ID ?? '', process.env.BENCH_PRINCIPAL_ID ?? '');
+let peerServing: PeerOperation | undefined;
+const peerServer = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    if (!peerServing) {
+      res.writeHead(503).end();
+      return;
+    }
+    runPeer(peerServing, Buffer.concat(chunks).toString('utf8')).then(
+      ({ status, body, link }) => {
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...(link ? { link } : {}),
+        });
+        res.end(body);
+      },
+      (error) => {
+        if (peerErrors++ === 0) process.stderr.write(`[bench] peer failed: ${String(error)}\n`);
+        res.writeHead(500).end();
+      },
+    );
+  });
+});
+let peerErrors = 0;
+await new Promise<void>((resolve) => peerServer.listen(0, '127.0.0.1', resolve));
+const peerMeter = meterServer(peerServer);
 
 export interface DriveArgs {
   statement: Statement;
@@ -101,6 +134,11 @@ export const baselineCommands = {
   },
   resetCounters: () => meter.reset(),
   counters: () => meter.read(),
+  servePeer: (op: PeerOperation) => {
+    peerServing = op;
+  },
+  resetPeerCounters: () => peerMeter.reset(),
+  peerCounters: () => peerMeter.read(),
   drive: async (args: DriveArgs) => {
     await drive(args, args.warmupSeconds);
     return drive(args, args.seconds);
@@ -109,9 +147,13 @@ export const baselineCommands = {
 
 serveCommands(
   baselineCommands,
-  { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` },
+  {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    peerUrl: `http://127.0.0.1:${(peerServer.address() as AddressInfo).port}`,
+  },
   async () => {
     server.close();
+    peerServer.close();
     await sql.end({ timeout: 5 });
   },
 );

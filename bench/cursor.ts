@@ -10,11 +10,12 @@ export async function sessionsCursorAt(
   sql: postgres.Sql,
   workspaceId: string,
   depth: number,
-): Promise<string> {
+): Promise<{ cursor: string; position: { createdAt: string; id: string } }> {
   const [position] = await sql<{ createdAt: string; id: string }[]>`
     select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt", id
     from sessions where workspace_id = ${workspaceId}
     order by created_at desc, id desc offset ${depth - 1} limit 1`;
   if (!position) throw new Error(`the workspace has fewer than ${depth} sessions`);
-  return encodeCursor(position, listRequest({ limit: 25, order: 'desc' }).binding);
+  const cursor = encodeCursor(position, listRequest({ limit: 25, order: 'desc' }).binding);
+  return { cursor, position: { createdAt: position.createdAt, id: position.id } };
 }

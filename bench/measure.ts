@@ -10,6 +10,7 @@ export interface Context {
   baseline: Child<typeof baselineCommands>;
   gatewayUrl: string;
   bareUrl: string;
+  peerUrl: string;
   token: string;
   timing: Timing;
   soakSeconds: number;
@@ -22,6 +23,10 @@ export interface OperationResult {
   bare?: Stats;
   /** The same statement through postgres.js at the same concurrency. */
   driver: Stats;
+  /** The idiomatic Drizzle version (bench/peer.ts) on the bare server. */
+  peer?: Stats;
+  /** The peer answered the same document as the API (lists: parsed, compared; create: same keys). */
+  peerSameAnswer?: boolean;
   /** Statements one request sent once the authorizer's answer was cached, in order. */
   statements: Statement[];
   /** The one the baselines replay (the longest, should a request send more than one). */
@@ -66,6 +71,23 @@ function createVariation(op: Operation, body: unknown): Record<string, 'id' | 's
   return { [agent.id]: 'id', [agent.version.id]: 'id', [agent.name]: 'suffix', [agent.slug]: 'suffix' };
 }
 
+/** Keys of an object, nested objects' included, sorted: the shape of a document. */
+const shape = (value: unknown, prefix = ''): string[] =>
+  value && typeof value === 'object' && !Array.isArray(value)
+    ? Object.entries(value)
+        .flatMap(([k, v]) => [`${prefix}${k}`, ...shape(v, `${prefix}${k}.`)])
+        .sort()
+    : [];
+
+/** Whether the peer answers what the API answered: the same list, or a created agent of the same shape. */
+async function samePeerAnswer(op: Operation, ctx: Context, apiBody: unknown): Promise<boolean> {
+  const response = await fetch(ctx.peerUrl, { method: op.method, body: op.body?.() });
+  const body = await response.json();
+  if (!response.ok) throw new Error(`${op.name}: the peer answered ${response.status}`);
+  if (op.method === 'POST') return JSON.stringify(shape(body)) === JSON.stringify(shape(apiBody));
+  return JSON.stringify(body) === JSON.stringify(apiBody);
+}
+
 export async function measureOperation(op: Operation, ctx: Context): Promise<OperationResult> {
   const apiTarget: HttpTarget = {
     url: ctx.gatewayUrl,
@@ -95,6 +117,19 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
     const bareCounters = await ctx.baseline.call('counters');
     bare = { ...bareLoad, cpuMsPerRequest: bareCounters.cpuMs / Math.max(1, bareCounters.requests) };
   }
+  await ctx.baseline.call('servePeer', op.peer);
+  const peerSameAnswer = await samePeerAnswer(op, ctx, body);
+  const peerTarget: HttpTarget = {
+    url: ctx.peerUrl,
+    method: op.method,
+    path: '/',
+    headers: op.body ? { 'content-type': 'application/json' } : {},
+    body: op.body,
+  };
+  const peerLoad = await loadHttp(peerTarget, ctx.timing, () => ctx.baseline.call('resetPeerCounters'));
+  const peerCounters = await ctx.baseline.call('peerCounters');
+  const peer = { ...peerLoad, cpuMsPerRequest: peerCounters.cpuMs / Math.max(1, peerCounters.requests) };
+
   const driver = await ctx.baseline.call('drive', {
     statement: main,
     vary: createVariation(op, body),
@@ -107,6 +142,8 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
     api,
     bare,
     driver,
+    peer,
+    peerSameAnswer,
     statements,
     main,
     statementsUnderLoad: counters.statements / Math.max(1, counters.requests),

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { PeerOperation } from './peer.ts';
 
 export interface BenchOptions {
   quick: boolean;
@@ -44,8 +45,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   return {
     quick,
     sessions,
-    databaseName:
-      sessions !== standard ? `vaa_bench_${sessions}` : quick ? 'vaa_bench_quick' : 'vaa_bench',
+    databaseName: sessions !== standard ? `vaa_bench_${sessions}` : quick ? 'vaa_bench_quick' : 'vaa_bench',
     deepOffset: sessions * 0.9,
     connections: Number(values.connections ?? 10),
     warmupSeconds: Number(values.warmup ?? (quick ? 1 : 5)),
@@ -66,6 +66,8 @@ export interface Operation {
   /** Watch the gateway's memory over a longer run. */
   soak?: boolean;
   body?: () => string;
+  /** What the idiomatic Drizzle peer (bench/peer.ts) runs for the same request. */
+  peer: PeerOperation;
 }
 
 /** A create request as a dashboard sends it; a unique name per request, so its slug is free. */
@@ -84,7 +86,11 @@ const createBody = (name: string) =>
     },
   });
 
-export function operations(options: BenchOptions, runTag: string, deepCursor: string): Operation[] {
+export function operations(
+  options: BenchOptions,
+  runTag: string,
+  deep: { cursor: string; position: { createdAt: string; id: string } },
+): Operation[] {
   let created = 0;
   const all: Operation[] = [
     {
@@ -92,6 +98,7 @@ export function operations(options: BenchOptions, runTag: string, deepCursor: st
       method: 'GET',
       path: '/sessions?limit=25',
       listIndex: 'sessions_workspace_created',
+      peer: { kind: 'sessions', limit: 25, offset: 0 },
     },
     {
       name: 'GET /sessions limit 250',
@@ -99,26 +106,36 @@ export function operations(options: BenchOptions, runTag: string, deepCursor: st
       path: '/sessions?limit=250',
       listIndex: 'sessions_workspace_created',
       soak: true,
+      peer: { kind: 'sessions', limit: 250, offset: 0 },
     },
     {
       name: `GET /sessions offset ${options.deepOffset}`,
       method: 'GET',
       path: `/sessions?limit=25&offset=${options.deepOffset}`,
       listIndex: 'sessions_workspace_created',
+      peer: { kind: 'sessions', limit: 25, offset: options.deepOffset },
     },
     {
       // Not a budget of its own: what the deep offset costs when paged by keyset instead.
       name: `GET /sessions cursor at ${options.deepOffset}`,
       method: 'GET',
-      path: `/sessions?limit=25&cursor=${encodeURIComponent(deepCursor)}`,
+      path: `/sessions?limit=25&cursor=${encodeURIComponent(deep.cursor)}`,
       listIndex: 'sessions_workspace_created',
+      peer: { kind: 'sessions', limit: 25, offset: 0, after: deep.position },
     },
-    { name: 'GET /agents', method: 'GET', path: '/agents', listIndex: 'agents_workspace_created' },
+    {
+      name: 'GET /agents',
+      method: 'GET',
+      path: '/agents',
+      listIndex: 'agents_workspace_created',
+      peer: { kind: 'agents', limit: 25 },
+    },
     {
       name: 'POST /agents',
       method: 'POST',
       path: '/agents',
       body: () => createBody(`Bench ${runTag} ${++created}`),
+      peer: { kind: 'create' },
     },
   ];
   const wanted = options.only?.split(',') ?? [''];

@@ -54,6 +54,11 @@ export function formatTable(results: OperationResult[]): string {
     row('  api (local gateway)', r.api);
     row('  bare node:http + statement', r.bare, ratios(r.api, r.bare));
     row('  postgres.js statement only', r.driver, ratios(r.api, r.driver));
+    row(
+      `  peer: Drizzle relational${r.peerSameAnswer === false ? ' (DIFFERS)' : ''}`,
+      r.peer,
+      ratios(r.api, r.peer),
+    );
   }
   return lines.join('\n');
 }

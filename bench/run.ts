@@ -38,7 +38,12 @@ const key = await createApiKey(db.handle.db, {
   name: `bench ${runTag}`,
   scopes,
 });
-const env = { BENCH_DATABASE_URL: db.url, BENCH_POOL_MAX: String(options.connections) };
+const env = {
+  BENCH_DATABASE_URL: db.url,
+  BENCH_POOL_MAX: String(options.connections),
+  BENCH_WORKSPACE_ID: db.measured.workspaceId,
+  BENCH_PRINCIPAL_ID: key.principalId,
+};
 const gateway = await startChild<typeof gatewayCommands>('./gateway-process.ts', env);
 const baseline = await startChild<typeof baselineCommands>('./baseline-process.ts', env);
 const admin = postgres(db.url, { max: 1, prepare: false, onnotice: () => {} });
@@ -50,6 +55,7 @@ try {
     baseline,
     gatewayUrl: (gateway.ready as { url: string }).url,
     bareUrl: (baseline.ready as { url: string }).url,
+    peerUrl: (baseline.ready as { peerUrl: string }).peerUrl,
     token: key.token,
     timing: {
       connections: options.connections,
@@ -60,8 +66,8 @@ try {
   };
   const results: OperationResult[] = [];
   const explains: Record<string, ExplainReport> = {};
-  const deepCursor = await sessionsCursorAt(admin, db.measured.workspaceId, options.deepOffset);
-  for (const op of operations(options, runTag, deepCursor)) {
+  const deep = await sessionsCursorAt(admin, db.measured.workspaceId, options.deepOffset);
+  for (const op of operations(options, runTag, deep)) {
     log(`${op.name} …`);
     const result = await measureOperation(op, context);
     results.push(result);
@@ -71,8 +77,10 @@ try {
   const bundles = options.skipBundles
     ? []
     : await measureBundles(join(RESULTS, 'bundles'), options.importRuns);
-  const budgets = checkBudgets(results, bundles, options.quick);
-  failed = results.some((r) => r.api.errors > 0 || r.driver.errors > 0 || (r.bare?.errors ?? 0) > 0);
+  const budgets = checkBudgets(results, bundles, options.quick, explains);
+  failed = results.some(
+    (r) => r.api.errors > 0 || r.driver.errors > 0 || (r.bare?.errors ?? 0) > 0 || (r.peer?.errors ?? 0) > 0,
+  );
 
   const version = await admin`select version()`;
   const machine = {

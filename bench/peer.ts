@@ -1,0 +1,145 @@
+import { createId } from '@paralleldrive/cuid2';
+import { and, desc, eq, lt, or, relations } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import type postgres from 'postgres';
+import * as v from 'valibot';
+import { CreateAgentBody } from '#contract/schemas/requests.ts';
+import * as tables from '#db/schema/index.ts';
+
+/**
+ * "The peer": the same three operations as a team would write them with Drizzle's relational
+ * queries (`db.query.x.findMany({ with })`) and map to the response shape in JavaScript. It is
+ * served by the same bare `node:http` server as the bare baseline and measured the same way; the
+ * API should beat it. Idiomatic, not tuned: no hand-written SQL, no JSON built in the database.
+ */
+const { agents, agentVersions, conversations, ledgerEntries, persons, sessions, themes } = tables;
+
+const sessionRelations = relations(sessions, ({ one }) => ({
+  agent: one(agents, { fields: [sessions.agentId], references: [agents.id] }),
+  agentVersion: one(agentVersions, { fields: [sessions.agentVersionId], references: [agentVersions.id] }),
+  conversation: one(conversations, { fields: [sessions.conversationId], references: [conversations.id] }),
+  person: one(persons, { fields: [sessions.personId], references: [persons.id] }),
+  ledger: one(ledgerEntries, { fields: [sessions.id], references: [ledgerEntries.sessionId] }),
+}));
+const agentRelations = relations(agents, ({ many }) => ({ versions: many(agentVersions) }));
+const versionRelations = relations(agentVersions, ({ one }) => ({
+  agent: one(agents, { fields: [agentVersions.agentId], references: [agents.id] }),
+}));
+
+const schema = { ...tables, sessionRelations, agentRelations, versionRelations };
+
+/** Postgres's text timestamps (drizzle's `mode: 'string'`) as the API's ISO 8601. */
+const iso = (value: string | null) => (value === null ? null : new Date(value).toISOString());
+
+/** Every `…At` field of a row as ISO 8601: the JS mapping a Drizzle user writes. */
+function withIsoTimes<T extends Record<string, unknown>>(row: T): T {
+  const out: Record<string, unknown> = { ...row };
+  for (const key of Object.keys(out)) if (key.endsWith('At')) out[key] = iso(out[key] as string | null);
+  return out as T;
+}
+
+export type PeerOperation =
+  | { kind: 'sessions'; limit: number; offset: number; after?: { createdAt: string; id: string } }
+  | { kind: 'agents'; limit: number }
+  | { kind: 'create' };
+
+export function peer(client: postgres.Sql, workspaceId: string, principalId: string) {
+  const db = drizzle({ client, schema });
+
+  async function listSessions(op: Extract<PeerOperation, { kind: 'sessions' }>) {
+    const rows = await db.query.sessions.findMany({
+      where: op.after
+        ? and(
+            eq(sessions.workspaceId, workspaceId),
+            or(
+              lt(sessions.createdAt, op.after.createdAt),
+              and(eq(sessions.createdAt, op.after.createdAt), lt(sessions.id, op.after.id)),
+            ),
+          )
+        : eq(sessions.workspaceId, workspaceId),
+      orderBy: [desc(sessions.createdAt), desc(sessions.id)],
+      limit: op.limit + 1,
+      offset: op.after ? 0 : op.offset,
+      with: { agent: true, agentVersion: true, conversation: true, person: true, ledger: true },
+    });
+    return rows.map(({ agent, agentVersion, conversation, person, ledger, ...session }) => ({
+      ...withIsoTimes(session),
+      agent: { ...withIsoTimes(agent), version: withIsoTimes(agentVersion) },
+      conversation: withIsoTimes(conversation),
+      person: withIsoTimes(person),
+      ledger: ledger ? withIsoTimes(ledger) : null,
+    }));
+  }
+
+  async function listAgents(op: Extract<PeerOperation, { kind: 'agents' }>) {
+    const rows = await db.query.agents.findMany({
+      where: eq(agents.workspaceId, workspaceId),
+      orderBy: [desc(agents.createdAt), desc(agents.id)],
+      limit: op.limit + 1,
+      with: { versions: { orderBy: [desc(agentVersions.version)], limit: 1 } },
+    });
+    return rows.map(({ versions, ...agent }) => ({
+      ...withIsoTimes(agent),
+      version: withIsoTimes(versions[0] as NonNullable<(typeof versions)[0]>),
+    }));
+  }
+
+  /** The create as an ORM user writes it: a transaction, the default theme, two inserts. */
+  async function createAgent(body: { name: string; description?: string; version: Record<string, unknown> }) {
+    return db.transaction(async (tx) => {
+      const theme = await tx.query.themes.findFirst({
+        where: and(eq(themes.workspaceId, workspaceId), eq(themes.isDefault, true)),
+      });
+      const [agent] = await tx
+        .insert(agents)
+        .values({
+          workspaceId,
+          name: body.name,
+          description: body.description ?? null,
+          slug: body.name.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+          createdBy: principalId,
+          updatedBy: principalId,
+        })
+        .returning();
+      if (!agent || !theme) throw new Error('insert returned nothing');
+      const v = body.version as {
+        config?: unknown;
+        systemPrompt?: string;
+        inputMode?: string[];
+      };
+      const [version] = await tx
+        .insert(agentVersions)
+        .values({
+          id: createId(),
+          agentId: agent.id,
+          version: 1,
+          workspaceId,
+          themeId: theme.id,
+          config: (v.config ?? null) as never,
+          systemPrompt: v.systemPrompt ?? null,
+          inputMode: (v.inputMode ?? ['WEB_VOICE']) as never,
+          createdBy: principalId,
+          updatedBy: principalId,
+        })
+        .returning();
+      if (!version) throw new Error('insert returned nothing');
+      return { ...withIsoTimes(agent), version: withIsoTimes(version) };
+    });
+  }
+
+  /** Status and the JSON body; a list also gets its `Link` when another page follows. */
+  return async (
+    op: PeerOperation,
+    body: string,
+  ): Promise<{ status: number; body: string; link?: string }> => {
+    if (op.kind === 'create') {
+      // Validated as the API validates it (the same schema), so the two do the same work.
+      const input = v.parse(CreateAgentBody, JSON.parse(body)) as Parameters<typeof createAgent>[0];
+      return { status: 201, body: JSON.stringify(await createAgent(input)) };
+    }
+    const rows = op.kind === 'sessions' ? await listSessions(op) : await listAgents(op);
+    const page = rows.slice(0, op.limit);
+    const link = rows.length > op.limit ? `</?limit=${op.limit}&offset=${op.limit}>; rel="next"` : undefined;
+    return { status: 200, body: JSON.stringify(page), link };
+  };
+}
