@@ -3,7 +3,7 @@ import { createId } from '@paralleldrive/cuid2';
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../client.ts';
 import { apiKeys } from '../schema/index.ts';
-import { rowsOf } from './agents.ts';
+import { rowsOf } from './rows.ts';
 
 export const TOKEN_PREFIX = 'vak_';
 

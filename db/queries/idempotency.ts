@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../client.ts';
 import { idempotencyKeys } from '../schema/index.ts';
-import { rowsOf } from './agents.ts';
+import { rowsOf } from './rows.ts';
 
 /** How long a key remembers its answer, and after how long an unfinished claim counts as abandoned. */
 export const KEY_LIFETIME = '24 hours';

@@ -2,7 +2,7 @@ import { createId } from '@paralleldrive/cuid2';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../client.ts';
 import { themes, workspaces } from '../schema/index.ts';
-import { rowsOf } from './agents.ts';
+import { rowsOf } from './rows.ts';
 
 /** A workspace always comes with its default theme (new agent versions point at it). */
 export async function createWorkspace(db: Database, name: string): Promise<{ id: string; themeId: string }> {
