@@ -1,5 +1,6 @@
 import { type Database, type DatabaseConfig, databaseConfigFromEnv, openDatabase } from '#db/client.ts';
 import { createLogger, invocation, type Logger } from './http/log.ts';
+import { getSecretString } from './secret.ts';
 
 /** What every handler is built over; tests pass their own, Lambda gets `containerDeps()`. */
 export interface Deps {
@@ -13,12 +14,10 @@ export interface Deps {
  */
 export async function databaseConfigForLambda(env = process.env): Promise<DatabaseConfig> {
   if (!env.DATABASE_SECRET_ARN) return databaseConfigFromEnv(env);
-  // The AWS SDK ships with the Lambda runtime and is left out of the bundle.
-  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-  const secret = await new SecretsManagerClient({}).send(
-    new GetSecretValueCommand({ SecretId: env.DATABASE_SECRET_ARN }),
+  // One signed request, not the SDK client: see functions/secret.ts (and docs/performance.md).
+  const { username, password, host, port, dbname } = JSON.parse(
+    await getSecretString(env.DATABASE_SECRET_ARN, env),
   );
-  const { username, password, host, port, dbname } = JSON.parse(secret.SecretString ?? '{}');
   const url = new URL(`postgres://${env.DATABASE_HOST ?? host}:${port ?? 5432}/${dbname ?? 'postgres'}`);
   url.username = encodeURIComponent(username);
   url.password = encodeURIComponent(password);
