@@ -36,7 +36,7 @@ const EMPTY_HANDLER = `export const handler = async () => ({ statusCode: 204 });
  * infra/constructs/lambda.ts's own bundling options (imported, not copied), as NodejsFunction
  * passes them to esbuild: Node 22, bundled, platform node.
  */
-async function bundle(name: string, entry: string | { contents: string }, outDir: string) {
+export async function bundle(name: string, entry: string | { contents: string }, outDir: string) {
   const outfile = join(outDir, name, 'index.mjs');
   mkdirSync(dirname(outfile), { recursive: true });
   await build({
@@ -67,7 +67,7 @@ interface ImportTime {
 
 // The functions set no NODE_OPTIONS (infra/constructs/lambda.ts: no --enable-source-maps since the
 // maps left the zip); the "plain" timings are then the same run twice, kept for a stack that sets some.
-const NODE_OPTIONS = '';
+export const NODE_OPTIONS = '';
 
 /** One fresh `node` per measurement, with no database settings: init must not connect. */
 function timeImport(file: string, deployed: boolean): ImportTime {
@@ -83,7 +83,7 @@ process.stdout.write(JSON.stringify({ importMs: t1 - t0, readyMs: t1 }));`;
   return JSON.parse(out.stdout);
 }
 
-const median = (values: number[]) => {
+export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2

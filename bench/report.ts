@@ -1,5 +1,6 @@
 import type { BundleReport } from './bundles.ts';
 import type { ExplainReport } from './explain.ts';
+import type { FirstInvocation } from './first-invocation.ts';
 import type { OperationResult } from './measure.ts';
 import type { Stats } from './stats.ts';
 
@@ -112,4 +113,25 @@ export function rssHalves(samples: Array<[number, number]>) {
   const second = stats(samples.slice(half));
   const seconds = (samples.at(-1)?.[0] ?? 0) - (samples[0]?.[0] ?? 0);
   return { seconds, first, second, floorGrowth: second.floorMb / first.floorMb - 1 };
+}
+
+/** First invocations through the stand-ins, and each against the bare postgres.js handler's. */
+export function formatFirstInvocations(rows: FirstInvocation[]): string {
+  const bare = rows.find((r) => r.name === 'bare-postgres');
+  const lines = [
+    'First invocation (fresh node, NODE_OPTIONS as deployed; secret from a local stand-in, TLS front to the database):',
+    'handler                     import ms  first call ms  process start → answer ms  ×bare',
+  ];
+  for (const r of rows) {
+    lines.push(
+      [
+        r.name.padEnd(26),
+        num(r.importMs).padStart(10),
+        num(r.firstCallMs).padStart(14),
+        num(r.totalMs).padStart(26),
+        num(bare ? r.totalMs / bare.totalMs : undefined, 2).padStart(6),
+      ].join(' '),
+    );
+  }
+  return lines.join('\n');
 }

@@ -14,10 +14,11 @@ import { startChild } from './child.ts';
 import { sessionsCursorAt } from './cursor.ts';
 import { ensureBenchDatabase, removeAgentsCreatedBy, serverUrlFromEnv } from './database.ts';
 import { type ExplainReport, explain } from './explain.ts';
+import { type FirstInvocation, measureFirstInvocations } from './first-invocation.ts';
 import type { gatewayCommands } from './gateway-process.ts';
 import { measureOperation, type OperationResult } from './measure.ts';
 import { operations, parseOptions } from './plan.ts';
-import { formatBundles, formatExplain, formatTable } from './report.ts';
+import { formatBundles, formatExplain, formatFirstInvocations, formatTable } from './report.ts';
 
 /**
  * `npm run bench [-- --quick]`: the API through the local gateway against the same statements
@@ -77,6 +78,20 @@ try {
   const bundles = options.skipBundles
     ? []
     : await measureBundles(join(RESULTS, 'bundles'), options.importRuns);
+  if (!options.skipBundles) log('first invocations through the local stand-ins …');
+  const firstInvocations: FirstInvocation[] = options.skipBundles
+    ? []
+    : await measureFirstInvocations(
+        join(RESULTS, 'bundles'),
+        db.url,
+        {
+          workspaceId: db.measured.workspaceId,
+          principalId: key.principalId,
+          keyId: key.id,
+          token: key.token,
+        },
+        options.quick ? 3 : 9,
+      );
   const budgets = checkBudgets(results, bundles, options.quick, explains);
   failed = results.some(
     (r) => r.api.errors > 0 || r.driver.errors > 0 || (r.bare?.errors ?? 0) > 0 || (r.peer?.errors ?? 0) > 0,
@@ -113,6 +128,8 @@ try {
     '',
     formatBundles(bundles),
     '',
+    formatFirstInvocations(firstInvocations),
+    '',
     'Budgets:',
     ...budgets.map(
       (b) => `  ${b.met === null ? 'n/a   ' : b.met ? 'met   ' : 'MISSED'} ${b.budget}: ${b.measured}`,
@@ -128,7 +145,11 @@ try {
   const seed = { sessionsPerWorkspace: options.sessions, seededMs: db.seededMs, measured: db.measured.shape };
   writeFileSync(
     file,
-    JSON.stringify({ startedAt, options, machine, seed, results, explains, bundles, budgets }, null, 2),
+    JSON.stringify(
+      { startedAt, options, machine, seed, results, explains, bundles, firstInvocations, budgets },
+      null,
+      2,
+    ),
   );
   log(`results written to ${file}`);
 } catch (error) {

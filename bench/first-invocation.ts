@@ -1,0 +1,191 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { type AddressInfo, connect, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TLSSocket } from 'node:tls';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { apiEvent } from '#test/helpers/events.ts';
+import { bundle, median, NODE_OPTIONS } from './bundles.ts';
+
+/**
+ * A Lambda's first invocation as far as it can be had locally: a fresh `node` imports the bundle
+ * (NODE_OPTIONS as deployed), then calls the handler once, which reads the database secret from a
+ * Secrets Manager stand-in (HTTP, the endpoint variable the SDK honours) and connects through a TLS
+ * front (a self-signed certificate the process trusts through NODE_EXTRA_CA_CERTS, `verify-full`)
+ * to the bench database. What never runs here: the Lambda runtime's own init, the VPC network,
+ * RDS Proxy, IAM, and Secrets Manager's real latency.
+ */
+export interface FirstInvocation {
+  name: string;
+  /** Median ms: import of the bundle. */
+  importMs: number;
+  /** Median ms: the first call, from handler(event) to its answer (secret, connect, query). */
+  firstCallMs: number;
+  /** Median ms: process start to the first answer. */
+  totalMs: number;
+}
+
+/** The bare handler: the same signed fetch for the secret, postgres.js, one query. */
+const BARE = `import postgres from 'postgres';
+import { getSecretString } from './functions/secret.ts';
+let sql;
+export const handler = async () => {
+  if (!sql) {
+    const s = JSON.parse(await getSecretString(process.env.DATABASE_SECRET_ARN));
+    sql = postgres({ host: s.host, port: s.port, database: s.dbname, username: s.username, password: s.password, ssl: 'verify-full', max: 1, prepare: false });
+  }
+  const rows = await sql\`select 1 as one\`;
+  return { statusCode: 200, body: JSON.stringify(rows) };
+};`;
+
+/** The same with the AWS SDK's Secrets Manager client, as the functions read the secret before. */
+const SDK = BARE.replace(
+  "import { getSecretString } from './functions/secret.ts';",
+  `import { SecretsManagerClient, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+const getSecretString = async (id) => (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: id }))).SecretString;`,
+);
+
+function certificate(dir: string) {
+  const key = join(dir, 'key.pem');
+  const cert = join(dir, 'cert.pem');
+  const out = spawnSync('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=localhost',
+    '-addext',
+    'subjectAltName=DNS:localhost',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+  ]);
+  if (out.status !== 0) throw new Error(`openssl failed: ${out.stderr}`);
+  return { key: readFileSync(key), cert: readFileSync(cert), certFile: cert };
+}
+
+/** Postgres's SSLRequest answered 'S', then TLS, then the bytes passed on to the real server. */
+function tlsFront(target: URL, key: Buffer, cert: Buffer): Server {
+  return createServer((raw) => {
+    raw.once('data', (first) => {
+      raw.pause();
+      raw.write('S');
+      const secure = new TLSSocket(raw, { isServer: true, key, cert });
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      secure.pipe(upstream).pipe(secure);
+      const close = () => {
+        secure.destroy();
+        upstream.destroy();
+      };
+      secure.on('error', close);
+      upstream.on('error', close);
+      if (first.length !== 8) close();
+      raw.resume();
+    });
+  });
+}
+
+const listen = (server: {
+  listen: (port: number, host: string, cb: () => void) => unknown;
+  address: () => unknown;
+}) =>
+  new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
+
+const run = promisify(execFile);
+
+export async function measureFirstInvocations(
+  outDir: string,
+  databaseUrl: string,
+  caller: { workspaceId: string; principalId: string; keyId: string; token: string },
+  runs: number,
+): Promise<FirstInvocation[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'vaa-first-'));
+  const { key, cert, certFile } = certificate(dir);
+  const target = new URL(databaseUrl);
+  const front = tlsFront(target, key, cert);
+  const frontPort = await listen(front);
+  const secret = JSON.stringify({
+    username: decodeURIComponent(target.username) || 'postgres',
+    password: decodeURIComponent(target.password) || 'unused',
+    host: 'localhost',
+    port: frontPort,
+    dbname: target.pathname.slice(1),
+  });
+  const secrets = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify({ ARN: 'arn:bench', Name: 'bench', SecretString: secret }));
+    });
+  });
+  const secretsPort = await listen(secrets);
+  try {
+    const entries: Array<[string, string | { contents: string }]> = [
+      ['list-sessions', 'functions/sessions/list.ts'],
+      ['authorizer', 'functions/authorizer.ts'],
+      ['bare-postgres', { contents: BARE }],
+      ['bare-postgres-sdk-secret', { contents: SDK }],
+    ];
+    const files = await Promise.all(entries.map(([name, entry]) => bundle(`first-${name}`, entry, outDir)));
+    const event = apiEvent({ path: '/sessions', query: 'limit=25', caller: { ...caller, themeId: '' } });
+    const authorizerEvent = { ...event, type: 'REQUEST' };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}),
+      NODE_EXTRA_CA_CERTS: certFile,
+      DATABASE_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:bench',
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDBENCH',
+      AWS_SECRET_ACCESS_KEY: 'bench',
+      AWS_SESSION_TOKEN: 'bench',
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${secretsPort}`,
+    };
+    const samples = files.map(() => [] as Array<{ importMs: number; firstCallMs: number; totalMs: number }>);
+    for (let i = 0; i < runs; i++) {
+      for (const [f, file] of files.entries()) {
+        const e = entries[f]?.[0] === 'authorizer' ? authorizerEvent : event;
+        const script = `const t0 = performance.now();
+const m = await import(${JSON.stringify(pathToFileURL(file).href)});
+const t1 = performance.now();
+const r = await m.handler(${JSON.stringify(e)});
+const t2 = performance.now();
+if (!(r.statusCode === 200 || r.isAuthorized === true)) throw new Error('unexpected answer ' + JSON.stringify(r).slice(0, 300));
+process.stdout.write('\\n@@' + JSON.stringify({ importMs: t1 - t0, firstCallMs: t2 - t1, totalMs: t2 }));
+process.exit(0);`;
+        // Asynchronously: the stand-ins answer from this process's event loop.
+        const out = await run(process.execPath, ['--input-type=module', '-e', script], { env }).catch(
+          (error: { stderr?: string }) => {
+            throw new Error(
+              `first invocation of ${entries[f]?.[0]} failed: ${error.stderr ?? String(error)}`,
+            );
+          },
+        );
+        // The handler's own log lines come first (the functions log to stdout).
+        samples[f]?.push(JSON.parse(out.stdout.slice(out.stdout.lastIndexOf('@@') + 2)));
+      }
+    }
+    return entries.map(([name], f) => {
+      const s = samples[f] ?? [];
+      return {
+        name,
+        importMs: median(s.map((x) => x.importMs)),
+        firstCallMs: median(s.map((x) => x.firstCallMs)),
+        totalMs: median(s.map((x) => x.totalMs)),
+      };
+    });
+  } finally {
+    front.close();
+    secrets.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
