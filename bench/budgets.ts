@@ -64,7 +64,7 @@ export function checkBudgets(
       measured: ratio
         ? `${fixed(ratio.rps)} × its req/s, p50 ${fixed(ratio.p50)} ×, CPU ${fixed(ratio.cpu)} ×${
             r.peerSameAnswer === false ? '; the peer answered a different document' : ''
-          }`
+          }${r.peer?.errors ? `; the peer failed ${r.peer.errors} requests (10 s timeouts)` : ''}`
         : 'not measured',
       met: ratio === undefined ? null : ratio.rps > 1,
     });

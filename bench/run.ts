@@ -94,7 +94,8 @@ try {
       );
   const budgets = checkBudgets(results, bundles, options.quick, explains);
   failed = results.some(
-    (r) => r.api.errors > 0 || r.driver.errors > 0 || (r.bare?.errors ?? 0) > 0 || (r.peer?.errors ?? 0) > 0,
+    // The peer's failures (timeouts at deep offsets) are a finding about it, reported, not a broken run.
+    (r) => r.api.errors > 0 || r.driver.errors > 0 || (r.bare?.errors ?? 0) > 0,
   );
 
   const version = await admin`select version()`;
