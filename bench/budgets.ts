@@ -107,7 +107,7 @@ export function checkBudgets(
     `${h.floorMb.toFixed(0)}/${h.medianMb.toFixed(0)}/${h.peakMb.toFixed(0)}`;
   // Flat: the floor of the second half is within 5% of the first half's (see rssHalves).
   checks.push({
-    budget: `gateway RSS flat over the ${quick ? 'short (quick mode: not conclusive)' : '60 s'} limit-250 run`,
+    budget: `gateway RSS flat over the ${quick ? 'short (quick mode: not conclusive)' : 'soak'} limit-250 run`,
     measured: rss
       ? `floor/median/peak ${mb(rss.first)} → ${mb(rss.second)} MiB (first → second half of ${rss.seconds.toFixed(0)} s)`
       : 'too few samples',
