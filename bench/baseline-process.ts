@@ -14,7 +14,9 @@ const sql = postgres(process.env.BENCH_DATABASE_URL ?? '', {
   max: Number(process.env.BENCH_POOL_MAX ?? 1),
   prepare: false,
   onnotice: () => {},
-  connection: { application_name: 'vaa-bench-baseline' },
+  // autocannon gives up on a request after 10 s; the server should too, or the peer's abandoned
+  // deep-offset statements (minutes each) keep the cores busy long after the measurement.
+  connection: { application_name: 'vaa-bench-baseline', statement_timeout: 10_000 },
 });
 // As drizzle's postgres-js driver sets up the API's client: timestamps stay text, and JSON
 // parameters arrive already serialised (else a `${json}::jsonb` parameter is encoded twice).
