@@ -43,9 +43,10 @@ export const allOf = (conditions: (SQL | undefined)[]) =>
 /**
  * One page of a list as its JSON items, in one statement: the ids are paged on the list index
  * (late row lookup: `offset` skips index entries only), then `item`, written over `alias`, is built
- * for those rows alone, each row fetched by its primary key in a scalar subquery: never a hash join
- * over a sequential scan of the whole table, which the planner chose for 250 rows of a small table. `limit + 1` rows, so the caller knows whether another page follows. Each
- * item comes back as Postgres's JSON text, never parsed here.
+ * for those rows alone, each row fetched by its primary key in a scalar subquery (with a join the
+ * planner hash-joined a 250-row page against a sequential scan of the whole table). `limit + 1`
+ * rows, so the caller knows whether another page follows. Each item is Postgres's JSON text, never
+ * parsed here.
  */
 export async function pageItems<T>(
   db: Database,
