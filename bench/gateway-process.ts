@@ -28,7 +28,7 @@ client.options.debug = (_connection: number, query: string, parameters: unknown[
 };
 
 // Log lines are built (redaction, JSON) as in Lambda but not written: the bench's stdout is its table.
-const gateway = await startGateway({ deps: { db: handle.db, logger: createLogger(() => {}) } });
+const gateway = await startGateway({ deps: { database: handle, logger: createLogger(() => {}) } });
 
 const meter = meterServer(gateway.server);
 

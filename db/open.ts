@@ -4,7 +4,13 @@
  * turned into one sentence.
  */
 import { mkdirSync } from 'node:fs';
-import { type DatabaseConfig, type DatabaseHandle, databaseConfigFromEnv, openDatabase } from './client.ts';
+import {
+  closingAlso,
+  type DatabaseConfig,
+  type DatabaseHandle,
+  databaseConfigFromEnv,
+  openDatabase,
+} from './client.ts';
 import { EmbeddedDatabaseBusy, lockEmbeddedDatabase } from './embedded-lock.ts';
 
 /** A database failure the user can act on (not reachable, not migrated…): its message says what to do. */
@@ -37,7 +43,7 @@ export async function openDatabaseFromEnv(): Promise<DatabaseHandle> {
   }
   try {
     const handle = await openDatabase(config);
-    return { ...handle, close: () => handle.close().finally(release) };
+    return closingAlso(handle, release);
   } catch (error) {
     release();
     throw error;

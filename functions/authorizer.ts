@@ -1,4 +1,3 @@
-import { withDeadline } from '#db/client.ts';
 import { isDatabaseUnavailable } from '#db/errors.ts';
 import { type Deps, lambda } from './deps.ts';
 import { principalFor } from './http/bearer.ts';
@@ -11,15 +10,19 @@ const deny: AuthorizerResult = { isAuthorized: false, context: {} };
  * cached per Authorization header for AUTHORIZER_CACHE_TTL_SECONDS). Scopes are checked by each
  * route, not here: a cached answer is reused for every route the same token calls.
  *
- * When the database cannot be reached the request is let through marked `deferred`, so the
- * handler can answer 503 with Retry-After (an authorizer can only allow, deny or fail with 500)
- * and re-authenticates by itself; the mark carries no identity, so it grants nothing.
+ * The lookup is a read: after a dropped connection it runs again on a fresh one. When the database
+ * still cannot answer, or anything else goes wrong, the request is let through marked `deferred`, so
+ * the handler re-authenticates by itself and answers (503 with Retry-After while the database is
+ * away): an authorizer can only allow, deny or fail with API Gateway's bare 500. The mark carries no
+ * identity, so it grants nothing.
  */
 export const build =
-  ({ db, logger }: Deps): AuthorizerHandler =>
+  ({ database, logger }: Deps): AuthorizerHandler =>
   async (event) => {
     try {
-      const principal = await withDeadline(db, () => principalFor(db, event.headers?.authorization));
+      const principal = await database.run((db) => principalFor(db, event.headers?.authorization), {
+        idempotent: true,
+      });
       if (!principal) return deny;
       return {
         isAuthorized: true,
@@ -31,11 +34,15 @@ export const build =
         },
       };
     } catch (error) {
-      if (!isDatabaseUnavailable(error)) throw error;
-      logger('warn', 'authorizer deferred: database unavailable', {
-        requestId: event.requestContext?.requestId,
-        error,
-      });
+      const unavailable = isDatabaseUnavailable(error);
+      logger(
+        unavailable ? 'warn' : 'error',
+        `authorizer deferred: ${unavailable ? 'database unavailable' : 'unexpected error'}`,
+        {
+          requestId: event.requestContext?.requestId,
+          error,
+        },
+      );
       return { isAuthorized: true, context: { deferred: 'database-unavailable' } };
     }
   };

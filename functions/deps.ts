@@ -1,10 +1,10 @@
-import { type Database, type DatabaseConfig, databaseConfigFromEnv, openDatabase } from '#db/client.ts';
+import { type DatabaseClient, type DatabaseConfig, databaseConfigFromEnv, openDatabase } from '#db/client.ts';
 import { createLogger, invocation, type Logger } from './http/log.ts';
 import { getSecretString } from './secret.ts';
 
 /** What every handler is built over; tests pass their own, Lambda gets `containerDeps()`. */
 export interface Deps {
-  db: Database;
+  database: DatabaseClient;
   logger: Logger;
 }
 
@@ -25,12 +25,27 @@ export async function databaseConfigForLambda(env = process.env): Promise<Databa
   return { kind: 'postgres', url: url.toString(), poolMax: 1 };
 }
 
+/**
+ * The deployed configuration, which also knows how to get a current URL: after a password rotation
+ * the server refuses the cached credentials, and the client asks for the secret again.
+ */
+export async function refreshingDatabaseConfig(env = process.env): Promise<DatabaseConfig> {
+  const config = await databaseConfigForLambda(env);
+  if (config.kind !== 'postgres' || !env.DATABASE_SECRET_ARN) return config;
+  const refreshUrl = async () => {
+    const fresh = await databaseConfigForLambda(env);
+    if (fresh.kind !== 'postgres') throw new Error('the database secret no longer names a Postgres server');
+    return fresh.url;
+  };
+  return { ...config, refreshUrl };
+}
+
 let container: Promise<Deps> | undefined;
 
 /** Built once per container, on the first invocation; a failed attempt is retried on the next. */
 export function containerDeps(): Promise<Deps> {
-  container ??= databaseConfigForLambda().then(
-    async (config) => ({ db: (await openDatabase(config)).db, logger: createLogger() }),
+  container ??= refreshingDatabaseConfig().then(
+    async (config) => ({ database: await openDatabase(config), logger: createLogger() }),
     (error) => {
       container = undefined;
       throw error;

@@ -18,7 +18,7 @@ export const build = (deps: Deps) =>
     const agent = newAgent(body, req.caller);
     const key = idempotencyKeyOf(req);
     const create = async (db: Database) => json(req.requestId, 201, await createOrConflict(db, agent));
-    return key ? idempotent(deps.db, req, key, body, create) : create(deps.db);
+    return key ? idempotent(deps.database, req, key, body, create) : create(req.db);
   });
 
 export const handler = lambda(build);

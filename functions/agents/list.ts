@@ -7,13 +7,13 @@ import { parseQuery } from '../http/query.ts';
 import { route } from '../http/route.ts';
 
 /** GET /agents */
-export const build = ({ db, logger }: Deps) =>
-  route(routes.listAgents, { db, logger }, async (req) => {
+export const build = (deps: Deps) =>
+  route(routes.listAgents, deps, async (req) => {
     const query = parseQuery(AgentListQuery, agentListParams, req.event);
     const list = listRequest(query);
-    const rows = await pageAgentsJson(db, req.caller.workspaceId, list.window, list.filters);
+    const rows = await pageAgentsJson(req.db, req.caller.workspaceId, list.window, list.filters);
     const total = query.includeTotal
-      ? await countAgents(db, req.caller.workspaceId, list.filters)
+      ? await countAgents(req.db, req.caller.workspaceId, list.filters)
       : undefined;
     return listResponse(req, list, rows, total);
   });

@@ -1,4 +1,4 @@
-import type { Database } from '#db/client.ts';
+import type { Database, DatabaseClient } from '#db/client.ts';
 import { claimKey, completeKey, releaseKey } from '#db/queries/idempotency.ts';
 import { fingerprint } from './canonical.ts';
 import { HttpProblem, problemType, validationFailed } from './problem.ts';
@@ -22,15 +22,17 @@ export function idempotencyKeyOf(req: Request): string | undefined {
  * Runs `work` at most once per key and body within the key's lifetime (per workspace): a repeat
  * gets the first answer again, a different body under the same key 422, and a repeat while the
  * first is still running 409. The work and the recorded answer commit together; a 4xx answer
- * (e.g. a slug conflict) is recorded too, a failure is not, so the client may retry it.
+ * (e.g. a slug conflict) is recorded too, a failure is not, so the client may retry it: the claim
+ * is released on a connection of its own, since the failure may have broken this one.
  */
 export async function idempotent(
-  db: Database,
+  database: DatabaseClient,
   req: Request,
   key: string,
   body: unknown,
   work: (tx: Database) => Promise<ApiResult>,
 ): Promise<ApiResult> {
+  const { db } = req;
   const { workspaceId } = req.caller;
   const claim = await claimKey(db, workspaceId, key, fingerprint(body));
   switch (claim.kind) {
@@ -71,7 +73,7 @@ export async function idempotent(
       return result;
     });
   } catch (error) {
-    await releaseKey(db, workspaceId, key).catch(() => {});
+    await database.run((fresh) => releaseKey(fresh, workspaceId, key), { idempotent: true }).catch(() => {});
     throw error;
   }
 }

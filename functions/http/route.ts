@@ -1,5 +1,5 @@
 import type { Route } from '#contract/routes.ts';
-import { type Database, withDeadline } from '#db/client.ts';
+import type { Database, DatabaseClient } from '#db/client.ts';
 import { isDatabaseUnavailable, sqlState } from '#db/errors.ts';
 import { principalFor } from './bearer.ts';
 import type { Logger } from './log.ts';
@@ -27,6 +27,8 @@ export interface Request {
   event: ApiEvent;
   requestId: string;
   caller: Caller;
+  /** The database for this attempt (a read that lost its connection is run again on a fresh one). */
+  db: Database;
 }
 
 const callerFrom = (p: {
@@ -61,7 +63,7 @@ async function callerOf(event: ApiEvent, db: Database): Promise<Caller | undefin
  */
 export function route(
   def: Route,
-  { db, logger }: { db: Database; logger: Logger },
+  { database, logger }: { database: DatabaseClient; logger: Logger },
   operation: (req: Request) => Promise<ApiResult>,
 ): ApiHandler {
   return async (event) => {
@@ -69,13 +71,17 @@ export function route(
     const started = performance.now();
     let result: ApiResult;
     try {
-      // A hung database must be a 503 well before the function's own timeout.
-      result = await withDeadline(db, async () => {
-        const caller = await callerOf(event, db);
-        if (!caller) throw unauthenticated();
-        if (!caller.scopes.has(def.scope)) throw missingScope(def.scope);
-        return operation({ event, requestId, caller });
-      });
+      // Within the request deadline: a hung database must be a 503 well before the function's
+      // own timeout. A GET only reads, so it may run again after a dropped connection.
+      result = await database.run(
+        async (db) => {
+          const caller = await callerOf(event, db);
+          if (!caller) throw unauthenticated();
+          if (!caller.scopes.has(def.scope)) throw missingScope(def.scope);
+          return operation({ event, requestId, caller, db });
+        },
+        { idempotent: def.method === 'GET' },
+      );
     } catch (error) {
       result = problem(requestId, toProblem(error, logger, { requestId, route: def.name }));
     }

@@ -7,13 +7,13 @@ import { parseQuery } from '../http/query.ts';
 import { route } from '../http/route.ts';
 
 /** GET /sessions */
-export const build = ({ db, logger }: Deps) =>
-  route(routes.listSessions, { db, logger }, async (req) => {
+export const build = (deps: Deps) =>
+  route(routes.listSessions, deps, async (req) => {
     const query = parseQuery(SessionListQuery, sessionListParams, req.event);
     const list = listRequest(query);
-    const rows = await pageSessionsJson(db, req.caller.workspaceId, list.window, list.filters);
+    const rows = await pageSessionsJson(req.db, req.caller.workspaceId, list.window, list.filters);
     const total = query.includeTotal
-      ? await countSessions(db, req.caller.workspaceId, list.filters)
+      ? await countSessions(req.db, req.caller.workspaceId, list.filters)
       : undefined;
     return listResponse(req, list, rows, total);
   });

@@ -89,7 +89,7 @@ async function main() {
         : undefined;
     const logger = createLogger();
     gateway = await startGateway({
-      deps: { db: handle.db, logger },
+      deps: { database: handle, logger },
       port: Number(process.env.PORT ?? 3000),
       host: process.env.HOST,
     });

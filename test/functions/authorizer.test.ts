@@ -32,7 +32,7 @@ describe('the bearer authorizer', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase();
-    authorize = build({ db: handle.db, logger: silentLogger });
+    authorize = build({ database: handle, logger: silentLogger });
     tenant = await createTenant(handle.db, { scopes: ['sessions:read'] });
   });
   afterAll(() => handle.close());
@@ -97,14 +97,14 @@ describe('the bearer authorizer', () => {
     afterAll(() => down.close());
 
     it('lets the request through marked deferred, carrying no identity', async () => {
-      const result = await build({ db: down.db, logger: silentLogger })(
+      const result = await build({ database: down, logger: silentLogger })(
         authorizerEvent(`Bearer ${tenant.token}`),
       );
       expect(result).toEqual({ isAuthorized: true, context: { deferred: 'database-unavailable' } });
     });
 
     it('then the handler answers 503 with Retry-After, not data', async () => {
-      const listSessions = buildListSessions({ db: down.db, logger: silentLogger });
+      const listSessions = buildListSessions({ database: down, logger: silentLogger });
       const event = apiEvent({ path: '/sessions', caller: tenant });
       event.requestContext.authorizer.lambda = { deferred: 'database-unavailable' };
       const result = await listSessions(event);
@@ -113,7 +113,7 @@ describe('the bearer authorizer', () => {
     });
 
     it('and once the database answers, the handler authenticates the request itself', async () => {
-      const listSessions = buildListSessions({ db: handle.db, logger: silentLogger });
+      const listSessions = buildListSessions({ database: handle, logger: silentLogger });
       const deferred = (authorization: string) => {
         const event = apiEvent({ path: '/sessions', caller: tenant, headers: { authorization } });
         event.requestContext.authorizer.lambda = { deferred: 'database-unavailable' };

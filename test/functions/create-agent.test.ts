@@ -17,7 +17,7 @@ describe('POST /agents', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase();
-    createAgent = build({ db: handle.db, logger: silentLogger });
+    createAgent = build({ database: handle, logger: silentLogger });
   });
   beforeEach(async () => {
     tenant = await createTenant(handle.db);

@@ -21,7 +21,7 @@ describe('GET /agents', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase();
-    listAgents = build({ db: handle.db, logger: silentLogger });
+    listAgents = build({ database: handle, logger: silentLogger });
     tenant = await createTenant(handle.db);
     other = await createTenant(handle.db);
     for (let n = 1; n <= 3; n++) ids.push((await insertAgent(handle.db, tenant, { n, versions: n })).agentId);
@@ -56,7 +56,7 @@ describe('GET /agents', () => {
 
   it('returns a created agent exactly as POST /agents answered it', async () => {
     const t = await createTenant(handle.db);
-    const create = buildCreate({ db: handle.db, logger: silentLogger });
+    const create = buildCreate({ database: handle, logger: silentLogger });
     const created = await create(
       apiEvent({
         method: 'POST',

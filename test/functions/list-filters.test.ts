@@ -32,7 +32,7 @@ describe('list filters', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase();
-    const deps = { db: handle.db, logger: silentLogger };
+    const deps = { database: handle, logger: silentLogger };
     listSessions = buildListSessions(deps);
     listAgents = buildListAgents(deps);
     tenant = await createTenant(handle.db);
@@ -205,7 +205,7 @@ describe('list filters', () => {
 
     beforeAll(async () => {
       t = await createTenant(handle.db);
-      const create = buildCreateAgent({ db: handle.db, logger: silentLogger });
+      const create = buildCreateAgent({ database: handle, logger: silentLogger });
       for (const name of ['Front Desk', 'Back Office', 'front-line 100%', 'Night_Shift']) {
         await create(apiEvent({ method: 'POST', path: '/agents', body: { name }, caller: t }));
       }

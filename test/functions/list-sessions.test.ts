@@ -20,7 +20,7 @@ describe('GET /sessions', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase();
-    listSessions = build({ db: handle.db, logger: silentLogger });
+    listSessions = build({ database: handle, logger: silentLogger });
     tenant = await createTenant(handle.db);
     other = await createTenant(handle.db, { name: 'Other workspace' });
     const agent = await insertAgent(handle.db, tenant, { versions: 2 });

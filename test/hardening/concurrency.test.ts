@@ -23,7 +23,7 @@ describe('concurrency', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase({ poolMax: POOL });
-    app = buildApp({ db: handle.db, logger: silentLogger });
+    app = buildApp({ database: handle, logger: silentLogger });
     if (usingPostgres()) admin = postgres(handle.url as string, { max: 1, onnotice: () => {} });
   });
   afterAll(async () => {
@@ -178,7 +178,7 @@ describe('concurrency', () => {
         poolMax: 5,
         requestTimeoutMs: 1_500,
       });
-      const ownApp = buildApp({ db: own.db, logger: silentLogger });
+      const ownApp = buildApp({ database: own, logger: silentLogger });
       const tenant = await createTenant(handle.db);
       const ours = async () =>
         (

@@ -51,7 +51,7 @@ describe.skipIf(!usingPostgres())('database faults (real Postgres, through a fau
     url.searchParams.set('application_name', APP_NAME);
     const handle = await openDatabase({ kind: 'postgres', url: url.toString(), poolMax: 1, ...timings });
     opened.push(handle);
-    return buildApp({ db: handle.db, logger: silentLogger });
+    return buildApp({ database: handle, logger: silentLogger });
   }
 
   let n = 0;
@@ -167,7 +167,7 @@ describe.skipIf(!usingPostgres())('database faults (real Postgres, through a fau
     url.searchParams.set('application_name', APP_NAME);
     const handle = await openDatabase({ kind: 'postgres', url: url.toString(), poolMax: 1, ...TEST_TIMINGS });
     opened.push(handle);
-    const gateway = await startGateway({ deps: { db: handle.db, logger: silentLogger } });
+    const gateway = await startGateway({ deps: { database: handle, logger: silentLogger } });
     try {
       const get = () =>
         send(gateway.url, { path: '/sessions', headers: { authorization: `Bearer ${tenant.token}` } });

@@ -45,7 +45,7 @@ describe('fuzzing the Authorization header', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase();
-    app = buildApp({ db: handle.db, logger: silentLogger });
+    app = buildApp({ database: handle, logger: silentLogger });
     live = await createTenant(handle.db);
     other = await createTenant(handle.db);
     revoked = await createTenant(handle.db);

@@ -46,7 +46,7 @@ describe('fuzzing POST /agents at the handler', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase();
-    app = buildApp({ db: handle.db, logger: silentLogger });
+    app = buildApp({ database: handle, logger: silentLogger });
     tenant = await createTenant(handle.db);
   });
   afterAll(async () => {

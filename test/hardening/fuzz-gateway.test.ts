@@ -36,7 +36,7 @@ describe('fuzzing through the local gateway (HTTP)', () => {
   beforeAll(async () => {
     handle = await freshDatabase();
     tenant = await createTenant(handle.db);
-    gateway = await startGateway({ deps: { db: handle.db, logger: silentLogger } });
+    gateway = await startGateway({ deps: { database: handle, logger: silentLogger } });
   });
   afterAll(async () => {
     for (const tally of tallies) tally.report();

@@ -70,7 +70,7 @@ describe('fuzzing the list query strings at the handler', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase();
-    app = buildApp({ db: handle.db, logger: silentLogger });
+    app = buildApp({ database: handle, logger: silentLogger });
     ours = await createTenant(handle.db);
     theirs = await createTenant(handle.db);
     ourIds = await populate(handle, ours);

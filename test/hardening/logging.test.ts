@@ -105,8 +105,8 @@ describe('logs never carry a credential', () => {
 
     it('never logs the Authorization header or a token, on any path (success, refusal, outage, deferred)', async () => {
       const logger = createLogger((line) => lines.push(line), 'debug');
-      const up = buildApp({ db: handle.db, logger });
-      const outage = buildApp({ db: down.db, logger });
+      const up = buildApp({ database: handle, logger });
+      const outage = buildApp({ database: down, logger });
       const revoked = generateToken();
       const events: [string, ApiEvent][] = [
         [

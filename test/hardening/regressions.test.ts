@@ -19,7 +19,7 @@ describe('defects found by fuzzing', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase();
-    app = buildApp({ db: handle.db, logger: silentLogger });
+    app = buildApp({ database: handle, logger: silentLogger });
     tenant = await createTenant(handle.db);
   });
   afterAll(() => handle?.close());

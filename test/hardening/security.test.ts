@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { scopes as allScopes, type Scope } from '#contract/routes.ts';
 import type { Agent } from '#contract/schemas/agent.ts';
-import { type Database, type DatabaseHandle, openDatabase } from '#db/client.ts';
+import { type Database, type DatabaseHandle, embeddedClient, openDatabase } from '#db/client.ts';
 import { rowsOf } from '#db/queries/agents.ts';
 import { revokeApiKey } from '#db/queries/api-keys.ts';
 import { silentLogger } from '#functions/http/log.ts';
@@ -59,7 +59,7 @@ describe('security', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase();
-    app = buildApp({ db: handle.db, logger: silentLogger });
+    app = buildApp({ database: handle, logger: silentLogger });
     a = await createTenant(handle.db, { name: 'Workspace A' });
     b = await createTenant(handle.db, { name: 'Workspace B' });
     const agent = await insertAgent(handle.db, b, { n: 1 });
@@ -319,13 +319,14 @@ describe('security', () => {
           [internals[2], 'ECONNREFUSED'],
           [internals[1], '22001'],
         ] as [string, string | undefined][]) {
-          const app = buildApp({ db: failing(message, code), logger: silentLogger });
+          const failed = embeddedClient(failing(message, code), handle.config, async () => {});
+          const app = buildApp({ database: failed, logger: silentLogger });
           check(route.name, await handlerOf(app, route.name)(route.event(a)), true);
         }
         check(
           route.name,
           await handlerOf(
-            buildApp({ db: tripwire.db, logger: silentLogger }),
+            buildApp({ database: tripwire, logger: silentLogger }),
             route.name,
           )(deferred(route.event(a))),
         );
@@ -349,7 +350,7 @@ describe('security', () => {
   });
 
   describe('size limits, enforced before any parsing or database work', () => {
-    const viaTripwire = () => buildApp({ db: tripwire.db, logger: silentLogger });
+    const viaTripwire = () => buildApp({ database: tripwire, logger: silentLogger });
 
     it('refuses a body over 256 KiB with 413 without parsing it, counted in bytes, base64 or not', async () => {
       const parse = vi.spyOn(JSON, 'parse');

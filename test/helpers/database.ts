@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import postgres from 'postgres';
 import { inject } from 'vitest';
-import { type DatabaseHandle, openDatabase } from '#db/client.ts';
+import { closingAlso, type Database, type DatabaseHandle, embeddedClient, openDatabase } from '#db/client.ts';
 import * as schema from '#db/schema/index.ts';
 
 export const usingPostgres = () => Boolean(process.env.DATABASE_URL);
@@ -29,21 +29,13 @@ export async function freshDatabase(
       url: target.toString(),
       poolMax: options.poolMax ?? 4,
     });
-    return {
-      ...handle,
-      url: target.toString(),
-      close: async () => {
-        await handle.close();
-        await admin.unsafe(`drop database if exists "${name}" with (force)`);
-        await admin.end();
-      },
-    };
+    const dropped = closingAlso(handle, async () => {
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    });
+    return Object.assign(dropped, { url: target.toString() });
   }
   const dump = new Blob([readFileSync(inject('pgliteDump'))]);
   const client = await PGlite.create({ loadDataDir: dump });
-  return {
-    db: drizzle({ client, schema }),
-    config: { kind: 'pglite' },
-    close: () => client.close(),
-  };
+  return embeddedClient(drizzle({ client, schema }), { kind: 'pglite' }, () => client.close());
 }

@@ -23,7 +23,7 @@ describe('authorizer result cache over HTTP', () => {
   it('keeps allowing a revoked key within the TTL, refuses it after', async () => {
     const ttlMs = 1_500;
     const gateway = await startGateway({
-      deps: { db: database.db, logger: silentLogger },
+      deps: { database: database, logger: silentLogger },
       authorizerCacheTtlSeconds: ttlMs / 1000,
     });
     try {
@@ -51,7 +51,7 @@ describe('authorizer result cache over HTTP', () => {
 
   it('with a TTL of 0 asks the authorizer every time: a revoked key is refused at once', async () => {
     const gateway = await startGateway({
-      deps: { db: database.db, logger: silentLogger },
+      deps: { database: database, logger: silentLogger },
       authorizerCacheTtlSeconds: 0,
     });
     try {

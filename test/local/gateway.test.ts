@@ -13,7 +13,7 @@ let tenant: Tenant;
 beforeAll(async () => {
   database = await freshDatabase();
   tenant = await createTenant(database.db);
-  gateway = await startGateway({ deps: { db: database.db, logger: silentLogger } });
+  gateway = await startGateway({ deps: { database: database, logger: silentLogger } });
 });
 
 afterAll(async () => {
@@ -134,7 +134,7 @@ describe('API Gateway’s own answers', () => {
 
 describe('close', () => {
   it('resolves promptly while a client holds a keep-alive connection, then refuses connections', async () => {
-    const local = await startGateway({ deps: { db: database.db, logger: silentLogger } });
+    const local = await startGateway({ deps: { database: database, logger: silentLogger } });
     const res = await fetch(`${local.url}/sessions`, {
       headers: { authorization: `Bearer ${tenant.token}` },
     });

@@ -57,7 +57,7 @@ describe('live responses match the OpenAPI document', () => {
     const agent = await insertAgent(database.db, tenant, { versions: 2 });
     for (let n = 1; n <= 4; n++)
       await insertSession(database.db, tenant, agent, { n, version: 1 + (n % 2), ledger: n > 2 });
-    gateway = await startGateway({ deps: { db: database.db, logger: silentLogger } });
+    gateway = await startGateway({ deps: { database: database, logger: silentLogger } });
   });
   afterAll(async () => {
     await gateway.close();
@@ -166,7 +166,7 @@ describe('live responses match the OpenAPI document', () => {
 
   it('database unreachable: 503 with Retry-After', async () => {
     const down = await openDatabase({ kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' });
-    const outage = await startGateway({ deps: { db: down.db, logger: silentLogger } });
+    const outage = await startGateway({ deps: { database: down, logger: silentLogger } });
     try {
       const res = await fetch(`${outage.url}/sessions`, {
         headers: { authorization: `Bearer ${tenant.token}` },
@@ -185,7 +185,7 @@ describe('live responses match the OpenAPI document', () => {
     const t = await createTenant(broken.db);
     // A real fault: the statement refers to a table that is gone.
     await broken.db.execute(sql`drop table ledger_entries`);
-    const faulty = await startGateway({ deps: { db: broken.db, logger: silentLogger } });
+    const faulty = await startGateway({ deps: { database: broken, logger: silentLogger } });
     try {
       const res = await fetch(`${faulty.url}/sessions`, { headers: { authorization: `Bearer ${t.token}` } });
       expect(res.status).toBe(500);

@@ -40,6 +40,8 @@ export async function startTlsProxy(
   tls: { key: string; cert: string },
 ) {
   const sockets = new Set<Socket>();
+  /** The server name (SNI) each TLS client sent, `false` when it sent none. */
+  const servernames: (string | false)[] = [];
   const server: Server = createServer((client) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
@@ -48,6 +50,9 @@ export async function startTlsProxy(
       if (!first.subarray(0, 8).equals(SSL_REQUEST)) return client.destroy();
       client.write('S');
       const secure = new TLSSocket(client, { isServer: true, ...tls });
+      secure.once('secure', () =>
+        servernames.push((secure as TLSSocket & { servername: string | false }).servername),
+      );
       const upstream = netConnect(target.port, target.host);
       sockets.add(upstream);
       upstream.on('close', () => {
@@ -65,6 +70,7 @@ export async function startTlsProxy(
   const { port } = server.address() as { port: number };
   return {
     port,
+    servernames,
     /** TLS connections open through the proxy right now. */
     get open() {
       return [...sockets].filter((s) => !s.destroyed).length;
