@@ -14,11 +14,59 @@ export const Timestamp = v.pipe(
 
 export const Int32 = v.pipe(v.number(), v.integer(), v.minValue(-2147483648), v.maxValue(2147483647));
 
-/** A length limit, with the message every field over its limit gets. */
-export const atMost = (max: number) =>
-  v.maxLength<string, number, string>(max, `must be at most ${max} characters`);
+/** Characters as Postgres counts them: Unicode code points (an emoji is one, not two UTF-16 units). */
+export function codePoints(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+    n++;
+  }
+  return n;
+}
+
+/**
+ * A length limit, with the message every field over its limit gets: Valibot's maxLength, counted
+ * in code points as Postgres and JSON Schema count them. It stays a `max_length` action, so the
+ * OpenAPI document still says `maxLength`.
+ */
+export function atMost(max: number) {
+  const action = v.maxLength<string, number, string>(max, `must be at most ${max} characters`);
+  return {
+    ...action,
+    '~run'(dataset, config) {
+      if (dataset.typed && codePoints(dataset.value) > max) {
+        v._addIssue(this, 'length', dataset, config, { received: `${codePoints(dataset.value)}` });
+      }
+      return dataset;
+    },
+  } satisfies typeof action;
+}
 
 export const text = (max: number) => v.pipe(v.string(), atMost(max));
+
+// C0 and C1 controls (and DEL), and the bidirectional embeddings, overrides and isolates that
+// make text display in another order than it is stored (U+202A-U+202E, U+2066-U+2069).
+const CONTROL = /\p{Cc}/u;
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/u;
+const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
+
+const refuse = (pattern: RegExp, message: string, allowed?: RegExp) =>
+  v.check<string, string>((s) => !pattern.test(allowed ? s.replace(allowed, '') : s), message);
+
+/** A name people read: at least one visible character, no control characters, no bidi overrides. */
+export const readableName = [
+  refuse(CONTROL, 'must not contain control characters'),
+  refuse(BIDI_CONTROL, 'must not contain bidirectional override characters'),
+  v.check<string, string>((s) => s === '' || VISIBLE.test(s), 'must contain at least one visible character'),
+] as const;
+
+/** Free text: may keep line breaks and tabs, but no other control characters or bidi overrides. */
+export const readableText = [
+  refuse(CONTROL, 'must not contain control characters other than line breaks and tabs', /[\t\n\r]/g),
+  refuse(BIDI_CONTROL, 'must not contain bidirectional override characters'),
+] as const;
 
 export const FreeFormObject = v.record(v.string(), v.unknown());
 

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { agentStatus, sessionStatus, sessionType } from '../enums.ts';
+import { atMost } from './common.ts';
 import {
   booleanParam,
   choiceParam,
@@ -21,7 +22,7 @@ const pageParams = {
   limit: integerParam(1, 250, 'Items per page.', 25),
   offset: integerParam(0, Number.MAX_SAFE_INTEGER, 'Items to skip before the page. Not with `cursor`.'),
   cursor: textParam(
-    v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters')),
+    v.pipe(v.string(), atMost(1024)),
     { type: 'string', maxLength: 1024 },
     'Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added.',
   ),
@@ -84,11 +85,7 @@ export const sessionListParams = {
 
 const nonEmptyText = (description: string) =>
   textParam(
-    v.pipe(
-      v.string(),
-      v.minLength(1, 'must not be empty'),
-      v.maxLength(255, 'must be at most 255 characters'),
-    ),
+    v.pipe(v.string(), v.minLength(1, 'must not be empty'), atMost(255)),
     { type: 'string', minLength: 1, maxLength: 255 },
     description,
   );

@@ -18,7 +18,10 @@ export interface QueryParam<S extends v.GenericSchema = v.GenericSchema> {
 
 type Optional<S extends v.GenericSchema> = v.OptionalSchema<S, undefined>;
 
-/** A whole number in [min, max]: digits only, so `1.5`, `1e2`, `+3` and `` are refused. */
+/**
+ * A whole number in [min, max]: digits only, so `1.5`, `1e2`, `+3` and `` are refused; any number
+ * of digits, so a huge one is told the bound it passed rather than that it is not a number.
+ */
 export function integerParam<F extends number | undefined = undefined>(
   min: number,
   max: number,
@@ -27,7 +30,7 @@ export function integerParam<F extends number | undefined = undefined>(
 ) {
   const schema = v.pipe(
     v.string(),
-    v.regex(/^\d{1,16}$/, 'must be a whole number'),
+    v.regex(/^\d+$/, 'must be a whole number'),
     v.transform(Number),
     v.minValue(min, `must be at least ${min}`),
     v.maxValue(max, `must be at most ${max}`),

@@ -1,8 +1,9 @@
 import * as v from 'valibot';
 import { inputMode } from '../enums.ts';
 import { AGENT_DESCRIPTION_MAX, AGENT_NAME_MAX, AGENT_SLUG_MAX, ID_MAX } from '../limits.ts';
-import { atMost, strictJsonObject } from './common.ts';
+import { atMost, readableName, readableText, strictJsonObject } from './common.ts';
 import { VersionConfigInput } from './config.ts';
+import { type QueryParam, queryObject } from './query.ts';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -13,8 +14,14 @@ const unique = <T>(items: T[]) => new Set(items).size === items.length;
  * no description, prompt, knowledge base or config (null), no input modes, no follow-up.
  */
 export const CreateAgentBody = strictJsonObject({
-  name: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), atMost(AGENT_NAME_MAX)),
-  description: v.nullish(v.pipe(v.string(), atMost(AGENT_DESCRIPTION_MAX)), null),
+  name: v.pipe(
+    v.string(),
+    v.trim(),
+    v.minLength(1, 'must not be empty'),
+    atMost(AGENT_NAME_MAX),
+    ...readableName,
+  ),
+  description: v.nullish(v.pipe(v.string(), atMost(AGENT_DESCRIPTION_MAX), ...readableText), null),
   slug: v.optional(
     v.pipe(
       v.string(),
@@ -43,3 +50,7 @@ export const CreateAgentBody = strictJsonObject({
   ),
 });
 export type CreateAgentBody = v.InferOutput<typeof CreateAgentBody>;
+
+/** POST /agents takes no query parameters: any is refused by name, as the lists refuse unknown ones. */
+export const createAgentParams = {} satisfies Record<string, QueryParam>;
+export const CreateAgentQuery = queryObject(createAgentParams);

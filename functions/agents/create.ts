@@ -1,12 +1,13 @@
 import { routes } from '#contract/routes.ts';
 import { completeConfig } from '#contract/schemas/config.ts';
-import { CreateAgentBody } from '#contract/schemas/requests.ts';
+import { CreateAgentBody, CreateAgentQuery, createAgentParams } from '#contract/schemas/requests.ts';
 import type { Database } from '#db/client.ts';
 import { createAgent, type NewAgent, SlugsExhausted, SlugTaken } from '#db/queries/agents.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { parseJsonBody } from '../http/body.ts';
 import { idempotencyKeyOf, idempotent } from '../http/idempotency.ts';
 import { conflict } from '../http/problem.ts';
+import { parseQuery } from '../http/query.ts';
 import { json } from '../http/respond.ts';
 import { type Caller, route } from '../http/route.ts';
 import { slugFrom } from './slug.ts';
@@ -14,6 +15,7 @@ import { slugFrom } from './slug.ts';
 /** POST /agents */
 export const build = (deps: Deps) =>
   route(routes.createAgent, deps, async (req) => {
+    parseQuery(CreateAgentQuery, createAgentParams, req.event);
     const body = parseJsonBody(CreateAgentBody, req.event);
     const agent = newAgent(body, req.caller);
     const key = idempotencyKeyOf(req);

@@ -10,7 +10,7 @@ import { route } from '../http/route.ts';
 export const build = (deps: Deps) =>
   route(routes.listAgents, deps, async (req) => {
     const query = parseQuery(AgentListQuery, agentListParams, req.event);
-    const list = listRequest(query);
+    const list = listRequest(query, 'agents');
     const rows = await pageAgentsJson(req.db, req.caller.workspaceId, list.window, list.filters);
     const total = query.includeTotal
       ? await countAgents(req.db, req.caller.workspaceId, list.filters)

@@ -1,26 +1,64 @@
 import type * as v from 'valibot';
 import { MAX_BODY_BYTES } from '#contract/limits.ts';
-import { bodyTooLarge, malformedJson, unsupportedMediaType, validationFailed } from './problem.ts';
+import { duplicateMembers } from './json-members.ts';
+import {
+  bodyTooLarge,
+  HttpProblem,
+  malformedJson,
+  problemType,
+  unsupportedMediaType,
+  validationFailed,
+} from './problem.ts';
 import { unstorableText } from './text-safety.ts';
 import type { ApiEvent } from './types.ts';
-import { parseOrProblem } from './validation.ts';
+import { invalidBecause, parseOrProblem } from './validation.ts';
 
-/** `application/json`, with parameters such as `; charset=utf-8` allowed. */
-const isJson = (contentType: string | undefined) =>
-  contentType !== undefined && /^application\/json\s*(;.*)?$/i.test(contentType.trim());
+/** `application/json`, whose only parameter may be `charset=utf-8` (any case, quoted or not). */
+function isJsonInUtf8(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const [type, ...params] = contentType.split(';').map((part) => part.trim());
+  if (type?.toLowerCase() !== 'application/json') return false;
+  return params.every((param) => /^charset\s*=\s*("?)utf-8\1$/i.test(param));
+}
+
+const unsupportedEncoding = (encoding: string) =>
+  new HttpProblem(
+    415,
+    problemType('unsupported-media-type'),
+    `Content-Encoding ${encoding} is not supported: send the body uncompressed.`,
+    undefined,
+    // RFC 7694: the codings the server does accept.
+    { 'accept-encoding': 'identity' },
+  );
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * The JSON body of a request, checked in order of cost: media type, size (before any parsing),
- * syntax, text Postgres can store faithfully, then the schema.
+ * The JSON body of a request, checked in order of cost: media type and coding, size (before any
+ * parsing), UTF-8, syntax, depth and text Postgres can store faithfully, unique member names,
+ * then the schema.
  */
 export function parseJsonBody<S extends v.GenericSchema>(schema: S, event: ApiEvent): v.InferOutput<S> {
   const contentType = event.headers?.['content-type'];
-  if (!isJson(contentType)) throw unsupportedMediaType(contentType);
+  if (!isJsonInUtf8(contentType)) throw unsupportedMediaType(contentType);
+  const encoding = event.headers?.['content-encoding']?.trim();
+  if (encoding && encoding.toLowerCase() !== 'identity') throw unsupportedEncoding(encoding);
   const raw = event.body ?? '';
   const bytes = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
   if (bytes > MAX_BODY_BYTES) throw bodyTooLarge(MAX_BODY_BYTES);
-  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
 
+  let text = raw;
+  if (event.isBase64Encoded) {
+    try {
+      text = utf8.decode(Buffer.from(raw, 'base64'));
+    } catch {
+      throw new HttpProblem(
+        400,
+        problemType('malformed-json'),
+        'The request body is not valid UTF-8, the only encoding JSON may use.',
+      );
+    }
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -28,8 +66,8 @@ export function parseJsonBody<S extends v.GenericSchema>(schema: S, event: ApiEv
     throw malformedJson();
   }
   const unstorable = unstorableText(value);
-  if (unstorable.length > 0) {
-    throw validationFailed('Strings must be valid Unicode text without the NUL character.', unstorable);
-  }
+  if (unstorable.length > 0) throw validationFailed(invalidBecause('request body', unstorable), unstorable);
+  const duplicates = duplicateMembers(text);
+  if (duplicates.length > 0) throw validationFailed(invalidBecause('request body', duplicates), duplicates);
   return parseOrProblem(schema, value, 'request body');
 }

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import * as v from 'valibot';
+import { Id, Timestamp } from '#contract/schemas/common.ts';
 import { validationFailed } from './problem.ts';
 
 /** Where a keyset page ends: the last row's sort key. */
@@ -11,45 +13,49 @@ const checksum = (payload: string) =>
   createHash('sha256').update(`cursor.v1.${payload}`).digest('base64url').slice(0, 16);
 
 /**
- * An opaque cursor: the position plus the fingerprint of the order and filters it was made for,
- * with a checksum so a damaged or edited cursor is refused rather than misread. It is not a secret:
- * a forged cursor can only start a page elsewhere in the caller's own workspace, as `offset` can.
+ * What a cursor holds, checked as strictly as any input before it reaches SQL (the checksum is
+ * public): the contract's own timestamp and id, the timestamp a real instant Postgres can read.
+ */
+const CursorPayload = v.strictObject({
+  c: v.pipe(
+    Timestamp,
+    v.check((c) => !c.startsWith('0000') && !Number.isNaN(Date.parse(c)) && new Date(c).toISOString() === c),
+  ),
+  i: Id,
+  b: v.string(),
+});
+
+/**
+ * An opaque cursor: the position plus the fingerprint of the list, order and filters it was made
+ * for, with a checksum so a damaged or edited cursor is refused rather than misread. It is not a
+ * secret: a forged cursor can only start a page elsewhere in the caller's own workspace, as
+ * `offset` can.
  */
 export function encodeCursor(position: Position, binding: string): string {
-  const payload = Buffer.from(JSON.stringify({ c: position.createdAt, i: position.id, b: binding })).toString(
-    'base64url',
-  );
-  return `${payload}.${checksum(payload)}`;
+  const payload: v.InferInput<typeof CursorPayload> = { c: position.createdAt, i: position.id, b: binding };
+  const text = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${text}.${checksum(text)}`;
 }
 
 const invalid = (message: string) =>
   validationFailed(`The cursor is invalid: ${message}.`, [{ path: 'cursor', message }]);
+const notOurs = () => invalid('is not a cursor this API issued, or was altered');
 
 /** The position a cursor holds; `undefined` for the empty cursor that starts cursor paging. */
 export function decodeCursor(text: string, binding: string): Position | undefined {
   if (text === '') return undefined;
   const [payload, sum, ...rest] = text.split('.');
-  if (!payload || !sum || rest.length > 0 || checksum(payload) !== sum) {
-    throw invalid('is not a cursor this API issued, or was altered');
-  }
-  let decoded: { c?: unknown; i?: unknown; b?: unknown };
+  if (!payload || !sum || rest.length > 0 || checksum(payload) !== sum) throw notOurs();
+  let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
-    throw invalid('is not a cursor this API issued, or was altered');
+    throw notOurs();
   }
-  // The checksum is public: check the fields as strictly as any input before they reach SQL.
-  const c = decoded.c;
-  const wellFormed =
-    typeof c === 'string' &&
-    /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(c) &&
-    !Number.isNaN(Date.parse(c)) &&
-    new Date(c).toISOString() === c &&
-    typeof decoded.i === 'string' &&
-    /^[a-z0-9]{1,24}$/.test(decoded.i);
-  if (!wellFormed) {
-    throw invalid('is not a cursor this API issued, or was altered');
+  const parsed = v.safeParse(CursorPayload, decoded);
+  if (!parsed.success) throw notOurs();
+  if (parsed.output.b !== binding) {
+    throw invalid('was issued for another list, another order or other filters');
   }
-  if (decoded.b !== binding) throw invalid('was issued for a different order or different filters');
-  return { createdAt: c as string, id: decoded.i as string };
+  return { createdAt: parsed.output.c, id: parsed.output.i };
 }

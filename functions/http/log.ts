@@ -10,14 +10,29 @@ export type Logger = (level: Level, message: string, fields?: Record<string, unk
 const SECRET_KEY = /authorization|token|secret|password|cookie|api[-_]?key/i;
 // No word boundary before `vak_` (`_vak_…` and `xvak_…` are tokens too); any case of `Bearer`.
 const TOKEN_TEXT = /(vak_)[A-Za-z0-9_-]+|\b(Bearer\s+)\S+/gi;
+// A SHA-256 in hex, as a token is stored and looked up: as good as the token to whoever reads it
+// beside the database. Any run of 64 hex digits goes.
+const TOKEN_HASH = /\b[0-9a-f]{64}\b/gi;
+// Drizzle's message for a failed statement ends with its parameters: a token's hash, a name…
+const STATEMENT_PARAMS = /\nparams: [\s\S]*$/;
+
+const redactText = (text: string) =>
+  text.replace(TOKEN_TEXT, (_, p1, p2) => `${p1 ?? p2}[redacted]`).replace(TOKEN_HASH, '[redacted]');
 
 export function redact(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.replace(TOKEN_TEXT, (_, p1, p2) => `${p1 ?? p2}[redacted]`);
+  if (typeof value === 'string') return redactText(value);
   if (value === null || typeof value !== 'object') return value;
   // Deeper than this is cut, not written as is: unredacted (and possibly cyclic) otherwise.
   if (depth > 6) return '[truncated]';
-  if (value instanceof Error)
-    return { name: value.name, message: redact(value.message), code: (value as { code?: unknown }).code };
+  if (value instanceof Error) {
+    const { code, cause } = value as { code?: unknown; cause?: unknown };
+    return {
+      name: value.name,
+      message: redactText(value.message.replace(STATEMENT_PARAMS, '')),
+      code,
+      ...(cause === undefined ? {} : { cause: redact(cause, depth + 1) }),
+    };
+  }
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1)]),

@@ -2,6 +2,7 @@ import type { JsonText } from '#db/queries/json.ts';
 import type { ListWindow } from '#db/queries/list-window.ts';
 import { fingerprint } from './canonical.ts';
 import { decodeCursor, encodeCursor, type Position } from './cursor.ts';
+import { isValidHost } from './host.ts';
 import { jsonText } from './respond.ts';
 import type { ApiEvent, ApiResult } from './types.ts';
 
@@ -19,14 +20,20 @@ export interface ListRequest<F> {
   filters: F;
   /** Cursor paging was asked for (`cursor` present, even empty). */
   byCursor: boolean;
-  /** What a cursor is bound to: this order and these filters. */
+  /** What a cursor is bound to: this list, this order and these filters. */
   binding: string;
 }
 
-/** Splits a parsed list query into the window to read and the filters, resolving the cursor. */
-export function listRequest<Q extends PagingQuery>(query: Q): ListRequest<Omit<Q, keyof PagingQuery>> {
+/**
+ * Splits a parsed list query into the window to read and the filters, resolving the cursor, which
+ * is bound to this list (`agents`, `sessions`): a position in one list means nothing in another.
+ */
+export function listRequest<Q extends PagingQuery>(
+  query: Q,
+  list: string,
+): ListRequest<Omit<Q, keyof PagingQuery>> {
   const { limit, offset, cursor, order, includeTotal: _, ...filters } = query;
-  const binding = fingerprint({ order, filters }).slice(0, 32);
+  const binding = fingerprint({ list, order, filters }).slice(0, 32);
   const after = cursor === undefined ? undefined : decodeCursor(cursor, binding);
   return {
     window: { limit, offset: offset ?? 0, order, after },
@@ -68,11 +75,15 @@ function positionOf(item: JsonText<Position>): Position {
   return { createdAt, id };
 }
 
-/** The URL of the next page: this request's, with `next` replacing those parameters. Absolute. */
+/**
+ * The URL of the next page: this request's, with `next` replacing those parameters. Absolute when
+ * the host is a valid one, else relative to the request (never a header's text copied unchecked).
+ */
 export function nextLink(event: ApiEvent, next: Record<string, string | number>): string {
   const params = new URLSearchParams(event.rawQueryString ?? '');
   for (const [name, value] of Object.entries(next)) params.set(name, String(value));
-  const proto = event.headers?.['x-forwarded-proto'] ?? 'https';
-  const host = event.requestContext?.domainName ?? event.headers?.host ?? 'localhost';
-  return `<${proto}://${host}${event.rawPath}?${params.toString()}>; rel="next"`;
+  const proto = event.headers?.['x-forwarded-proto'] === 'http' ? 'http' : 'https';
+  const host = event.requestContext?.domainName ?? event.headers?.host;
+  const origin = isValidHost(host) ? `${proto}://${host}` : '';
+  return `<${origin}${event.rawPath}?${params.toString()}>; rel="next"`;
 }

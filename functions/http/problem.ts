@@ -50,10 +50,27 @@ export const unsupportedMediaType = (received: string | undefined) =>
   );
 export const bodyTooLarge = (limit: number) =>
   new HttpProblem(413, problemType('body-too-large'), `The request body exceeds ${limit} bytes.`);
+// RFC 6750: what a bearer-token resource answers on 401, and on 403 for a missing scope.
 export const missingScope = (scope: string) =>
-  new HttpProblem(403, problemType('insufficient-scope'), `This API key lacks the scope "${scope}".`);
+  new HttpProblem(
+    403,
+    problemType('insufficient-scope'),
+    `This API key lacks the scope "${scope}".`,
+    undefined,
+    {
+      'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+    },
+  );
 export const unauthenticated = () =>
-  new HttpProblem(401, problemType('unauthenticated'), 'No authenticated workspace for this request.');
+  new HttpProblem(
+    401,
+    problemType('unauthenticated'),
+    'No authenticated workspace for this request.',
+    undefined,
+    {
+      'www-authenticate': 'Bearer',
+    },
+  );
 export const conflict = (detail: string, errors?: FieldError[]) =>
   new HttpProblem(409, problemType('conflict'), detail, errors);
 export const databaseUnavailable = () =>

@@ -2,7 +2,7 @@ import type * as v from 'valibot';
 import type { QueryParam } from '#contract/schemas/query.ts';
 import { validationFailed } from './problem.ts';
 import type { ApiEvent } from './types.ts';
-import { parseOrProblem } from './validation.ts';
+import { invalidBecause, parseOrProblem } from './validation.ts';
 
 /**
  * Reads the raw query string, not `queryStringParameters`: API Gateway joins repeated parameters
@@ -26,6 +26,12 @@ export function parseQuery<S extends v.GenericSchema>(
     if (earlier === undefined) values.set(name, value);
     else if (Object.hasOwn(params, name) && params[name]?.repeatable) values.set(name, `${earlier},${value}`);
     else repeated.add(name);
+  }
+  // Postgres cannot hold U+0000 in text: refused here, by name, before any statement sees it.
+  const withNul = [...values].filter(([, value]) => value.includes('\u0000')).map(([name]) => name);
+  if (withNul.length > 0) {
+    const errors = withNul.map((path) => ({ path, message: 'must not contain the NUL character (U+0000)' }));
+    throw validationFailed(invalidBecause('query string', errors), errors);
   }
   if (repeated.size > 0) {
     const errors = [...repeated].map((path) => ({ path, message: 'must be given at most once' }));

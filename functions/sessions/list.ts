@@ -10,7 +10,7 @@ import { route } from '../http/route.ts';
 export const build = (deps: Deps) =>
   route(routes.listSessions, deps, async (req) => {
     const query = parseQuery(SessionListQuery, sessionListParams, req.event);
-    const list = listRequest(query);
+    const list = listRequest(query, 'sessions');
     const rows = await pageSessionsJson(req.db, req.caller.workspaceId, list.window, list.filters);
     const total = query.includeTotal
       ? await countSessions(req.db, req.caller.workspaceId, list.filters)

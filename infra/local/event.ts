@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import type { APIGatewayEventRequestContextV2 } from 'aws-lambda';
 import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
@@ -185,7 +186,9 @@ export function apiEvent(
   body: Buffer | undefined,
   authorizerContext: unknown,
 ): ApiEvent {
-  const text = body && isTextual(parts.headers['content-type']);
+  // Bytes that are not UTF-8 cannot be passed as text without being altered: base64 instead, so
+  // the function sees them as sent (and refuses them).
+  const text = body && isTextual(parts.headers['content-type']) && isUtf8(body);
   return {
     version: '2.0',
     routeKey: parts.routeKey,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { isValidHost } from '#functions/http/host.ts';
 import type { Logger } from '#functions/http/log.ts';
 import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
 import { TtlCache } from './cache.ts';
@@ -13,6 +14,7 @@ import {
 } from './event.ts';
 import {
   answerFromResult,
+  badRequest,
   forbidden,
   type HttpAnswer,
   internalError,
@@ -148,6 +150,8 @@ export function createListener(config: ListenerConfig) {
   async function answer(req: IncomingMessage, requestId: string): Promise<HttpAnswer> {
     const body = await readBody(req, limit);
     if (body === TOO_LARGE) return tooLarge();
+    // The host becomes the event's domainName, from which handlers build absolute links.
+    if (req.headers.host !== undefined && !isValidHost(req.headers.host)) return badRequest();
     const key = `${req.method} ${splitTarget(req.url ?? '/').rawPath}`;
     const route = routes.get(key);
     if (!route) return notFound();

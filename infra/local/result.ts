@@ -14,6 +14,7 @@ const gatewayAnswer = (statusCode: number, message: string): HttpAnswer => ({
   body: Buffer.from(JSON.stringify({ message })),
 });
 
+export const badRequest = () => gatewayAnswer(400, 'Bad Request');
 export const notFound = () => gatewayAnswer(404, 'Not Found');
 export const unauthorized = () => gatewayAnswer(401, 'Unauthorized');
 export const forbidden = () => gatewayAnswer(403, 'Forbidden');

@@ -147,10 +147,11 @@ describe('fuzzing the list query strings at the handler', () => {
             fc.oneof(instant, anyText),
             fc.constantFrom(...ourIds.agents, ...theirIds.agents),
             fc.constantFrom('asc', 'desc'),
+            fc.constantFrom('agents', 'sessions'),
           )
-          .map(([createdAt, id, order]) =>
+          .map(([createdAt, id, order, list]) =>
             // A cursor forged with the (public) checksum: it must still stay inside the caller's workspace.
-            encodeCursor({ createdAt, id }, listRequest({ limit: 25, order, cursor: '' }).binding),
+            encodeCursor({ createdAt, id }, listRequest({ limit: 25, order, cursor: '' }, list).binding),
           ),
       ),
       order: fc.constantFrom('asc', 'desc', 'ASC', 'random'),

@@ -1,0 +1,315 @@
+import { gzipSync } from 'node:zlib';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '#db/client.ts';
+import { hashToken } from '#db/queries/api-keys.ts';
+import { createLogger, silentLogger } from '#functions/http/log.ts';
+import type { ApiEvent, ApiResult } from '#functions/http/types.ts';
+import { type Gateway, startGateway } from '#infra/local/gateway.ts';
+import { freshDatabase } from '#test/helpers/database.ts';
+import { apiEvent } from '#test/helpers/events.ts';
+import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
+import { type App, buildApp, checkAnswer, rowCounts } from './support/app.ts';
+import { throughAuthorizer } from './support/gateway-flow.ts';
+import { send, sendRaw } from './support/http.ts';
+
+/** The fifteen request edges of issue 11, each answered as the README says. */
+describe('request edges, each refused or answered by name', () => {
+  let handle: DatabaseHandle;
+  let tenant: Tenant;
+  let app: App;
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    handle = await freshDatabase();
+    tenant = await createTenant(handle.db);
+    app = buildApp({ database: handle, logger: silentLogger });
+    gateway = await startGateway({ deps: { database: handle, logger: silentLogger } });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await handle?.close();
+  });
+
+  const post = (options: { body?: Buffer | string; headers?: Record<string, string>; query?: string }) => {
+    const bytes = Buffer.isBuffer(options.body) ? options.body : undefined;
+    const event = apiEvent({
+      method: 'POST',
+      path: '/agents',
+      query: options.query,
+      rawBody: bytes ? bytes.toString('base64') : ((options.body as string | undefined) ?? '{"name":"Edge"}'),
+      headers: options.headers,
+      caller: tenant,
+    });
+    if (bytes) event.isBase64Encoded = true;
+    return app.createAgent(event);
+  };
+  const list = (path: '/agents' | '/sessions', query: string) =>
+    (path === '/agents' ? app.listAgents : app.listSessions)(apiEvent({ path, query, caller: tenant }));
+
+  /** The answer's problem, after every invariant of an answer was checked. */
+  const problemOf = (route: 'create-agent' | 'list-agents' | 'list-sessions', result: ApiResult) => {
+    const { problem } = checkAnswer(route, result);
+    if (!problem) throw new Error(`expected a problem, got ${result.statusCode}: ${result.body}`);
+    return problem;
+  };
+  const paths = (result: ApiResult) =>
+    (JSON.parse(result.body) as { errors?: { path: string }[] }).errors?.map((e) => e.path) ?? [];
+
+  it('1. refuses a body that is not UTF-8 (400), through the gateway as sent', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const before = await rowCounts(handle.db);
+    const direct = await post({ body: bytes });
+    expect(direct.statusCode).toBe(400);
+    expect(problemOf('create-agent', direct).detail).toMatch(/not valid UTF-8/);
+    const viaGateway = await send(gateway.url, {
+      method: 'POST',
+      path: '/agents',
+      headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' },
+      body: bytes,
+    });
+    expect(viaGateway.statusCode).toBe(400);
+    expect(viaGateway.body).toMatch(/not valid UTF-8/);
+    expect(await rowCounts(handle.db)).toEqual(before);
+  });
+
+  it('2. refuses any charset but UTF-8, and any other media type parameter (415)', async () => {
+    for (const type of [
+      'application/json; charset=iso-8859-1',
+      'application/json; charset=utf-16',
+      'application/json; charset=utf-8; boundary=x',
+      'application/jsonx',
+    ]) {
+      const result = await post({ headers: { 'content-type': type } });
+      expect(result.statusCode, type).toBe(415);
+      expect(problemOf('create-agent', result).detail).toContain(type);
+    }
+    for (const type of [
+      'application/json',
+      'Application/JSON; Charset=UTF-8',
+      'application/json;charset="utf-8"',
+    ]) {
+      expect(
+        (await post({ body: JSON.stringify({ name: type }), headers: { 'content-type': type } })).statusCode,
+      ).toBe(201);
+    }
+  });
+
+  it('3. refuses any Content-Encoding it does not decode (415 with Accept-Encoding), gzipped or not', async () => {
+    for (const [encoding, body] of [
+      ['gzip', '{"name":"Plain"}'],
+      ['gzip', gzipSync('{"name":"Zipped"}')],
+      ['br', '{"name":"Plain"}'],
+    ] as const) {
+      const result = await post({ body, headers: { 'content-encoding': encoding } });
+      expect(result.statusCode).toBe(415);
+      expect(result.headers['accept-encoding']).toBe('identity');
+      expect(problemOf('create-agent', result).detail).toBe(
+        `Content-Encoding ${encoding} is not supported: send the body uncompressed.`,
+      );
+    }
+    expect(
+      (await post({ body: '{"name":"Identity"}', headers: { 'content-encoding': 'identity' } })).statusCode,
+    ).toBe(201);
+  });
+
+  it('4. refuses duplicate member names (400 naming each), however they are escaped', async () => {
+    const result = await post({
+      body: '{"name":"A","\\u006eame":"B","version":{"followUp":true,"followUp":false}}',
+    });
+    expect(result.statusCode).toBe(400);
+    expect(paths(result)).toEqual(['name', 'version.followUp']);
+    expect(problemOf('create-agent', result).detail).toBe(
+      'The request body is invalid: name is given more than once; version.followUp is given more than once.',
+    );
+  });
+
+  it('5. refuses NUL in any text parameter by name before the database sees it', async () => {
+    for (const [path, query, name] of [
+      ['/agents', 'q=%00', 'q'],
+      ['/agents', 'slug=a%00b', 'slug'],
+      ['/sessions', 'cursor=%00', 'cursor'],
+      ['/sessions', 'status=COMPLETED&createdAfter=2026%00', 'createdAfter'],
+    ] as const) {
+      const result = await list(path, query);
+      expect(result.statusCode, query).toBe(400);
+      expect(paths(result)).toEqual([name]);
+      expect(problemOf(path === '/agents' ? 'list-agents' : 'list-sessions', result).detail).toBe(
+        `The query string is invalid: ${name} must not contain the NUL character (U+0000).`,
+      );
+    }
+  });
+
+  it('6. refuses a cursor from /sessions on /agents (and the other way round), naming cursor', async () => {
+    for (let i = 0; i < 2; i++) await post({ body: `{"name":"Paged ${i}"}` });
+    const first = await list('/agents', 'cursor=&limit=1');
+    const cursor = /cursor=([^&>]+)/.exec(first.headers.link ?? '')?.[1];
+    expect(cursor).toBeDefined();
+    expect((await list('/agents', `cursor=${cursor}&limit=1`)).statusCode).toBe(200);
+    const foreign = await list('/sessions', `cursor=${cursor}&limit=1`);
+    expect(foreign.statusCode).toBe(400);
+    expect(paths(foreign)).toEqual(['cursor']);
+    expect(problemOf('list-sessions', foreign).detail).toBe(
+      'The cursor is invalid: was issued for another list, another order or other filters.',
+    );
+  });
+
+  it('7. counts lengths in code points, as Postgres does: 255 emoji fit, 256 do not', async () => {
+    const fits = await post({
+      body: JSON.stringify({ name: '😀'.repeat(255), description: '😀'.repeat(500) }),
+    });
+    expect(fits.statusCode).toBe(201);
+    expect((JSON.parse(fits.body) as { name: string }).name).toBe('😀'.repeat(255));
+    const over = await post({ body: JSON.stringify({ name: '😀'.repeat(256) }) });
+    expect(over.statusCode).toBe(400);
+    expect(JSON.parse(over.body).errors).toEqual([
+      { path: 'name', message: 'must be at most 255 characters' },
+    ]);
+  });
+
+  it('8. refuses names nobody can read: invisible only, control characters, bidi overrides; descriptions keep line breaks', async () => {
+    for (const [name, message] of [
+      ['\u200b\u200b\u2060', 'must contain at least one visible character'],
+      ['Ring\u0007', 'must not contain control characters'],
+      ['\u001b[31mRed', 'must not contain control characters'],
+      ['Next\u0085Line', 'must not contain control characters'],
+      ['invoice\u202eexe.pdf', 'must not contain bidirectional override characters'],
+      ['a\u2066b\u2069', 'must not contain bidirectional override characters'],
+    ]) {
+      const result = await post({ body: JSON.stringify({ name }) });
+      expect(result.statusCode, JSON.stringify(name)).toBe(400);
+      expect(JSON.parse(result.body).errors).toEqual([{ path: 'name', message }]);
+    }
+    const described = await post({
+      body: JSON.stringify({ name: 'Lines', description: 'One\nTwo\r\n\tThree' }),
+    });
+    expect(described.statusCode).toBe(201);
+    const bell = await post({ body: JSON.stringify({ name: 'Bell', description: 'ding\u0007' }) });
+    expect(JSON.parse(bell.body).errors).toEqual([
+      { path: 'description', message: 'must not contain control characters other than line breaks and tabs' },
+    ]);
+  });
+
+  it('9. words every message itself: no "Invalid key: Expected never", no Valibot type names', async () => {
+    const result = await post({
+      body: JSON.stringify({
+        name: 'Words',
+        version: {
+          inputMode: 'SMS',
+          config: { tts: { provider: 'TTS_PROVIDER_1', model: 'TTS_MODEL_1A', voiceId: 'v', e: 1 } },
+        },
+      }),
+    });
+    expect(result.statusCode).toBe(400);
+    expect(JSON.parse(result.body).errors).toEqual([
+      { path: 'version.config.tts.e', message: 'is not a known field' },
+      { path: 'version.inputMode', message: 'must be an array, not a string' },
+    ]);
+    expect(result.body).not.toMatch(/Invalid|Expected|never|Array/);
+  });
+
+  it('10. says why a deeply nested body is refused: detail and errors agree', async () => {
+    const result = await post({ body: `{"name":${'['.repeat(5_000)}${']'.repeat(5_000)}}` });
+    expect(result.statusCode).toBe(400);
+    const problem = problemOf('create-agent', result);
+    expect(problem.errors).toEqual([{ path: '(root)', message: 'must not nest more than 32 levels deep' }]);
+    expect(problem.detail).toBe(
+      'The request body is invalid: (root) must not nest more than 32 levels deep.',
+    );
+  });
+
+  it('11. tells an out-of-range number its bound, however many digits it has', async () => {
+    for (const [query, path, message] of [
+      ['offset=9999999999999999999', 'offset', 'must be at most 9007199254740991'],
+      [`offset=${'9'.repeat(400)}`, 'offset', 'must be at most 9007199254740991'],
+      ['limit=99999999999999999999', 'limit', 'must be at most 250'],
+    ] as const) {
+      const result = await list('/agents', query);
+      expect(JSON.parse(result.body).errors, query).toEqual([{ path, message }]);
+    }
+  });
+
+  it('12. builds Link from a validated host: the gateway refuses a Host that is not one', async () => {
+    const malicious = await sendRaw(
+      gateway.url,
+      `GET /agents?limit=1 HTTP/1.1\r\nhost: a>b\r\nauthorization: Bearer ${tenant.token}`,
+    );
+    expect(malicious.status).toBe(400);
+    expect(malicious.text).not.toContain('a>b');
+    const good = await send(gateway.url, {
+      path: '/agents?limit=1',
+      headers: { authorization: `Bearer ${tenant.token}`, host: 'api.example.com:8443' },
+    });
+    expect(good.headers.link).toMatch(
+      /^<http:\/\/api\.example\.com:8443\/agents\?limit=1&offset=1>; rel="next"$/,
+    );
+    // A handler given such an event anyway (another front) links relative to the request.
+    const event: ApiEvent = apiEvent({ path: '/agents', query: 'limit=1', caller: tenant });
+    event.requestContext.domainName = 'a>b';
+    expect((await app.listAgents(event)).headers.link).toBe('</agents?limit=1&offset=1>; rel="next"');
+  });
+
+  it('13. refuses unknown query parameters on POST /agents, as the lists do', async () => {
+    const before = await rowCounts(handle.db);
+    const result = await post({ query: 'dryRun=true' });
+    expect(result.statusCode).toBe(400);
+    expect(JSON.parse(result.body).errors).toEqual([{ path: 'dryRun', message: 'is not a known field' }]);
+    expect(await rowCounts(handle.db)).toEqual(before);
+  });
+
+  it('14. writes no token material when the authorizer fails: no token, no hash, no prefix beyond the key id', async () => {
+    const broken = await freshDatabase();
+    const victim = await createTenant(broken.db);
+    await broken.db.execute(sql`drop table api_keys cascade`);
+    const lines: string[] = [];
+    const logged = buildApp({ database: broken, logger: createLogger((line) => lines.push(line), 'debug') });
+    try {
+      const answer = await throughAuthorizer(
+        logged,
+        'list-agents',
+        apiEvent({ path: '/agents', query: 'limit=1', caller: victim }),
+      );
+      // Deferred, never API Gateway's bare 500: the handler answered (a bug here: 500 problem).
+      expect(answer.kind).toBe('handler');
+      const text = lines.join('\n');
+      expect(text).toContain('authorizer deferred');
+      for (const secret of [
+        victim.token,
+        victim.token.slice(4),
+        hashToken(victim.token),
+        victim.token.slice(4, 12),
+      ]) {
+        expect(text).not.toContain(secret);
+      }
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('15. our own 401 and 403 answers carry WWW-Authenticate; API Gateway’s own answers carry what the README says', async () => {
+    const unauthenticated = await app.listAgents(apiEvent({ path: '/agents', caller: null }));
+    expect(unauthenticated.statusCode).toBe(401);
+    expect(unauthenticated.headers['www-authenticate']).toBe('Bearer');
+    const scopeless = await app.listSessions(
+      apiEvent({ path: '/sessions', caller: tenant, scopes: 'agents:read' }),
+    );
+    expect(scopeless.statusCode).toBe(403);
+    expect(scopeless.headers['www-authenticate']).toBe(
+      'Bearer error="insufficient_scope", scope="sessions:read"',
+    );
+    // API Gateway's own: JSON {"message"}, no request id, no cache or sniffing headers (as deployed).
+    for (const [path, headers, status] of [
+      ['/agents', {}, 401],
+      ['/agents', { authorization: 'Bearer nope' }, 403],
+      ['/nowhere', {}, 404],
+    ] as const) {
+      const answer = await send(gateway.url, { path, headers });
+      expect(answer.statusCode).toBe(status);
+      expect(answer.headers['content-type']).toBe('application/json');
+      expect(answer.headers['apigw-requestid']).toBeDefined();
+      for (const name of ['x-request-id', 'cache-control', 'x-content-type-options', 'www-authenticate']) {
+        expect(answer.headers[name], `${status} ${name}`).toBeUndefined();
+      }
+    }
+  });
+});
