@@ -1,8 +1,8 @@
-import type * as v from 'valibot';
+import * as v from 'valibot';
 import type { QueryParam } from '#contract/schemas/query.ts';
-import { validationFailed } from './problem.ts';
+import { type FieldError, validationFailed } from './problem.ts';
 import type { ApiEvent } from './types.ts';
-import { invalidBecause, parseOrProblem } from './validation.ts';
+import { describeIssue, invalidBecause, unique } from './validation.ts';
 
 /**
  * Reads the raw query string, not `queryStringParameters`: API Gateway joins repeated parameters
@@ -27,16 +27,18 @@ export function parseQuery<S extends v.GenericSchema>(
     else if (Object.hasOwn(params, name) && params[name]?.repeatable) values.set(name, `${earlier},${value}`);
     else repeated.add(name);
   }
-  // Postgres cannot hold U+0000 in text: refused here, by name, before any statement sees it.
-  const withNul = [...values].filter(([, value]) => value.includes('\u0000')).map(([name]) => name);
-  if (withNul.length > 0) {
-    const errors = withNul.map((path) => ({ path, message: 'must not contain the NUL character (U+0000)' }));
-    throw validationFailed(invalidBecause('query string', errors), errors);
-  }
-  if (repeated.size > 0) {
-    const errors = [...repeated].map((path) => ({ path, message: 'must be given at most once' }));
-    throw validationFailed(`Query parameters given more than once: ${[...repeated].join(', ')}.`, errors);
+  // Postgres cannot hold U+0000 in text: such a value is refused by name, before any statement
+  // sees it, alongside whatever else is wrong with the query string.
+  const errors: FieldError[] = [...repeated].map((path) => ({ path, message: 'must be given at most once' }));
+  for (const [name, value] of values) {
+    if (!value.includes('\u0000')) continue;
+    errors.push({ path: name, message: 'must not contain the NUL character (U+0000)' });
+    values.delete(name);
   }
   // fromEntries defines own properties, so even `__proto__` is a key the schema sees (and refuses).
-  return parseOrProblem(schema, Object.fromEntries(values), 'query string');
+  const parsed = v.safeParse(schema, Object.fromEntries(values));
+  if (!parsed.success) errors.push(...parsed.issues.map((issue) => describeIssue(issue)));
+  if (errors.length > 0)
+    throw validationFailed(invalidBecause('query string', unique(errors)), unique(errors));
+  return parsed.output;
 }

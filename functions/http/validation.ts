@@ -48,13 +48,13 @@ export function parseOrProblem<S extends v.GenericSchema>(
 ): v.InferOutput<S> {
   const result = v.safeParse(schema, input);
   if (result.success) return result.output;
-  const described = result.issues.map((issue) => describeIssue(issue, root));
-  // Two checks may say the same thing about one field: say it once.
-  const errors = described.filter(
-    (e, i) => described.findIndex((f) => f.path === e.path && f.message === e.message) === i,
-  );
+  const errors = unique(result.issues.map((issue) => describeIssue(issue, root)));
   throw validationFailed(invalidBecause(what, errors), errors);
 }
+
+/** Two checks may say the same thing about one field: said once. */
+export const unique = (errors: FieldError[]) =>
+  errors.filter((e, i) => errors.findIndex((f) => f.path === e.path && f.message === e.message) === i);
 
 /** The `detail` of a validation problem: what was invalid, in the words of its `errors`. */
 export const invalidBecause = (what: string, errors: FieldError[]) =>
