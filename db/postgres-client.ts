@@ -37,6 +37,40 @@ function socketFor(options: SocketOptions) {
   return socket;
 }
 
+type Scope = (sql: postgres.TransactionSql) => unknown;
+
+/**
+ * Inside a transaction, a failure that lost the connection is not handed back to postgres.js:
+ * its transaction scope would send ROLLBACK on the connection it has already let go of, and the
+ * write to a socket it has set to null is an uncaught TypeError that ends the process (postgres.js
+ * 3.4.9; test/hardening/chaos.test.ts meets it). The scope is left pending instead; `begin` itself
+ * rejects as soon as the connection closes, and the server rolled the transaction back already.
+ */
+const held =
+  (scope: Scope): Scope =>
+  async (sql) => {
+    try {
+      return await scope(guardedScope(sql));
+    } catch (error) {
+      if (brokeTheConnection(error)) return new Promise<never>(() => {});
+      throw error;
+    }
+  };
+
+const lastIsScope = (args: unknown[]) => [...args.slice(0, -1), held(args.at(-1) as Scope)];
+
+function guardedScope(sql: postgres.TransactionSql): postgres.TransactionSql {
+  const savepoint = (...args: unknown[]) =>
+    (sql.savepoint as (...a: unknown[]) => unknown)(...lastIsScope(args));
+  return Object.create(sql, { savepoint: { value: savepoint } });
+}
+
+/** The client Drizzle is given: postgres.js's, whose transactions are `held`. */
+function guardedClient(sql: postgres.Sql): postgres.Sql {
+  const begin = (...args: unknown[]) => (sql.begin as (...a: unknown[]) => unknown)(...lastIsScope(args));
+  return Object.create(sql, { begin: { value: begin } });
+}
+
 /** A socket that fails as soon as postgres.js listens: what a retired client gets. */
 function refused() {
   const socket = new Socket();
@@ -73,7 +107,7 @@ class Generation {
         return socket;
       },
     } as postgres.Options<Record<string, never>>);
-    this.db = drizzlePostgres({ client: this.sql, schema });
+    this.db = drizzlePostgres({ client: guardedClient(this.sql), schema });
   }
 
   /** Stops it for good: its queries fail, and no socket of it is opened again. */
