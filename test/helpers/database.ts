@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import postgres from 'postgres';
 import { inject } from 'vitest';
-import { closingAlso, type Database, type DatabaseHandle, embeddedClient, openDatabase } from '#db/client.ts';
+import { closingAlso, type DatabaseHandle, embeddedClient, openDatabase } from '#db/client.ts';
 import * as schema from '#db/schema/index.ts';
 
 export const usingPostgres = () => Boolean(process.env.DATABASE_URL);
