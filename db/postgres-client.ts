@@ -7,6 +7,8 @@ import * as schema from './schema/index.ts';
 
 /** Below the functions' 10 s timeout, with room for the answer: a hung database is a 503, not a timeout. */
 export const REQUEST_TIMEOUT_MS = 7_000;
+/** How many times a read runs again on a fresh connection, within its one deadline. */
+const READ_REPEATS = 2;
 /** How long close() lets queries finish before cutting the connections. */
 const CLOSE_SECONDS = 5;
 
@@ -166,7 +168,7 @@ export class PostgresClient implements DatabaseClient {
     let using = this.#current;
     let expired = false;
     const attempts = (async () => {
-      let retried = false;
+      let repeats = 0;
       let renewed = false;
       for (;;) {
         const generation = this.#current;
@@ -176,13 +178,13 @@ export class PostgresClient implements DatabaseClient {
         } catch (error) {
           if (!brokeTheConnection(error)) throw error;
           const newUrl = await this.#replace(generation, error);
-          // Again on the fresh client: a read, or work of which nothing reached the server; once,
-          // and once more with the credentials refreshUrl gave (the retry may be what met them).
+          // Again on the fresh client: a read (twice at most: under repeated kills the fresh
+          // connection can be ended too), or once work of which nothing reached the server; and
+          // once more with the credentials refreshUrl gave (the repeat may be what met them).
           const mayRepeat = idempotent || failurePhase(error) === 'connecting';
           if (expired || !mayRepeat) throw error;
           if (newUrl && !renewed) renewed = true;
-          else if (retried) throw error;
-          else retried = true;
+          else if (++repeats > (idempotent ? READ_REPEATS : 1)) throw error;
         }
       }
     })();

@@ -5,7 +5,8 @@ import { rowsOf } from './rows.ts';
 
 /** How long a key remembers its answer, and after how long an unfinished claim counts as abandoned. */
 export const KEY_LIFETIME = '24 hours';
-export const ABANDONED_AFTER = '60 seconds';
+// Longer than any route function may run (10 s), so no live request still holds such a claim.
+export const ABANDONED_AFTER = '15 seconds';
 
 export type Claim =
   | { kind: 'claimed' }
