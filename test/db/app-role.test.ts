@@ -108,7 +108,7 @@ describe.runIf(usingPostgres())('the application role (real Postgres)', () => {
     });
 
     it('authorises a bearer token (recording its last use)', async () => {
-      const authorize = buildAuthorizer({ db: app.db, logger: silentLogger });
+      const authorize = buildAuthorizer({ database: app, logger: silentLogger });
       const result = await authorize({
         type: 'REQUEST',
         headers: { authorization: `Bearer ${tenant.token}` },
@@ -118,7 +118,7 @@ describe.runIf(usingPostgres())('the application role (real Postgres)', () => {
     });
 
     it('creates an agent idempotently, then lists agents and sessions', async () => {
-      const createAgent = buildCreateAgent({ db: app.db, logger: silentLogger });
+      const createAgent = buildCreateAgent({ database: app, logger: silentLogger });
       const post = () =>
         createAgent(
           apiEvent({
@@ -132,12 +132,12 @@ describe.runIf(usingPostgres())('the application role (real Postgres)', () => {
       const first = await post();
       expect(first.statusCode).toBe(201);
       expect((await post()).body).toBe(first.body);
-      const agents = await buildListAgents({ db: app.db, logger: silentLogger })(
+      const agents = await buildListAgents({ database: app, logger: silentLogger })(
         apiEvent({ path: '/agents', caller: tenant }),
       );
       expect(agents.statusCode).toBe(200);
       expect(JSON.parse(agents.body ?? '[]')).toHaveLength(1);
-      const sessions = await buildListSessions({ db: app.db, logger: silentLogger })(
+      const sessions = await buildListSessions({ database: app, logger: silentLogger })(
         apiEvent({ path: '/sessions', caller: tenant }),
       );
       expect(sessions.statusCode).toBe(200);
@@ -195,7 +195,7 @@ describe.runIf(usingPostgres())('the application role (real Postgres)', () => {
     const viaClone = await openDatabase({ kind: 'postgres', url: urlAs(clone, 'second'), poolMax: 1 });
     try {
       const tenant = await createTenant(viaClone.db);
-      const listed = await buildListAgents({ db: viaClone.db, logger: silentLogger })(
+      const listed = await buildListAgents({ database: viaClone, logger: silentLogger })(
         apiEvent({ path: '/agents', caller: tenant }),
       );
       expect(listed.statusCode).toBe(200);
