@@ -169,7 +169,8 @@ describe.skipIf(!usingPostgres())('db/client.ts: which work runs again (real Pos
 
   /** A statement that is still running when its connection is killed 100 ms in. */
   const killedMidStatement = async (db: Database, attempt: number) => {
-    const running = db.execute(sql`select pg_sleep(0.6) as slept`);
+    // Started now (Drizzle's query runs when first awaited), so it is running when the kill comes.
+    const running = db.execute(sql`select pg_sleep(0.6) as slept`).then((rows) => rows);
     if (attempt === 1) {
       await sleep(150);
       await killOurs();
