@@ -36,7 +36,7 @@ describe('projections list their fields', () => {
   afterAll(() => handle.close());
 
   const answers = async () => {
-    const deps = { db: handle.db, logger: silentLogger };
+    const deps = { database: handle, logger: silentLogger };
     const sessions = await buildSessions(deps)(
       apiEvent({ path: '/sessions', query: 'limit=2', caller: tenant }),
     );
@@ -60,7 +60,7 @@ describe('projections list their fields', () => {
     expect(after.agents.body).toBe(before.agents.body);
     expect(after.sessions.body).not.toContain('not for clients');
 
-    const created = await buildCreate({ db: handle.db, logger: silentLogger })(
+    const created = await buildCreate({ database: handle, logger: silentLogger })(
       apiEvent({ method: 'POST', path: '/agents', body: { name: 'Added later' }, caller: tenant }),
     );
     expect(created.statusCode).toBe(201);
