@@ -171,6 +171,7 @@ describe.skipIf(!usingPostgres())('db/client.ts: which work runs again (real Pos
   const killedMidStatement = async (db: Database, attempt: number) => {
     // Started now (Drizzle's query runs when first awaited), so it is running when the kill comes.
     const running = db.execute(sql`select pg_sleep(0.6) as slept`).then((rows) => rows);
+    running.catch(() => {}); // it fails while we are still killing; the caller sees the failure
     if (attempt === 1) {
       await sleep(150);
       await killOurs();
