@@ -1,4 +1,4 @@
-import { type JsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
+import { type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { MAX_BODY_BYTES } from './limits.ts';
 import { type Route, routeKey, routes } from './routes.ts';
@@ -33,6 +33,9 @@ type SchemaName = keyof typeof schemas;
 const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
 
+/** Header values arrive as text: a count is described as the digits it is sent as. */
+const digits: JsonSchema = { type: 'string', pattern: '^[0-9]+$' };
+
 const requestIdHeader = { 'x-request-id': header('The request id; also in every problem body.') };
 const problemResponse = (description: string, extraHeaders: Record<string, unknown> = {}) => ({
   description,
@@ -44,35 +47,70 @@ const gatewayResponse = (description: string) => ({
   content: { 'application/json': { schema: ref('GatewayMessage') } },
 });
 
+/**
+ * A status answered either by the API (a problem) or by API Gateway itself (`{"message"}`). The
+ * problem comes first and its schema also admits the gateway's shape: validators that pick the
+ * media type by suffix (Prism matches `application/json` to `application/problem+json`) then check
+ * every answer of this status against exactly one of the two closed shapes, never the wrong one.
+ */
+const problemOrGateway = (description: string) => ({
+  description,
+  headers: { ...requestIdHeader },
+  content: {
+    'application/problem+json': { schema: { oneOf: [ref('Problem'), ref('GatewayMessage')] } },
+    'application/json': { schema: ref('GatewayMessage') },
+  },
+});
+
 /** Statuses every route can answer, before or around the handler. */
 const commonResponses = {
-  '401': {
-    description: 'No bearer token (API Gateway), or a deferred authentication that failed (problem).',
-    content: {
-      'application/json': { schema: ref('GatewayMessage') },
-      'application/problem+json': { schema: ref('Problem') },
-    },
-  },
-  '403': {
-    description: 'The token is unknown, revoked or expired (API Gateway), or lacks the scope (problem).',
-    content: {
-      'application/json': { schema: ref('GatewayMessage') },
-      'application/problem+json': { schema: ref('Problem') },
-    },
-  },
+  '401': problemOrGateway('No bearer token, or an empty one (API Gateway’s `{"message"}`).'),
+  '403': problemOrGateway(
+    'The token is unknown, revoked or expired (API Gateway’s `{"message"}`), or lacks the scope (a problem).',
+  ),
   '404': gatewayResponse('No such route.'),
-  '500': {
-    description:
-      'An unexpected error; nothing about it is disclosed (a problem, or API Gateway’s own message).',
-    content: {
-      'application/json': { schema: ref('GatewayMessage') },
-      'application/problem+json': { schema: ref('Problem') },
-    },
-  },
+  '500': problemOrGateway(
+    'An unexpected error; nothing about it is disclosed (a problem, or API Gateway’s own message).',
+  ),
   '503': problemResponse('The database is unavailable; retry after the given delay.', {
-    'retry-after': header('Seconds to wait before retrying.', { type: 'integer' }),
+    'retry-after': header('Seconds to wait before retrying: a whole number, as header text.', digits),
   }),
 };
+
+/** `^X$` or an enum, as a pattern for `X,X,…` (one occurrence of a repeatable parameter). */
+function commaListPattern(item: JsonSchema): string {
+  const one = Array.isArray(item.enum)
+    ? `(${item.enum.map((value) => String(value).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`
+    : String(item.pattern).replace(/^\^/, '').replace(/\$$/, '');
+  return `^${one}(,${one})*$`;
+}
+
+/**
+ * A parameter's schema, derived from its Valibot pipe (whose last schema is the value it yields);
+ * its default is the parsed value of an absent parameter. A repeatable parameter's occurrences may
+ * each hold several comma-separated values, which the item schema says too.
+ */
+function parameterSchema(p: QueryParam): JsonSchema {
+  const {
+    $schema: _,
+    default: _default,
+    ...json
+  } = toJsonSchema(p.schema, {
+    typeMode: 'output',
+    errorMode: 'ignore',
+  });
+  const fallback = v.parse(p.schema, undefined) as JsonSchema['default'];
+  if (p.repeatable && json.items && typeof json.items === 'object' && !Array.isArray(json.items)) {
+    const item = json.items as JsonSchema;
+    json.items = {
+      anyOf: [
+        item,
+        { type: 'string', pattern: commaListPattern(item), description: 'Several, comma-separated.' },
+      ],
+    };
+  }
+  return fallback === undefined ? json : { ...json, default: fallback };
+}
 
 function queryParameters(params: Record<string, QueryParam>) {
   return Object.entries(params).map(([name, p]) => ({
@@ -80,7 +118,7 @@ function queryParameters(params: Record<string, QueryParam>) {
     in: 'query',
     required: false,
     description: p.description,
-    schema: p.json,
+    schema: parameterSchema(p),
     ...(p.repeatable ? { style: 'form', explode: true } : {}),
   }));
 }
@@ -94,7 +132,7 @@ function listOperation(params: Record<string, QueryParam>, list: SchemaName) {
         headers: {
           ...requestIdHeader,
           link: header('`<…>; rel="next"` (RFC 8288) while another page exists.'),
-          'x-total-count': header('With `includeTotal=true`: every match.', { type: 'integer' }),
+          'x-total-count': header('With `includeTotal=true`: how many items match, as header text.', digits),
         },
         content: { 'application/json': { schema: ref(list) } },
       },
@@ -121,7 +159,10 @@ const createOperation = {
       description: 'The new agent with its version 1.',
       headers: {
         ...requestIdHeader,
-        'idempotent-replayed': header('`true` when this is a replayed answer.'),
+        'idempotent-replayed': header('`true` when this is a replayed answer; absent otherwise.', {
+          type: 'string',
+          enum: ['true'],
+        }),
       },
       content: { 'application/json': { schema: ref('Agent') } },
     },
@@ -134,10 +175,34 @@ const createOperation = {
   },
 };
 
-const operations: Record<string, object> = {
-  [routeKey(routes.createAgent)]: createOperation,
-  [routeKey(routes.listAgents)]: listOperation(agentListParams, 'AgentList'),
-  [routeKey(routes.listSessions)]: listOperation(sessionListParams, 'SessionList'),
+const tags = [
+  { name: 'Agents', description: 'Voice agents and their versions (configuration, prompt, input modes).' },
+  { name: 'Sessions', description: 'Calls and web voice interactions people had with the agents.' },
+];
+
+const pagingNote =
+  'Pages by `limit` and `offset`, or by cursor (`cursor=` starts; follow `Link: rel="next"`). ' +
+  'Unknown parameters, bad values and repeated single-valued parameters are 400 problems naming each.';
+
+const operations: Record<string, { tag: string; description: string; operation: object }> = {
+  [routeKey(routes.createAgent)]: {
+    tag: 'Agents',
+    description:
+      'Creates a `DRAFT` agent and its version 1 in one statement. Only `name` is required; the slug is ' +
+      'derived from the name when omitted. Unknown fields at any depth are refused, each named. With an ' +
+      '`Idempotency-Key`, a retry with the same body replays the first answer.',
+    operation: createOperation,
+  },
+  [routeKey(routes.listAgents)]: {
+    tag: 'Agents',
+    description: `The workspace's agents, each with its latest version. ${pagingNote}`,
+    operation: listOperation(agentListParams, 'AgentList'),
+  },
+  [routeKey(routes.listSessions)]: {
+    tag: 'Sessions',
+    description: `The workspace's sessions, each with the agent version it ran on. ${pagingNote}`,
+    operation: listOperation(sessionListParams, 'SessionList'),
+  },
 };
 
 const camel = (name: string) => name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
@@ -155,11 +220,16 @@ export function openApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of Object.values(routes) as Route[]) {
     paths[route.path] ??= {};
+    const { tag, description, operation } = operations[routeKey(route)] as (typeof operations)[string];
     (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = {
       operationId: camel(route.name),
       summary: route.summary,
-      security: [{ bearer: [route.scope] }],
-      ...operations[routeKey(route)],
+      description: `${description}\n\nRequires the \`${route.scope}\` scope.`,
+      tags: [tag],
+      // Scopes in a security requirement are for OAuth 2 schemes; an API key's scope is an extension.
+      security: [{ bearer: [] }],
+      'x-required-scopes': [route.scope],
+      ...operation,
     };
   }
   return {
@@ -167,8 +237,17 @@ export function openApiDocument() {
     info: {
       title: 'Voice Agent Administration API',
       version: '1.0.0',
-      description: 'Agents and sessions of conversational voice agents, per workspace. See README.md.',
+      description:
+        'Agents and sessions of conversational voice agents, per workspace, behind bearer API keys. ' +
+        'The contract in prose is docs/api.md.',
+      contact: { name: 'Voice Agent Administration API maintainers' },
+      // The package is private and carries no licence: say so rather than invent one.
+      license: {
+        name: 'Proprietary (private package, all rights reserved)',
+        identifier: 'LicenseRef-Proprietary',
+      },
     },
+    tags,
     servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],
     security: [{ bearer: [] }],
     paths,

@@ -15,7 +15,6 @@ const idItem = v.pipe(
   v.string(),
   v.regex(/^[a-z0-9]{1,24}$/, 'must be an identifier: 1 to 24 lower-case letters and digits'),
 );
-const idJson = { type: 'string', pattern: '^[a-z0-9]{1,24}$' };
 
 /** The spec's `limit`/`offset`, plus cursor paging, order and an opt-in total. */
 const pageParams = {
@@ -23,7 +22,6 @@ const pageParams = {
   offset: integerParam(0, Number.MAX_SAFE_INTEGER, 'Items to skip before the page. Not with `cursor`.'),
   cursor: textParam(
     v.pipe(v.string(), atMost(1024)),
-    { type: 'string', maxLength: 1024 },
     'Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added.',
   ),
   order: choiceParam(
@@ -56,19 +54,11 @@ const isoInstant = v.pipe(
   v.check((iso) => /^(?!0000)\d{4}-/.test(iso), 'must fall between the years 0001 and 9999 in UTC'),
 );
 const instantParam = (description: string) =>
-  textParam(
-    isoInstant,
-    { type: 'string', format: 'date-time' },
-    `${description} ISO 8601 (a date means its midnight, UTC).`,
-  );
+  textParam(isoInstant, `${description} ISO 8601 (a date means its midnight, UTC).`);
 
-const idList = (what: string) => listParam(idItem, idJson, `Only sessions of these ${what}.`);
+const idList = (what: string) => listParam(idItem, `Only sessions of these ${what}.`);
 const enumList = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
-  listParam(
-    v.picklist(values, `must be one of ${values.join(', ')}`),
-    { type: 'string', enum: values },
-    what,
-  );
+  listParam(v.picklist(values, `must be one of ${values.join(', ')}`), what);
 
 export const sessionListParams = {
   ...pageParams,
@@ -84,11 +74,7 @@ export const sessionListParams = {
 } satisfies Record<string, QueryParam>;
 
 const nonEmptyText = (description: string) =>
-  textParam(
-    v.pipe(v.string(), v.minLength(1, 'must not be empty'), atMost(255)),
-    { type: 'string', minLength: 1, maxLength: 255 },
-    description,
-  );
+  textParam(v.pipe(v.string(), v.minLength(1, 'must not be empty'), atMost(255)), description);
 
 export const agentListParams = {
   ...pageParams,

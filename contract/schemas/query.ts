@@ -1,19 +1,17 @@
 import * as v from 'valibot';
 import { knownKeysOnly } from './common.ts';
 
-/** A JSON Schema fragment, for the OpenAPI document. */
-export type JsonSchema = Record<string, unknown>;
-
 /**
  * One query parameter: how it is validated (a Valibot schema over the raw string), whether it may be
- * repeated (`?status=A&status=B`, same as `?status=A,B`), and how the OpenAPI document describes it.
- * Declared once, read by both the parser and the document generator.
+ * repeated (`?status=A&status=B`, same as `?status=A,B`), and what it means. Declared once, read by
+ * the parser and the document generator, which derives the parameter's JSON Schema from `schema`:
+ * each pipe ends in the schema of the value it yields (a number, a boolean, an array), so the
+ * OpenAPI document describes the typed value and its bounds from the very checks that enforce them.
  */
 export interface QueryParam<S extends v.GenericSchema = v.GenericSchema> {
   readonly schema: S;
   readonly repeatable: boolean;
   readonly description: string;
-  readonly json: JsonSchema;
 }
 
 type Optional<S extends v.GenericSchema> = v.OptionalSchema<S, undefined>;
@@ -32,6 +30,8 @@ export function integerParam<F extends number | undefined = undefined>(
     v.string(),
     v.regex(/^\d+$/, 'must be a whole number'),
     v.transform(Number),
+    v.number(),
+    v.integer(),
     v.minValue(min, `must be at least ${min}`),
     v.maxValue(max, `must be at most ${max}`),
   );
@@ -43,12 +43,6 @@ export function integerParam<F extends number | undefined = undefined>(
     ),
     repeatable: false,
     description,
-    json: {
-      type: 'integer',
-      minimum: min,
-      maximum: max,
-      ...(fallback === undefined ? {} : { default: fallback }),
-    },
   } satisfies QueryParam;
 }
 
@@ -61,7 +55,6 @@ export function choiceParam<
     schema: v.optional(v.picklist(values, `must be one of ${values.join(', ')}`), fallback as F),
     repeatable: false,
     description,
-    json: { type: 'string', enum: values, ...(fallback ? { default: fallback } : {}) },
   } satisfies QueryParam;
 }
 
@@ -72,6 +65,7 @@ export const booleanParam = (description: string) => {
     schema: v.pipe(
       param.schema,
       v.transform((s) => (s === undefined ? undefined : s === 'true')),
+      v.optional(v.boolean()),
     ),
   };
 };
@@ -79,7 +73,6 @@ export const booleanParam = (description: string) => {
 /** Several values, repeated or comma-separated, each checked by `item`; at most `max` of them. */
 export function listParam<S extends v.GenericSchema<string, unknown>>(
   item: S,
-  itemJson: JsonSchema,
   description: string,
   max = 50,
 ) {
@@ -94,16 +87,14 @@ export function listParam<S extends v.GenericSchema<string, unknown>>(
     ),
     repeatable: true,
     description: `${description} Several values: repeat the parameter or separate them with commas.`,
-    json: { type: 'array', items: itemJson, maxItems: max },
   } satisfies QueryParam;
 }
 
-export function textParam(schema: v.GenericSchema<string, string>, json: JsonSchema, description: string) {
+export function textParam(schema: v.GenericSchema<string, string>, description: string) {
   return {
     schema: v.optional(schema) as Optional<typeof schema>,
     repeatable: false,
     description,
-    json,
   } satisfies QueryParam;
 }
 

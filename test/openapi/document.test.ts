@@ -13,7 +13,8 @@ describe('docs/openapi.json', () => {
     const doc = JSON.parse(renderOpenApi());
     for (const route of routeList) {
       const operation = doc.paths[route.path][route.method.toLowerCase()];
-      expect(operation.security).toEqual([{ bearer: [route.scope] }]);
+      expect(operation.security).toEqual([{ bearer: [] }]);
+      expect(operation['x-required-scopes']).toEqual([route.scope]);
       expect(operation.operationId).toMatch(/^[a-z][A-Za-z]+$/);
     }
     expect(Object.values(doc.paths).flatMap((p) => Object.keys(p as object))).toHaveLength(routeList.length);
