@@ -1,8 +1,9 @@
 /**
  * The import rules of docs/architecture.md, enforced by `npm run check`. Product folders depend one
- * way: contract/ ← db/ ← functions/ ← infra/, cli/ (bench/ and test/ sit on top of everything).
+ * way: contract/ ← db/ ← functions/ ← infra/, cli/ (bench/ and test/ sit on top of everything);
+ * client/ stands apart and imports none of them.
  */
-const product = '^(contract|db|functions|infra|cli)/';
+const product = '^(contract|db|functions|infra|cli|client)/';
 module.exports = {
   forbidden: [
     {
@@ -57,6 +58,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^cli/' },
       to: { path: '^(bench|test)/' },
+    },
+    {
+      name: 'client-imports-nothing',
+      comment:
+        'client/ stands alone (it can be copied or published): its types are generated from ' +
+        'docs/openapi.json into client/ itself, so it imports no other project folder.',
+      severity: 'error',
+      from: { path: '^client/' },
+      to: { path: '^(contract|db|functions|infra|cli|bench|test|docs)/' },
     },
     {
       name: 'not-to-unresolvable',

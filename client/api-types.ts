@@ -1,0 +1,684 @@
+// Generated from docs/openapi.json by openapi-typescript (npm run openapi). Do not edit.
+
+export interface paths {
+    "/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List agents, newest first
+         * @description The workspace's agents, each with its latest version. Pages by `limit` and `offset`, or by cursor (`cursor=` starts; follow `Link: rel="next"`). Unknown parameters, bad values and repeated single-valued parameters are 400 problems naming each.
+         *
+         *     Requires the `agents:read` scope.
+         */
+        get: operations["listAgents"];
+        put?: never;
+        /**
+         * Create an agent with its first version
+         * @description Creates a `DRAFT` agent and its version 1 in one statement. Only `name` is required; the slug is derived from the name when omitted. Unknown fields at any depth are refused, each named. With an `Idempotency-Key`, a retry with the same body replays the first answer.
+         *
+         *     Requires the `agents:write` scope.
+         */
+        post: operations["createAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sessions, newest first
+         * @description The workspace's sessions, each with the agent version it ran on. Pages by `limit` and `offset`, or by cursor (`cursor=` starts; follow `Link: rel="next"`). Unknown parameters, bad values and repeated single-valued parameters are 400 problems naming each.
+         *
+         *     Requires the `sessions:read` scope.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Agent: {
+            id: string;
+            createdAt: string;
+            updatedAt: string;
+            createdBy: string | null;
+            updatedBy: string | null;
+            workspaceId: string;
+            publishedVersionId: string | null;
+            name: string;
+            description: string | null;
+            slug: string;
+            /** @enum {string} */
+            status: "DRAFT" | "ARCHIVED" | "PUBLISHED" | "COMPLETED";
+            sourceTemplateId: string | null;
+            archivedAt: string | null;
+            archivedBy: string | null;
+            completedAt: string | null;
+            completedBy: string | null;
+            publishedAt: string | null;
+            publishedBy: string | null;
+            version: components["schemas"]["AgentVersion"];
+        };
+        AgentList: components["schemas"]["Agent"][];
+        AgentVersion: {
+            id: string;
+            createdAt: string;
+            updatedAt: string;
+            createdBy: string | null;
+            updatedBy: string | null;
+            agentId: string;
+            version: number;
+            workspaceId: string;
+            sourceAgentVersionId: string | null;
+            themeId: string;
+            /** @enum {string} */
+            incentiveType: "CASH" | "NONE";
+            incentiveAmount: number | null;
+            incentiveCurrencyCode: "USD" | null;
+            maxParticipants: number | null;
+            /** @enum {string} */
+            length: "FIVE_MINUTES" | "TEN_MINUTES" | "FIFTEEN_MINUTES" | "THIRTY_MINUTES" | "FORTY_FIVE_MINUTES";
+            languages: ("en" | "es" | "fr")[];
+            inputMode: ("SMS" | "PHONE" | "WEB_CHAT" | "WEB_VOICE")[];
+            knowledgeBaseId: string | null;
+            followUp: boolean;
+            limitToKnowledgeBase: boolean | null;
+            timezone: string | null;
+            /** @enum {string} */
+            authentication: "NONE" | "CODE";
+            systemPrompt: string | null;
+            agentFlowId: string | null;
+            config: components["schemas"]["VersionConfig"] | null;
+        };
+        VersionConfig: {
+            llm?: {
+                /** @constant */
+                provider: "LLM_PROVIDER_1";
+                /** @enum {string} */
+                model: "LLM_MODEL_1A" | "LLM_MODEL_1B" | "LLM_MODEL_1C" | "LLM_MODEL_1D";
+                temperature?: number;
+            } | {
+                /** @constant */
+                provider: "LLM_PROVIDER_2";
+                /** @enum {string} */
+                model: "LLM_MODEL_2A" | "LLM_MODEL_2B";
+                temperature?: number;
+            };
+            tts?: {
+                /** @constant */
+                provider: "TTS_PROVIDER_1";
+                /** @enum {string} */
+                model: "TTS_MODEL_1A";
+                voiceId: string;
+            } | {
+                /** @constant */
+                provider: "TTS_PROVIDER_2";
+                /** @enum {string} */
+                model: "TTS_MODEL_2A";
+                voiceId: string;
+            };
+            stt?: {
+                /** @constant */
+                provider: "STT_PROVIDER_1";
+                /** @enum {string} */
+                model: "STT_MODEL_1A";
+            } | {
+                /** @constant */
+                provider: "STT_PROVIDER_2";
+                /** @enum {string} */
+                model: "STT_MODEL_2A";
+            };
+        };
+        VersionConfigInput: {
+            llm?: {
+                /** @constant */
+                provider: "LLM_PROVIDER_1";
+                /** @enum {string} */
+                model?: "LLM_MODEL_1A" | "LLM_MODEL_1B" | "LLM_MODEL_1C" | "LLM_MODEL_1D";
+                temperature?: number;
+            } | {
+                /** @constant */
+                provider: "LLM_PROVIDER_2";
+                /** @enum {string} */
+                model?: "LLM_MODEL_2A" | "LLM_MODEL_2B";
+                temperature?: number;
+            };
+            tts?: {
+                /** @constant */
+                provider: "TTS_PROVIDER_1";
+                /** @enum {string} */
+                model: "TTS_MODEL_1A";
+                voiceId: string;
+            } | {
+                /** @constant */
+                provider: "TTS_PROVIDER_2";
+                /** @enum {string} */
+                model: "TTS_MODEL_2A";
+                voiceId: string;
+            };
+            stt?: {
+                /** @constant */
+                provider: "STT_PROVIDER_1";
+                /** @enum {string} */
+                model: "STT_MODEL_1A";
+            } | {
+                /** @constant */
+                provider: "STT_PROVIDER_2";
+                /** @enum {string} */
+                model: "STT_MODEL_2A";
+            };
+        };
+        Session: {
+            id: string;
+            createdAt: string;
+            updatedAt: string;
+            name: string;
+            /** @enum {string} */
+            type: "INBOUND_CALL" | "WEB_VOICE";
+            /** @enum {string} */
+            status: "PENDING" | "IN_PROGRESS" | "COMPLETED";
+            completedAt: string | null;
+            lastHeartbeatAt: string | null;
+            startedAt: string | null;
+            endedAt: string | null;
+            recordAudio: boolean;
+            isDemo: boolean;
+            agentId: string;
+            agentVersionId: string;
+            workspaceId: string;
+            personId: string;
+            conversationId: string;
+            completedMeta: {
+                traceId: string;
+            } | null;
+            agent: components["schemas"]["Agent"];
+            conversation: components["schemas"]["Conversation"];
+            person: components["schemas"]["Person"];
+            ledger: components["schemas"]["LedgerEntry"] | null;
+        };
+        SessionList: components["schemas"]["Session"][];
+        Conversation: {
+            id: string;
+            createdAt: string;
+            updatedAt: string;
+            workspaceId: string;
+            personId: string;
+            name: string;
+            isDemo: boolean;
+            lastViewedAt: string | null;
+            lastViewedBy: string | null;
+            lastSessionEndedAt: string | null;
+            archivedAt: string | null;
+            archivedBy: string | null;
+        };
+        Person: {
+            id: string;
+            createdAt: string;
+            updatedAt: string;
+            workspaceId: string;
+            properties: {
+                [key: string]: unknown;
+            };
+            firstSeenAt: string;
+            lastSeenAt: string;
+            identifiedAt: string | null;
+            deletedAt: string | null;
+            email: string | null;
+            phone: string | null;
+            rootPersonId: string;
+            mergedBy: string | null;
+            mergedAt: string | null;
+            mergeMeta: {
+                [key: string]: unknown;
+            };
+        };
+        LedgerEntry: {
+            id: string;
+            createdAt: string;
+            updatedAt: string;
+            createdBy: string | null;
+            updatedBy: string | null;
+            workspaceId: string;
+            amount: number;
+            /** @enum {string} */
+            reason: "INITIAL_BALANCE" | "PURCHASE_REFILL" | "SUBSCRIPTION_REFILL" | "REDEMPTION_CODE" | "VOICE_USAGE" | "SMS_USAGE";
+            reasonDetails: string | null;
+            redemptionCodeId: string | null;
+            agentId: string | null;
+            sessionId: string | null;
+            idempotencyKey: string | null;
+        };
+        CreateAgentBody: {
+            name: string;
+            description?: string | null;
+            slug?: string;
+            version?: {
+                config?: components["schemas"]["VersionConfigInput"] | null;
+                systemPrompt?: string | null;
+                knowledgeBaseId?: string | null;
+                inputMode?: ("SMS" | "PHONE" | "WEB_CHAT" | "WEB_VOICE")[];
+                followUp?: boolean;
+            };
+        };
+        Problem: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            errors?: {
+                path: string;
+                message: string;
+            }[];
+            requestId: string;
+        };
+        GatewayMessage: {
+            message: string;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    listAgents: {
+        parameters: {
+            query?: {
+                /** @description Items per page. */
+                limit?: number;
+                /** @description Items to skip before the page. Not with `cursor`. */
+                offset?: number;
+                /** @description Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added. */
+                cursor?: string;
+                /** @description By `createdAt` then `id`: newest first (`desc`) or oldest first. */
+                order?: "desc" | "asc";
+                /** @description `true` adds `X-Total-Count`: how many items match the filters (costs a count). */
+                includeTotal?: boolean;
+                /** @description Only agents in these states. Several values: repeat the parameter or separate them with commas. */
+                status?: (("DRAFT" | "ARCHIVED" | "PUBLISHED" | "COMPLETED") | string)[];
+                /** @description Only the agent with exactly this slug. */
+                slug?: string;
+                /** @description Only agents whose name contains this text, ignoring case. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, newest first unless `order=asc`. */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `<…>; rel="next"` (RFC 8288) while another page exists. */
+                    link?: string;
+                    /** @description With `includeTotal=true`: how many items match, as header text. */
+                    "x-total-count"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentList"];
+                };
+            };
+            /** @description A query parameter is invalid; `errors` names each one. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s `{"message"}`). */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s `{"message"}`), or lacks the scope (a problem). */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description No such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed (a problem, or API Gateway’s own message). */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first answer for 24 h for the same body; 422 for another body; 409 while in flight. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAgentBody"];
+            };
+        };
+        responses: {
+            /** @description The new agent with its version 1. */
+            201: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is a replayed answer; absent otherwise. */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Malformed JSON or an invalid field; `errors` names each one. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s `{"message"}`). */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s `{"message"}`), or lacks the scope (a problem). */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description No such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description The slug is taken in this workspace, or the Idempotency-Key is in flight. */
+            409: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body exceeds 262144 bytes. */
+            413: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used with a different body. */
+            422: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed (a problem, or API Gateway’s own message). */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description Items per page. */
+                limit?: number;
+                /** @description Items to skip before the page. Not with `cursor`. */
+                offset?: number;
+                /** @description Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added. */
+                cursor?: string;
+                /** @description By `createdAt` then `id`: newest first (`desc`) or oldest first. */
+                order?: "desc" | "asc";
+                /** @description `true` adds `X-Total-Count`: how many items match the filters (costs a count). */
+                includeTotal?: boolean;
+                /** @description Only sessions of these agents. Several values: repeat the parameter or separate them with commas. */
+                agentId?: (string)[];
+                /** @description Only sessions of these agent versions. Several values: repeat the parameter or separate them with commas. */
+                agentVersionId?: (string)[];
+                /** @description Only sessions of these persons. Several values: repeat the parameter or separate them with commas. */
+                personId?: (string)[];
+                /** @description Only sessions of these conversations. Several values: repeat the parameter or separate them with commas. */
+                conversationId?: (string)[];
+                /** @description Only sessions in these states. Several values: repeat the parameter or separate them with commas. */
+                status?: (("PENDING" | "IN_PROGRESS" | "COMPLETED") | string)[];
+                /** @description Only sessions of these types. Several values: repeat the parameter or separate them with commas. */
+                type?: (("INBOUND_CALL" | "WEB_VOICE") | string)[];
+                /** @description Only sessions created strictly after this instant. ISO 8601 (a date means its midnight, UTC). */
+                createdAfter?: string;
+                /** @description Only sessions created strictly before this instant. ISO 8601 (a date means its midnight, UTC). */
+                createdBefore?: string;
+                /** @description `true`: only sessions with a ledger entry; `false`: only those without. */
+                hasLedger?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, newest first unless `order=asc`. */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `<…>; rel="next"` (RFC 8288) while another page exists. */
+                    link?: string;
+                    /** @description With `includeTotal=true`: how many items match, as header text. */
+                    "x-total-count"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description A query parameter is invalid; `errors` names each one. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s `{"message"}`). */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s `{"message"}`), or lacks the scope (a problem). */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description No such route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed (a problem, or API Gateway’s own message). */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}

@@ -1,0 +1,132 @@
+/**
+ * A typed client for the Voice Agent Administration API. Types come from docs/openapi.json
+ * (client/api-types.ts, generated); requests go through openapi-fetch. Imports nothing else of the
+ * project, so the folder can be copied or published on its own.
+ */
+import createFetchClient from 'openapi-fetch';
+import type { components, paths } from './api-types.ts';
+import { ApiProblem } from './problem.ts';
+import { type RetryOptions, retryingFetch } from './retry.ts';
+
+export { ApiProblem, type ProblemFieldError, retryAfterSeconds } from './problem.ts';
+export type { RetryOptions } from './retry.ts';
+
+export type Agent = components['schemas']['Agent'];
+export type Session = components['schemas']['Session'];
+export type CreateAgentBody = components['schemas']['CreateAgentBody'];
+export type AgentStatus = Agent['status'];
+export type SessionStatus = Session['status'];
+export type SessionType = Session['type'];
+
+type Query<P extends keyof paths> = NonNullable<paths[P]['get']['parameters']['query']>;
+/** The document types filter values as text (they may hold commas); the client offers the words. */
+export type AgentListQuery = Omit<Query<'/agents'>, 'status'> & { status?: AgentStatus[] };
+export type SessionListQuery = Omit<Query<'/sessions'>, 'status' | 'type'> & {
+  status?: SessionStatus[];
+  type?: SessionType[];
+};
+
+export interface Page<T> {
+  items: T[];
+  /** Where the next page starts, when paging by cursor (`cursor: ''` starts) and one exists. */
+  nextCursor?: string;
+  /** Where the next page starts, when paging by offset and one exists. */
+  nextOffset?: number;
+  /** Every match, when the query asked for it with `includeTotal: true`. */
+  total?: number;
+}
+
+export interface ClientOptions {
+  /** The API's base URL, e.g. `http://127.0.0.1:3000` or the stack's `ApiUrl`. */
+  baseUrl: string;
+  /** A bearer token, `vak_…`. */
+  token: string;
+  retry?: RetryOptions;
+  /** The fetch to send requests with (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+/** The `rel="next"` target of a Link header (RFC 8288), if any. */
+function nextLink(link: string | null, base: string): URL | undefined {
+  for (const part of link?.split(/,(?=\s*<)/) ?? []) {
+    const match = /^\s*<([^>]*)>(.*)$/.exec(part);
+    if (match && /;\s*rel="?([^";]*\s)?next(\s[^";]*)?"?/i.test(match[2] ?? ''))
+      return new URL(match[1] ?? '', base);
+  }
+  return undefined;
+}
+
+function page<T>(items: T[], response: Response): Page<T> {
+  const next = nextLink(response.headers.get('link'), response.url || 'http://localhost/');
+  const total = response.headers.get('x-total-count');
+  const cursor = next?.searchParams.get('cursor');
+  const offset = next?.searchParams.get('offset');
+  return {
+    items,
+    ...(cursor ? { nextCursor: cursor } : {}),
+    ...(offset && cursor === null ? { nextOffset: Number(offset) } : {}),
+    ...(total !== null ? { total: Number(total) } : {}),
+  };
+}
+
+export function createClient(options: ClientOptions) {
+  const api = createFetchClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    headers: { authorization: `Bearer ${options.token}` },
+    fetch: retryingFetch(options.retry, options.fetch),
+  });
+
+  /** The answer's data, or its problem thrown. */
+  async function settle<T>(
+    call: Promise<{ data?: T; error?: unknown; response: Response }>,
+  ): Promise<{ data: T; response: Response }> {
+    const { data, error, response } = await call;
+    if (!response.ok || data === undefined) throw ApiProblem.of(response, error);
+    return { data, response };
+  }
+
+  async function* every<T>(list: (cursor: string) => Promise<Page<T>>): AsyncGenerator<T> {
+    let cursor = '';
+    do {
+      const { items, nextCursor } = await list(cursor);
+      yield* items;
+      cursor = nextCursor ?? '';
+    } while (cursor !== '');
+  }
+
+  const agents = {
+    /** `POST /agents`. Safe to retry: a key is generated when none is given. */
+    async create(body: CreateAgentBody, init: { idempotencyKey?: string } = {}): Promise<Agent> {
+      const key = init.idempotencyKey ?? crypto.randomUUID();
+      const { data } = await settle(
+        api.POST('/agents', { body, params: { header: { 'Idempotency-Key': key } } }),
+      );
+      return data;
+    },
+    /** `GET /agents`: one page. */
+    async list(query: AgentListQuery = {}): Promise<Page<Agent>> {
+      const { data, response } = await settle(api.GET('/agents', { params: { query } }));
+      return page(data, response);
+    },
+    /** Every agent matching `query`, page by page (by cursor). */
+    all(query: Omit<AgentListQuery, 'cursor' | 'offset'> = {}): AsyncGenerator<Agent> {
+      return every((cursor) => agents.list({ ...query, cursor }));
+    },
+  };
+
+  const sessions = {
+    /** `GET /sessions`: one page. */
+    async list(query: SessionListQuery = {}): Promise<Page<Session>> {
+      const { data, response } = await settle(api.GET('/sessions', { params: { query } }));
+      return page(data, response);
+    },
+    /** Every session matching `query`, page by page (by cursor). */
+    all(query: Omit<SessionListQuery, 'cursor' | 'offset'> = {}): AsyncGenerator<Session> {
+      return every((cursor) => sessions.list({ ...query, cursor }));
+    },
+  };
+
+  return { agents, sessions };
+}
+
+export type Client = ReturnType<typeof createClient>;

@@ -1,0 +1,240 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLIENT_TYPES_PATH, renderClientTypes } from '#client/generate.ts';
+import { ApiProblem, createClient, type Session } from '#client/index.ts';
+import { type DatabaseHandle, openDatabase } from '#db/client.ts';
+import { silentLogger } from '#functions/http/log.ts';
+import { type Gateway, startGateway } from '#infra/local/gateway.ts';
+import { freshDatabase } from '#test/helpers/database.ts';
+import { insertAgent, insertSession } from '#test/helpers/fixtures.ts';
+import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
+
+/** The typed client (client/) against the local gateway over real HTTP, on the test's database. */
+describe('client/: the typed TypeScript client', () => {
+  let database: DatabaseHandle;
+  let gateway: Gateway;
+  let tenant: Tenant;
+  let readOnly: Tenant;
+  let agentId: string;
+  const SESSIONS = 7;
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    tenant = await createTenant(database.db);
+    readOnly = await createTenant(database.db, { scopes: ['agents:read'] });
+    const agent = await insertAgent(database.db, tenant, { n: 1, versions: 2 });
+    agentId = agent.agentId;
+    for (let n = 1; n <= SESSIONS; n++)
+      await insertSession(database.db, tenant, agent, {
+        n,
+        version: 1 + (n % 2),
+        ledger: n % 3 === 0,
+        status: n % 2 ? 'COMPLETED' : 'PENDING',
+      });
+    gateway = await startGateway({ deps: { db: database.db, logger: silentLogger } });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await database.close();
+  });
+
+  const client = (token = tenant.token) => createClient({ baseUrl: gateway.url, token });
+
+  it('keeps client/api-types.ts what openapi-typescript generates from docs/openapi.json now', async () => {
+    expect(readFileSync(CLIENT_TYPES_PATH, 'utf8')).toBe(await renderClientTypes());
+  });
+
+  it('creates an agent, and replays the same answer for the same idempotency key', async () => {
+    const api = client();
+    const first = await api.agents.create({ name: 'Front Desk' }, { idempotencyKey: 'client-1' });
+    expect(first).toMatchObject({ name: 'Front Desk', slug: 'front-desk', status: 'DRAFT' });
+    expect(first.version).toMatchObject({ version: 1 });
+    const again = await api.agents.create({ name: 'Front Desk' }, { idempotencyKey: 'client-1' });
+    expect(again).toEqual(first);
+    const other = await api.agents.create({ name: 'Front Desk' });
+    expect(other.slug).toBe('front-desk-2');
+  });
+
+  it('lists one page with the total when asked, and where the next page starts', async () => {
+    const api = client();
+    const byOffset = await api.sessions.list({ limit: 3, includeTotal: true });
+    expect(byOffset.items).toHaveLength(3);
+    expect(byOffset.total).toBe(SESSIONS);
+    expect(byOffset.nextOffset).toBe(3);
+    expect(byOffset.nextCursor).toBeUndefined();
+
+    const byCursor = await api.sessions.list({ limit: 3, cursor: '' });
+    expect(byCursor.total).toBeUndefined();
+    expect(byCursor.nextCursor).toEqual(expect.any(String));
+    const second = await api.sessions.list({ limit: 3, cursor: byCursor.nextCursor });
+    expect(second.items.map((s) => s.id)).toEqual(
+      (await api.sessions.list({ limit: 3, offset: 3 })).items.map((s) => s.id),
+    );
+
+    const last = await api.sessions.list({ limit: 3, offset: 6 });
+    expect(last.items).toHaveLength(1);
+    expect(last.nextOffset).toBeUndefined();
+  });
+
+  it('passes filters typed as the document says: lists, booleans, date-only bounds', async () => {
+    const api = client();
+    const pending = await api.sessions.list({ status: ['PENDING'], includeTotal: true });
+    expect(pending.total).toBe(3);
+    expect(pending.items.every((s) => s.status === 'PENDING')).toBe(true);
+    const both = await api.sessions.list({ status: ['PENDING', 'COMPLETED'], includeTotal: true });
+    expect(both.total).toBe(SESSIONS);
+    const withLedger = await api.sessions.list({ hasLedger: true, agentId: [agentId], includeTotal: true });
+    expect(withLedger.total).toBe(2);
+    const none = await api.sessions.list({ createdAfter: '2099-01-01', includeTotal: true });
+    expect(none).toEqual({ items: [], total: 0 });
+    const agents = await api.agents.list({ status: ['DRAFT'], q: 'front', order: 'asc' });
+    expect(agents.items.map((a) => a.slug)).toEqual(['front-desk', 'front-desk-2']);
+  });
+
+  it('iterates every item across pages by cursor (agents.all, sessions.all)', async () => {
+    const api = client();
+    const seen: Session[] = [];
+    for await (const session of api.sessions.all({ limit: 2, order: 'asc' })) seen.push(session);
+    expect(seen).toHaveLength(SESSIONS);
+    expect(new Set(seen.map((s) => s.id)).size).toBe(SESSIONS);
+    expect(seen.map((s) => s.createdAt)).toEqual([...seen.map((s) => s.createdAt)].sort());
+    const slugs: string[] = [];
+    for await (const agent of api.agents.all({ limit: 1 })) slugs.push(agent.slug);
+    expect(slugs).toHaveLength(3);
+  });
+
+  it('throws a typed ApiProblem: validation (errors[] named), missing scope, API Gateway refusals', async () => {
+    const problem = (await client()
+      .sessions.list({ limit: 500 })
+      .catch((e: unknown) => e)) as ApiProblem;
+    expect(problem).toBeInstanceOf(ApiProblem);
+    expect(problem).toMatchObject({ status: 400, title: 'Bad Request' });
+    expect(problem.type).toMatch(/validation/);
+    expect(problem.errors).toEqual([{ path: 'limit', message: expect.stringMatching(/250/) }]);
+    expect(problem.requestId).not.toBe('');
+
+    const created = (await client(readOnly.token)
+      .agents.create({ name: 'Nope' })
+      .catch((e: unknown) => e)) as ApiProblem;
+    expect(created).toMatchObject({ status: 403 });
+    expect(created.detail).toMatch(/agents:write/);
+
+    const refused = (await client(`vak_${'x'.repeat(43)}`)
+      .agents.list()
+      .catch((e: unknown) => e)) as ApiProblem;
+    expect(refused).toBeInstanceOf(ApiProblem);
+    expect(refused).toMatchObject({ status: 403, title: 'Forbidden', errors: [] });
+
+    const bad = (await client()
+      .agents.create({ name: 'Bad', colour: 'red' } as never)
+      .catch((e: unknown) => e)) as ApiProblem;
+    expect(bad.status).toBe(400);
+    expect(bad.errors.map((e) => e.path)).toContain('colour');
+  });
+
+  describe('retries', () => {
+    let down: DatabaseHandle;
+    let outage: Gateway;
+    let flaky: Server;
+    let flakyUrl: string;
+    /** What the flaky front does to the next requests, in order; then it forwards to the gateway. */
+    const script: ('429' | 'lose-answer')[] = [];
+    let forwarded = 0;
+
+    beforeAll(async () => {
+      down = await openDatabase({ kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' });
+      outage = await startGateway({ deps: { db: down.db, logger: silentLogger } });
+      // In front of the gateway: answers 429 itself, or forwards and then loses the answer (503).
+      flaky = createServer(async (req, res) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const step = script.shift();
+        if (step === '429') {
+          res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
+          res.end('{"message":"Too Many Requests"}');
+          return;
+        }
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(req.headers))
+          if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name))
+            headers[name] = value;
+        forwarded++;
+        const answer = await fetch(`${gateway.url}${req.url}`, {
+          method: req.method,
+          headers,
+          body: chunks.length ? Buffer.concat(chunks) : undefined,
+        });
+        const body = Buffer.from(await answer.arrayBuffer());
+        if (step === 'lose-answer') {
+          res.writeHead(503, { 'retry-after': '0', 'content-type': 'application/json' });
+          res.end('{"message":"Service Unavailable"}');
+          return;
+        }
+        const out: Record<string, string> = {};
+        answer.headers.forEach((value, name) => {
+          if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(name))
+            out[name] = value;
+        });
+        res.writeHead(answer.status, out).end(body);
+      });
+      await new Promise<void>((done) => flaky.listen(0, '127.0.0.1', done));
+      flakyUrl = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      await new Promise((done) => flaky.close(done));
+      await outage.close();
+      await down.close();
+    });
+
+    it('retries a 503 after the Retry-After the API gives, then throws the problem', async () => {
+      const waits: number[] = [];
+      let attempts = 0;
+      const api = createClient({
+        baseUrl: outage.url,
+        token: tenant.token,
+        retry: { retries: 2, sleep: async (ms) => void waits.push(ms) },
+        fetch: (input) => {
+          attempts++;
+          return fetch(input);
+        },
+      });
+      const problem = (await api.sessions.list().catch((e: unknown) => e)) as ApiProblem;
+      expect(problem).toBeInstanceOf(ApiProblem);
+      expect(problem).toMatchObject({ status: 503, retryAfter: 5 });
+      expect(attempts).toBe(3);
+      expect(waits).toEqual([5000, 5000]);
+    });
+
+    it('retries a 429 after its Retry-After and returns the page', async () => {
+      const waits: number[] = [];
+      const api = createClient({
+        baseUrl: flakyUrl,
+        token: tenant.token,
+        retry: { sleep: async (ms) => void waits.push(ms) },
+      });
+      script.push('429', '429');
+      const page = await api.agents.list({ includeTotal: true });
+      expect(page.total).toBeGreaterThan(0);
+      expect(waits).toEqual([1000, 1000]);
+    });
+
+    it('retries a create whose answer was lost with the key it generated: one agent, not two', async () => {
+      const api = createClient({ baseUrl: flakyUrl, token: tenant.token, retry: { sleep: async () => {} } });
+      const before = forwarded;
+      script.push('lose-answer');
+      const agent = await api.agents.create({ name: 'Lost Answer' });
+      expect(forwarded - before).toBe(2); // the first went through; its answer was lost
+      const all = await client().agents.list({ q: 'Lost Answer', includeTotal: true });
+      expect(all.total).toBe(1);
+      expect(all.items[0]?.id).toBe(agent.id);
+    });
+
+    it('gives up after the configured retries (0: no retry)', async () => {
+      const api = createClient({ baseUrl: flakyUrl, token: tenant.token, retry: { retries: 0 } });
+      script.push('429');
+      await expect(api.agents.list()).rejects.toMatchObject({ status: 429, retryAfter: 1 });
+    });
+  });
+});
