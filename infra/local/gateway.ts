@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -6,6 +6,7 @@ import { AUTHORIZER_CACHE_TTL_SECONDS, authorizer, routeList } from '#contract/r
 import type { Deps } from '#functions/deps.ts';
 import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
 import { createListener, type GatewayRoute } from './listener.ts';
+import type { StaticFile } from './reference-page.ts';
 
 export interface GatewayOptions {
   deps: Deps;
@@ -15,6 +16,11 @@ export interface GatewayOptions {
   host?: string;
   /** Default AUTHORIZER_CACHE_TTL_SECONDS, as deployed; 0 disables the cache. */
   authorizerCacheTtlSeconds?: number;
+  /**
+   * Files served under /docs/ without authorization (`npm start`'s reference page). A local
+   * convenience only: the deployed API has no such route, and none unless this is given.
+   */
+  docs?: Record<string, StaticFile>;
 }
 
 export interface Gateway {
@@ -32,6 +38,26 @@ async function buildEntry<F>(entry: string, deps: Deps): Promise<F> {
   const module = (await import(pathToFileURL(resolve(ROOT, entry)).href)) as { build?: unknown };
   if (typeof module.build !== 'function') throw new Error(`${entry} does not export build(deps)`);
   return module.build(deps) as F;
+}
+
+/** Answers a GET/HEAD under /docs from `files`; false leaves the request to the API. */
+function serveDocs(files: Record<string, StaticFile>, req: IncomingMessage, res: ServerResponse): boolean {
+  const path = (req.url ?? '').split('?')[0] ?? '';
+  if ((req.method !== 'GET' && req.method !== 'HEAD') || !(path === '/docs' || path.startsWith('/docs/')))
+    return false;
+  if (path === '/docs') {
+    res.writeHead(308, { location: '/docs/' }).end();
+    return true;
+  }
+  const file = files[path === '/docs/' ? 'index.html' : path.slice('/docs/'.length)];
+  if (!file) return false;
+  res.writeHead(200, {
+    'content-type': file.contentType,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(req.method === 'HEAD' ? undefined : file.body);
+  return true;
 }
 
 const urlHost = ({ address, family }: AddressInfo) => {
@@ -56,14 +82,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const authorize = await buildEntry<(event: AuthorizerEvent) => Promise<unknown>>(authorizer.entry, deps);
 
   let closing: Promise<void> | undefined;
+  const listener = createListener({
+    routes,
+    authorizer: authorize,
+    authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS,
+    logger: deps.logger,
+    closing: () => closing !== undefined,
+  });
+  const { docs } = options;
   const server = createServer(
-    createListener({
-      routes,
-      authorizer: authorize,
-      authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS,
-      logger: deps.logger,
-      closing: () => closing !== undefined,
-    }),
+    docs ? (req, res) => serveDocs(docs, req, res) || listener(req, res) : listener,
   );
 
   await new Promise<void>((done, fail) => {

@@ -15,6 +15,7 @@ import { authenticate, createApiKey } from '#db/queries/api-keys.ts';
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import { createLogger } from '#functions/http/log.ts';
 import { type Gateway, startGateway } from './gateway.ts';
+import { referencePageFiles } from './reference-page.ts';
 
 interface Demo {
   workspaceId: string;
@@ -53,7 +54,7 @@ async function ensureDemo(db: Database, tokenFile: string | undefined): Promise<
 }
 
 function banner(url: string, where: string, demo: Demo | undefined): string {
-  const lines = [`Voice Agent Admin API listening on ${url} (${where})`];
+  const lines = [`Voice Agent Admin API listening on ${url} (${where})`, `API reference: ${url}/docs/`];
   if (demo) {
     lines.push(
       `Demo workspace ${demo.workspaceId}; bearer token (${demo.origin}):`,
@@ -92,6 +93,7 @@ async function main() {
       deps: { database: handle, logger },
       port: Number(process.env.PORT ?? 3000),
       host: process.env.HOST,
+      docs: referencePageFiles(),
     });
     process.stdout.write(banner(gateway.url, describeDatabase(config), demo));
   } catch (error) {
