@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_PATH, renderOpenApi } from '#cli/openapi.ts';
 import { routeList } from '#contract/routes.ts';
+import { agentListParams, sessionListParams } from '#contract/schemas/list-queries.ts';
+import type { QueryParam } from '#contract/schemas/query.ts';
 
 describe('docs/openapi.json', () => {
   it('is what `npm run openapi` generates now (regenerate and commit when this fails)', () => {
@@ -26,5 +29,54 @@ describe('docs/openapi.json', () => {
     for (const [name, schema] of Object.entries(doc.components.schemas)) {
       expect(ajv.validateSchema(schema as object), name).toBe(true);
     }
+  });
+
+  it('describes each query parameter as its Valibot check decides: the same samples pass and fail both', () => {
+    const doc = JSON.parse(renderOpenApi());
+    // Query values arrive as text; OpenAPI validators coerce them to the parameter's type, as Ajv does here.
+    const ajv = new Ajv2020({ strict: false, coerceTypes: true });
+    // Calendar validity (30 February) is Valibot's alone: a pattern only bounds months and days.
+    const samples: Record<string, string[]> = {
+      limit: ['1', '250', '0', '251', 'ten', '1.5'],
+      offset: ['0', '9007199254740991', '-1', 'x'],
+      cursor: ['', 'abc', 'x'.repeat(1025)],
+      order: ['asc', 'desc', 'up'],
+      includeTotal: ['true', 'false', 'yes'],
+      hasLedger: ['true', 'false', '1'],
+      status: ['PENDING', 'PENDING,COMPLETED', 'DRAFT', 'DONE', 'PENDING,', 'pending'],
+      type: ['WEB_VOICE', 'INBOUND_CALL,WEB_VOICE', 'CALL'],
+      agentId: ['abc123', 'abc,def', 'ABC', 'a'.repeat(25), 'a,,b'],
+      createdAfter: [
+        '2020-01-01',
+        '2020-01-01T10:00Z',
+        '2020-01-01T10:00:00.123+02:00',
+        '2020-01-01T10:00:00',
+        'today',
+      ],
+      createdBefore: ['0000-01-01', '2020-13-01', '2020-01-01T24:00Z'],
+      slug: ['front-desk', '', 'x'.repeat(256)],
+      q: ['desk', ''],
+    };
+    const routes: [string, Record<string, QueryParam>][] = [
+      ['/agents', agentListParams],
+      ['/sessions', sessionListParams],
+    ];
+    let compared = 0;
+    for (const [path, params] of routes) {
+      const documented = doc.paths[path].get.parameters as { name: string; schema: object }[];
+      expect(documented.map((p) => p.name).sort()).toEqual(Object.keys(params).sort());
+      for (const { name, schema } of documented) {
+        const param = params[name] as QueryParam;
+        const validate = ajv.compile(schema);
+        for (const sample of samples[name] ?? []) {
+          // One occurrence of a repeatable parameter is one item of the documented array.
+          const value = param.repeatable ? [sample] : sample;
+          const valibot = v.safeParse(param.schema, sample).success;
+          expect(validate(value), `${path} ${name}=${sample}: Valibot says ${valibot}`).toBe(valibot);
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(50);
   });
 });
