@@ -353,7 +353,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s `{"message"}`). */
+            /** @description No bearer token, or an empty one (API Gateway’s `{"message"}`); or a token refused by a deferred authentication (a problem). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -453,7 +453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s `{"message"}`). */
+            /** @description No bearer token, or an empty one (API Gateway’s `{"message"}`); or a token refused by a deferred authentication (a problem). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -621,7 +621,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s `{"message"}`). */
+            /** @description No bearer token, or an empty one (API Gateway’s `{"message"}`); or a token refused by a deferred authentication (a problem). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */

@@ -64,7 +64,9 @@ const problemOrGateway = (description: string) => ({
 
 /** Statuses every route can answer, before or around the handler. */
 const commonResponses = {
-  '401': problemOrGateway('No bearer token, or an empty one (API Gateway’s `{"message"}`).'),
+  '401': problemOrGateway(
+    'No bearer token, or an empty one (API Gateway’s `{"message"}`); or a token refused by a deferred authentication (a problem).',
+  ),
   '403': problemOrGateway(
     'The token is unknown, revoked or expired (API Gateway’s `{"message"}`), or lacks the scope (a problem).',
   ),
