@@ -268,13 +268,20 @@ export interface components {
         };
         CreateAgentBody: {
             name: string;
+            /** @default null */
             description?: string | null;
             slug?: string;
+            /** @default {} */
             version?: {
+                /** @default null */
                 config?: components["schemas"]["VersionConfigInput"] | null;
+                /** @default null */
                 systemPrompt?: string | null;
+                /** @default null */
                 knowledgeBaseId?: string | null;
+                /** @default [] */
                 inputMode?: ("SMS" | "PHONE" | "WEB_CHAT" | "WEB_VOICE")[];
+                /** @default false */
                 followUp?: boolean;
             };
         };

@@ -58,6 +58,7 @@ const wrongTree: Record<string, string> = {
   'cli/k.ts': "import { z } from '../test/z.ts';\nexport const k = z;\n",
   'bench/ok.ts': "import { y } from '#functions/y.ts';\nexport const b = y;\n",
   'test/z.ts': 'export const z = 1;\n',
+  'client/c.ts': "import { ok } from '../contract/ok.ts';\nexport const c = ok;\n",
 };
 
 describe('the import rules (.dependency-cruiser.cjs, run by npm run check)', () => {
@@ -77,7 +78,7 @@ describe('the import rules (.dependency-cruiser.cjs, run by npm run check)', () 
 
   it('is the command npm run check runs', () => {
     expect(command).toContain('--config .dependency-cruiser.cjs');
-    expect(args).toEqual(expect.arrayContaining(['contract', 'db', 'functions', 'infra', 'cli']));
+    expect(args).toEqual(expect.arrayContaining(['contract', 'db', 'functions', 'infra', 'cli', 'client']));
   });
 
   it('fails on a tree that breaks each rule, naming each wrong import', () => {
@@ -101,6 +102,7 @@ describe('the import rules (.dependency-cruiser.cjs, run by npm run check)', () 
         'error not-to-unresolvable: functions/typo.ts → ./missing.ts',
         'error infra-not-cli: infra/i.ts → cli/k.ts',
         'error cli-not-bench-or-test: cli/k.ts → test/z.ts',
+        'error client-imports-nothing: client/c.ts → contract/ok.ts',
       ].sort(),
     );
   });
