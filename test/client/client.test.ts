@@ -33,7 +33,7 @@ describe('client/: the typed TypeScript client', () => {
         ledger: n % 3 === 0,
         status: n % 2 ? 'COMPLETED' : 'PENDING',
       });
-    gateway = await startGateway({ deps: { db: database.db, logger: silentLogger } });
+    gateway = await startGateway({ deps: { database, logger: silentLogger } });
   });
   afterAll(async () => {
     await gateway.close();
@@ -145,7 +145,7 @@ describe('client/: the typed TypeScript client', () => {
 
     beforeAll(async () => {
       down = await openDatabase({ kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' });
-      outage = await startGateway({ deps: { db: down.db, logger: silentLogger } });
+      outage = await startGateway({ deps: { database: down, logger: silentLogger } });
       // In front of the gateway: answers 429 itself, or forwards and then loses the answer (503).
       flaky = createServer(async (req, res) => {
         const chunks: Buffer[] = [];

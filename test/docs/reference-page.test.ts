@@ -31,7 +31,7 @@ describe.skipIf(!haveChromium && !inCi)('the API reference page in headless Chro
     if (!haveChromium) throw new Error(`CI=true but ${CHROMIUM} is absent: .ci/run installs it`);
     database = await freshDatabase();
     gateway = await startGateway({
-      deps: { db: database.db, logger: silentLogger },
+      deps: { database, logger: silentLogger },
       docs: referencePageFiles(),
     });
     profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
@@ -125,7 +125,7 @@ describe.skipIf(!haveChromium && !inCi)('the API reference page in headless Chro
 describe('/docs is served only where asked for', () => {
   it('is not a route of the gateway unless given (the deployed API has no unauthenticated route)', async () => {
     const database = await freshDatabase();
-    const gateway = await startGateway({ deps: { db: database.db, logger: silentLogger } });
+    const gateway = await startGateway({ deps: { database, logger: silentLogger } });
     try {
       const res = await fetch(`${gateway.url}/docs/`);
       expect(res.status).toBe(404);
