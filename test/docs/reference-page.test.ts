@@ -12,9 +12,10 @@ import { freshDatabase } from '#test/helpers/database.ts';
 /**
  * The reference page at /docs, opened in a real headless Chromium (Debian's `chromium`, driven by
  * playwright-core). Without the browser the test is skipped locally, but fails in CI (CI=true),
- * where .ci/run installs it.
+ * where .ci/run installs it. CHROMIUM_PATH names another Chromium build (GitHub's runners ship
+ * Google Chrome at /usr/bin/google-chrome).
  */
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ARTIFACTS = 'test-artifacts';
 const haveChromium = existsSync(CHROMIUM);
 const inCi = process.env.CI === 'true';
