@@ -26,14 +26,19 @@ export function integerParam<F extends number | undefined = undefined>(
   description: string,
   fallback?: F,
 ) {
-  const schema = v.pipe(
-    v.string(),
-    v.regex(/^\d+$/, 'must be a whole number'),
-    v.transform(Number),
-    v.number(),
-    v.integer(),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
+  // The first failed check ends it: a number too long for a double is Infinity, told only its bound
+  // (`integer` stays last for the JSON Schema's `type: integer`; digits-only values always pass it).
+  const schema = v.config(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+$/, 'must be a whole number'),
+      v.transform(Number),
+      v.number(),
+      v.minValue(min, `must be at least ${min}`),
+      v.maxValue(max, `must be at most ${max}`),
+      v.integer(),
+    ),
+    { abortPipeEarly: true },
   );
   return {
     // A default makes the parsed value always present (typed so): it runs through the same checks.
