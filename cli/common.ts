@@ -62,3 +62,16 @@ export async function run(command: string, usage: string, main: () => Promise<vo
 export function say(...lines: string[]): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
+
+/** Rows as aligned columns, the first row the header. */
+export function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((r) => r[c]?.length ?? 0))) ?? [];
+  return rows
+    .map((r) =>
+      r
+        .map((cell, c) => cell.padEnd(widths[c] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}

@@ -72,12 +72,23 @@ export function listApiKeys(db: Database, workspaceId: string) {
     .orderBy(desc(apiKeys.createdAt));
 }
 
-/** Revokes a key; false when no such live key. Cached authorizer answers expire within the TTL. */
-export async function revokeApiKey(db: Database, keyId: string): Promise<boolean> {
-  const rows = await db
+/**
+ * Revokes a key, answering its workspace; undefined when no such live key. Cached authorizer
+ * answers expire within the TTL.
+ */
+export async function revokeApiKeyOf(
+  db: Database,
+  keyId: string,
+): Promise<{ workspaceId: string } | undefined> {
+  const [row] = await db
     .update(apiKeys)
     .set({ revokedAt: sql`now()` })
     .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  return rows.length > 0;
+    .returning({ workspaceId: apiKeys.workspaceId });
+  return row;
+}
+
+/** Revokes a key; false when no such live key. */
+export async function revokeApiKey(db: Database, keyId: string): Promise<boolean> {
+  return (await revokeApiKeyOf(db, keyId)) !== undefined;
 }

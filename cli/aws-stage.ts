@@ -1,0 +1,107 @@
+/**
+ * A deployed stage, as the CLIs reach it: its stack outputs through CloudFormation, its admin
+ * function through `lambda:InvokeFunction`. Credentials and region come from the usual AWS
+ * environment (AWS_PROFILE, AWS_REGION, …); AWS_ENDPOINT_URL_* point the SDK elsewhere (tests).
+ */
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import * as v from 'valibot';
+import { AdminAnswer, type AdminCommand } from '#contract/admin.ts';
+import { CliError } from './common.ts';
+
+export interface StageOutputs {
+  stage: string;
+  stackName: string;
+  apiUrl?: string;
+  adminFunctionName?: string;
+}
+
+/** The SDK's complaints about the environment, as something to do about it. */
+function explainAwsError(error: unknown, what: string): unknown {
+  const { name, message } = error as { name?: string; message?: string };
+  if (name === 'CredentialsProviderError' || /credential/i.test(message ?? '')) {
+    return new CliError(`${what}: no AWS credentials (set AWS_PROFILE or the AWS_* variables)`);
+  }
+  if (/region is missing/i.test(message ?? '')) {
+    return new CliError(`${what}: no AWS region (set AWS_REGION)`);
+  }
+  if (name === 'AccessDeniedException' || name === 'AccessDenied') {
+    return new CliError(`${what}: access denied (${message})`);
+  }
+  return error;
+}
+
+/** `VoiceAgentAdmin-<stage>`'s outputs, with the stage name as `npm run deploy -- -c stage=` reads it. */
+export async function stageOutputs(rawStage: string): Promise<StageOutputs> {
+  // Loaded only here: the stage module brings aws-cdk-lib, which local commands never need.
+  const { STACK_PREFIX, sanitiseStage } = await import('#infra/stage.ts');
+  const stage = sanitiseStage(rawStage);
+  const stackName = `${STACK_PREFIX}-${stage}`;
+  const client = new CloudFormationClient({});
+  try {
+    const { Stacks } = await client.send(new DescribeStacksCommand({ StackName: stackName }));
+    const outputs = new Map((Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+    return {
+      stage,
+      stackName,
+      apiUrl: outputs.get('ApiUrl'),
+      adminFunctionName: outputs.get('AdminFunctionName'),
+    };
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ValidationError' && /does not exist/.test(String(error))) {
+      throw new CliError(
+        `stack ${stackName} does not exist in this account and region: is "${stage}" deployed?`,
+      );
+    }
+    throw explainAwsError(error, `cannot read stack ${stackName}`);
+  } finally {
+    client.destroy();
+  }
+}
+
+export async function adminFunctionOf(
+  rawStage: string,
+): Promise<StageOutputs & { adminFunctionName: string }> {
+  const outputs = await stageOutputs(rawStage);
+  if (!outputs.adminFunctionName) {
+    throw new CliError(
+      `stack ${outputs.stackName} has no AdminFunctionName output: deploy this version first`,
+    );
+  }
+  return outputs as StageOutputs & { adminFunctionName: string };
+}
+
+/** One synchronous invocation of the admin function; its answer checked against the contract. */
+export async function invokeAdmin(functionName: string, command: AdminCommand): Promise<AdminAnswer> {
+  const client = new LambdaClient({});
+  try {
+    const response = await client.send(
+      new InvokeCommand({
+        FunctionName: functionName,
+        Payload: new TextEncoder().encode(JSON.stringify(command)),
+      }),
+    );
+    const text = new TextDecoder().decode(response.Payload ?? new Uint8Array());
+    if (response.FunctionError) {
+      const detail = (() => {
+        try {
+          return (JSON.parse(text) as { errorMessage?: string }).errorMessage ?? text;
+        } catch {
+          return text;
+        }
+      })();
+      throw new CliError(`the admin function ${functionName} failed: ${detail}`);
+    }
+    const parsed = v.safeParse(AdminAnswer, JSON.parse(text || 'null'));
+    if (!parsed.success)
+      throw new CliError(`the admin function ${functionName} answered something unexpected`);
+    return parsed.output as AdminAnswer;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ResourceNotFoundException') {
+      throw new CliError(`no function ${functionName}: is the stack fully deployed?`);
+    }
+    throw explainAwsError(error, `cannot invoke ${functionName}`);
+  } finally {
+    client.destroy();
+  }
+}
