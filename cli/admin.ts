@@ -56,12 +56,17 @@ export async function withAdmin<T>(
       }),
     );
   }
+  return work((await stageAdmin(stage)).admin);
+}
+
+/** A deployed stage's outputs and its admin function as a target. */
+export async function stageAdmin(stage: string) {
   if (!stage.trim()) throw new UsageError('--stage needs a stage name');
   // Loaded only here: local commands need neither the AWS SDK nor its start-up time.
   const { adminFunctionOf, invokeAdmin } = await import('./aws-stage.ts');
   const outputs = await adminFunctionOf(stage);
   const name = outputs.adminFunctionName;
-  return work({
+  const admin: AdminTarget = {
     where: `stage ${outputs.stage} (admin function ${name})`,
     run: async (command) => {
       const valid = checked(command);
@@ -80,5 +85,6 @@ export async function withAdmin<T>(
         await sleep(RETRY_EVERY_MS);
       }
     },
-  });
+  };
+  return { outputs, admin };
 }

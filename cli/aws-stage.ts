@@ -9,6 +9,10 @@ import * as v from 'valibot';
 import { AdminAnswer, type AdminCommand } from '#contract/admin.ts';
 import { CliError } from './common.ts';
 
+// The SDK warns on every Node 20 run that its releases after January 2027 need Node 22; the
+// versions package-lock.json pins run on Node 20, which this project supports.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 export interface StageOutputs {
   stage: string;
   stackName: string;

@@ -1,0 +1,13 @@
+/** A request to a local AWS stand-in and its answer, apart from the server that carries them. */
+export interface AwsRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | undefined>;
+  body: Buffer;
+}
+
+export interface AwsAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
