@@ -61,6 +61,11 @@ export class AdminApiStack extends Stack {
       database: this.database,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
+    new CfnOutput(this, 'AdminFunctionName', {
+      value: this.functions.admin.functionName,
+      description:
+        'Admin commands (npm run workspace/token/db:seed/smoke -- --stage <stage>): IAM invoke only',
+    });
     Tags.of(this).add('project', 'voice-agent-admin-api');
     Tags.of(this).add('stage', config.stage);
     giveProvidersLogGroups(this, config);

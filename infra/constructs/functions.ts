@@ -15,6 +15,12 @@ import type { Network } from './network.ts';
 export const ROUTE_TIMEOUT = Duration.millis(REQUEST_TIMEOUT_MS + 3_000);
 /** HTTP API waits at most 10 s for an authorizer; past its database deadline it defers. */
 export const AUTHORIZER_TIMEOUT = Duration.seconds(10);
+/** No gateway in front: room for the demo seed, and for a paused preview database to resume. */
+export const ADMIN_TIMEOUT = Duration.seconds(60);
+/** The admin function's module; it has no route (invoked through IAM only). */
+export const ADMIN_ENTRY = 'functions/admin.ts';
+/** Operators and CI run admin commands one at a time: two instances (connections) are plenty. */
+export const ADMIN_CONCURRENCY = 2;
 
 /** `create-agent` → `CreateAgent`: construct ids, and so logical ids, say which route they serve. */
 export const constructId = (name: string) =>
@@ -27,13 +33,16 @@ export interface ApiFunctionsProps {
 }
 
 /**
- * One function per row of the route table, plus the authorizer, all connecting as the app role
- * (through the proxy where there is one), each with reserved concurrency so that together they
- * cannot open more connections than the database has to give (docs/deploying.md).
+ * One function per row of the route table, plus the authorizer and the admin function, all
+ * connecting as the app role (through the proxy where there is one), each with reserved
+ * concurrency so that together they cannot open more connections than the database has to give
+ * (docs/deploying.md). The admin function gets no route and no invoke permission: only principals
+ * of the account whose IAM policies allow `lambda:InvokeFunction` can call it.
  */
 export class ApiFunctions extends Construct {
   readonly byRoute: ReadonlyMap<Route, NodejsFunction>;
   readonly authorizer: NodejsFunction;
+  readonly admin: NodejsFunction;
   /** Every function here: the migration trigger runs before any of them is updated. */
   readonly all: readonly NodejsFunction[];
 
@@ -72,6 +81,16 @@ export class ApiFunctions extends Construct {
       AUTHORIZER_TIMEOUT,
       config.functions.authorizerConcurrency,
     );
-    this.all = [...this.byRoute.values(), this.authorizer];
+    this.admin = make(
+      'admin',
+      ADMIN_ENTRY,
+      'Admin commands: workspaces, API keys, demo seed (IAM invoke only)',
+      ADMIN_TIMEOUT,
+      ADMIN_CONCURRENCY,
+    );
+    // Settings the admin function reads (functions/admin.ts): only previews may be seeded.
+    this.admin.addEnvironment('STAGE', config.stage);
+    this.admin.addEnvironment('DEMO_SEED', config.durable ? 'refused' : 'allowed');
+    this.all = [...this.byRoute.values(), this.authorizer, this.admin];
   }
 }
