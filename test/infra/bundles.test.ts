@@ -15,6 +15,7 @@ function bundleDirs(synth: Synthesised): Map<string, string> {
   const named = [
     ...[...functions.byRoute].map(([route, fn]) => [route.name, fn] as const),
     [authorizer.name, functions.authorizer] as const,
+    ['admin', functions.admin] as const,
     ['migrate', migrations.function] as const,
   ];
   return new Map(
@@ -69,9 +70,9 @@ describe('the bundles a real synth builds with the local esbuild', () => {
     }
   });
 
-  it('exist for every route, the authorizer and the migration, as minified ESM', () => {
+  it('exist for every route, the authorizer, admin and the migration, as minified ESM', () => {
     expect([...dirs.keys()].sort()).toEqual(
-      [...routeList.map((r) => r.name), authorizer.name, 'migrate'].sort(),
+      [...routeList.map((r) => r.name), authorizer.name, 'admin', 'migrate'].sort(),
     );
     for (const [name, dir] of dirs) {
       const bundle = join(dir, 'index.mjs');
@@ -121,6 +122,27 @@ describe('the bundles a real synth builds with the local esbuild', () => {
         await target`select count(*)::int as n from information_schema.tables where table_schema = 'public'`;
       await target.end();
       expect(tables[0]?.n).toBeGreaterThan(5);
+    });
+
+    it('the admin bundle answers commands over that database, and refuses the seed without DEMO_SEED', () => {
+      const url = new URL(process.env.DATABASE_URL ?? '');
+      url.pathname = `/${name}`;
+      const bundle = join(dirs.get('admin') as string, 'index.mjs');
+      const call = (event: unknown) =>
+        JSON.parse(
+          importInNode(bundle, `console.log(JSON.stringify(await m.handler(${JSON.stringify(event)})));`, {
+            DATABASE_URL: url.toString(),
+          })
+            .trim()
+            .split('\n')
+            .at(-1) ?? '',
+        );
+      expect(call({ command: 'workspace.create', name: 'From the bundle' })).toMatchObject({
+        ok: true,
+        result: { workspace: { name: 'From the bundle' } },
+      });
+      expect(call({ command: 'seed.demo' })).toMatchObject({ ok: false, error: { code: 'refused' } });
+      expect(call({ command: 'nope' })).toMatchObject({ ok: false, error: { code: 'invalid-command' } });
     });
   });
 });
