@@ -68,7 +68,7 @@ const problemOf = (answer: Answer, status: number) => {
 export function smokeChecks(target: SmokeTarget): Check[] {
   const stamp = new Date().toISOString();
   const created: string[] = [];
-  const counts = { agents: 0, sessions: 0 };
+  const counts: { agents?: number; sessions?: number } = {};
 
   async function request(
     path: string,
@@ -165,7 +165,9 @@ export function smokeChecks(target: SmokeTarget): Check[] {
     {
       name: 'pagination: Link rel="next" leads to the next page',
       run: async () => {
-        const path = counts.agents >= 2 ? 'agents' : counts.sessions >= 2 ? 'sessions' : undefined;
+        const { agents, sessions } = counts;
+        if (agents === undefined || sessions === undefined) fail('the lists themselves did not answer');
+        const path = agents >= 2 ? 'agents' : sessions >= 2 ? 'sessions' : undefined;
         if (!path) throw new Skip('needs 2 agents or 2 sessions; the workspace has fewer');
         const schema = path === 'agents' ? AgentList : SessionList;
         const two = shaped(schema, await request(`${path}?limit=2`), 'the list');

@@ -1,0 +1,46 @@
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export const lastLine = (text: string) => text.trimEnd().split('\n').at(-1) ?? '';
+export const TOKEN = /^vak_[A-Za-z0-9_-]{43}$/;
+export const STACK_FRAME = /^\s+at /m;
+
+/** A command-line tool as a user runs it (`npm run <script>` is `tsx cli/<file>.ts`), in a child process. */
+export const runCli = (file: string, args: string[], env: NodeJS.ProcessEnv) =>
+  new Promise<CliResult>((resolve) => {
+    execFile('node_modules/.bin/tsx', [`cli/${file}.ts`, ...args], { env }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+
+/**
+ * The environment for a child that talks to local AWS stand-ins: dummy credentials and region,
+ * no profile or config files of the machine, no instance metadata lookups (nothing leaves 127.0.0.1).
+ */
+export function awsEnv(standIn: Record<string, string>, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DEBUG: '' };
+  for (const key of Object.keys(env)) if (key.startsWith('AWS_')) delete env[key];
+  return {
+    ...env,
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_CONFIG_FILE: '/nonexistent/aws-config',
+    AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/aws-credentials',
+    ...standIn,
+    ...extra,
+  };
+}
+
+/** A port nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
