@@ -13,6 +13,7 @@ import { describeDatabase, explainDatabaseError, openDatabaseFromEnv } from '#db
 import { rowsOf } from '#db/queries/agents.ts';
 import { authenticate, createApiKey } from '#db/queries/api-keys.ts';
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
+import type { Deps } from '#functions/deps.ts';
 import { createLogger } from '#functions/http/log.ts';
 import { type Gateway, startGateway } from './gateway.ts';
 import { referencePageFiles } from './reference-page.ts';
@@ -73,9 +74,32 @@ function banner(url: string, where: string, demo: Demo | undefined): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * With LOCAL_AWS_PORT: this server also plays the deployed stage `local` for the AWS SDK (the admin
+ * function and the stack's outputs), so `--stage local` runs the CLIs as CI runs them after a deploy.
+ */
+async function startStage(apiUrl: string, deps: Deps) {
+  // Loaded only when asked for: it brings the stage module, and with it aws-cdk-lib.
+  const { startLocalStage } = await import('./local-stage.ts');
+  const stage = await startLocalStage({
+    deps,
+    apiUrl,
+    port: Number(process.env.LOCAL_AWS_PORT),
+    host: process.env.HOST,
+  });
+  const env = Object.entries(stage.env).map(([k, v]) => `${k}=${v}`);
+  process.stdout.write(
+    `Local AWS stand-ins (Lambda Invoke, CloudFormation DescribeStacks) on ${stage.url}, stack ${stage.stackName}:\n` +
+      `  export ${env.join(' ')}\n` +
+      '  npm run smoke -- --stage local --write\n',
+  );
+  return stage;
+}
+
 async function main() {
   let handle: DatabaseHandle | undefined;
   let gateway: Gateway | undefined;
+  let stage: { close(): Promise<void> } | undefined;
   try {
     handle = await openDatabaseFromEnv();
     const { config } = handle;
@@ -96,7 +120,9 @@ async function main() {
       docs: referencePageFiles(),
     });
     process.stdout.write(banner(gateway.url, describeDatabase(config), demo));
+    if (process.env.LOCAL_AWS_PORT) stage = await startStage(gateway.url, { db: handle.db, logger });
   } catch (error) {
+    await stage?.close();
     await gateway?.close();
     await handle?.close();
     throw handle ? explainDatabaseError(error, handle.config) : error;
@@ -110,6 +136,7 @@ async function main() {
     process.stderr.write(`${signal}: closing the gateway, then the database\n`);
     // Backstop beyond the gateway's own grace period, should anything hang.
     setTimeout(() => process.exit(1), 15_000).unref();
+    await stage?.close();
     await gateway?.close();
     await handle?.close();
   };
