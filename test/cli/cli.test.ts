@@ -1,21 +1,11 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastLine, runCli, STACK_FRAME, TOKEN } from '#test/helpers/cli.ts';
 import { usingPostgres } from '#test/helpers/database.ts';
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-const lastLine = (text: string) => text.trimEnd().split('\n').at(-1) ?? '';
-const TOKEN = /^vak_[A-Za-z0-9_-]{43}$/;
-const STACK_FRAME = /^\s+at /m;
 
 /**
  * The command-line tools as a user runs them: child processes on an empty database of their own,
@@ -27,12 +17,7 @@ describe('command-line tools', () => {
   let workspaceId: string;
   let keyId: string;
 
-  const cli = (script: string, ...args: string[]) =>
-    new Promise<Result>((resolve) => {
-      execFile('node_modules/.bin/tsx', [`cli/${script}.ts`, ...args], { env }, (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+  const cli = (script: string, ...args: string[]) => runCli(script, args, env);
 
   beforeAll(async () => {
     const url = process.env.DATABASE_URL;
@@ -110,6 +95,31 @@ describe('command-line tools', () => {
     const again = await cli('token', 'revoke', keyId);
     expect(again).toMatchObject({ code: 1, stdout: '' });
     expect(again.stderr).toBe(`token: no active key "${keyId}" (unknown or already revoked)\n`);
+  });
+
+  it('workspace create prints the new id last, and workspace list shows it', async () => {
+    const created = await cli('workspace', 'create', '--name', '  Acme  ');
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const id = lastLine(created.stdout);
+    expect(id).toMatch(/^[a-z0-9]{24}$/);
+    expect(created.stdout).toMatch(/^Created workspace "Acme" in the (embedded )?database/);
+    const listed = await cli('workspace', 'list');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+Acme\\s+\\d{4}-\\d{2}-\\d{2}T`, 'm'));
+    expect(listed.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+CREATED$/);
+  });
+
+  it.each([
+    [['create'], 'create needs --name <name>'],
+    [['create', '--name', ' '], '--name must be 1 to 255 characters'],
+    [['list', '--name', 'x'], 'list does not take --name'],
+    [['delete'], 'unknown command "delete"'],
+  ])('workspace %j fails with the usage text', async (args, message) => {
+    const result = await cli('workspace', ...args);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toContain(
+      `workspace: ${message}\n\nUsage:\n  npm run workspace -- create --name <name>`,
+    );
   });
 
   it('token create names an unknown workspace', async () => {
