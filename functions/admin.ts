@@ -47,10 +47,12 @@ export class AdminFailure extends Error {
 }
 
 const noWorkspace = (id: string) => new AdminFailure('not-found', `no workspace "${id}"`);
-const iso = (value: Time | null) => (value === null ? null : new Date(value).toISOString());
-const isoOf = (value: Time) => new Date(value).toISOString();
 
+/** Drivers hand timestamps back as Postgres text or as Dates; answers carry ISO 8601 UTC. */
 type Time = string | Date;
+const isoOf = (value: Time) => new Date(value).toISOString();
+const iso = (value: Time | null) => (value === null ? null : isoOf(value));
+
 interface KeyRow {
   id: string;
   name: string;
@@ -75,6 +77,7 @@ function keyOf(row: KeyRow, now: number): AdminKey {
   };
 }
 
+/** A command's result, and what its audit line names. */
 type Outcome<C extends AdminCommandName> = { result: AdminResult<C>; workspaceId?: string; keyId?: string };
 
 /**
