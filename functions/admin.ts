@@ -16,6 +16,7 @@ import {
   lifetimeMs,
 } from '#contract/admin.ts';
 import { scopes as allScopes } from '#contract/routes.ts';
+import type { Database } from '#db/client.ts';
 import { isDatabaseUnavailable, sqlState } from '#db/errors.ts';
 import { createApiKey, listApiKeys, revokeApiKeyOf } from '#db/queries/api-keys.ts';
 import { createWorkspace, listWorkspaces, workspaceExists } from '#db/queries/workspaces.ts';
@@ -85,7 +86,7 @@ type Outcome<C extends AdminCommandName> = { result: AdminResult<C>; workspaceId
  * through (the Lambda answer says `unavailable`/`internal`, a local CLI explains them).
  */
 export async function execute(
-  { db }: Pick<Deps, 'db'>,
+  { db }: { db: Database },
   command: AdminCommand,
   settings: AdminSettings,
   now = Date.now(),
@@ -189,7 +190,8 @@ export const build =
       return { ok: false, error };
     }
     try {
-      const { result, workspaceId, keyId } = await execute(deps, parsed.output, settings);
+      // Outside any request: no deadline (the seed may take a while), no blind retry of a write.
+      const { result, workspaceId, keyId } = await execute(deps.database, parsed.output, settings);
       deps.logger('info', 'admin command', { command, workspaceId, keyId, outcome: 'ok' });
       return { ok: true, command: parsed.output.command, result };
     } catch (failure) {

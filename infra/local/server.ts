@@ -120,7 +120,7 @@ async function main() {
       docs: referencePageFiles(),
     });
     process.stdout.write(banner(gateway.url, describeDatabase(config), demo));
-    if (process.env.LOCAL_AWS_PORT) stage = await startStage(gateway.url, { db: handle.db, logger });
+    if (process.env.LOCAL_AWS_PORT) stage = await startStage(gateway.url, { database: handle, logger });
   } catch (error) {
     await stage?.close();
     await gateway?.close();

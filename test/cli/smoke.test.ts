@@ -20,7 +20,7 @@ describe('npm run smoke', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase();
-    const deps = { db: handle.db, logger: silentLogger };
+    const deps = { database: handle, logger: silentLogger };
     gateway = await startGateway({ deps });
     stages = {
       preview: await startLocalStage({ deps, apiUrl: gateway.url, stage: 'pr-9' }),
@@ -99,7 +99,7 @@ describe('npm run smoke', () => {
     const served = doomed.url
       ? await openDatabase({ kind: 'postgres', url: doomed.url, poolMax: 2 })
       : doomed;
-    const broken = await startGateway({ deps: { db: served.db, logger: silentLogger } });
+    const broken = await startGateway({ deps: { database: served, logger: silentLogger } });
     try {
       await doomed.close();
       const result = await runCli('smoke', ['--url', broken.url, '--token', tenant.token, '--write'], env);

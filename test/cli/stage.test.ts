@@ -28,7 +28,7 @@ describe('the CLIs with --stage', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase();
-    const deps = { db: handle.db, logger: silentLogger };
+    const deps = { database: handle, logger: silentLogger };
     gateway = await startGateway({ deps });
     preview = await startLocalStage({ deps, apiUrl: gateway.url, stage: 'pr-9' });
     prod = await startLocalStage({ deps, apiUrl: gateway.url, stage: 'prod', demoSeed: false });

@@ -31,8 +31,8 @@ describe('the admin function', () => {
 
   beforeAll(async () => {
     handle = await freshDatabase();
-    admin = build({ db: handle.db, logger }, preview);
-    refusing = build({ db: handle.db, logger }, prod);
+    admin = build({ database: handle, logger }, preview);
+    refusing = build({ database: handle, logger }, prod);
   });
   afterAll(() => handle.close());
   beforeEach(() => {
@@ -285,7 +285,7 @@ describe('the admin function', () => {
       poolMax: 1,
     });
     try {
-      const answer = await build({ db: down.db, logger }, preview)({ command: 'workspace.list' });
+      const answer = await build({ database: down, logger }, preview)({ command: 'workspace.list' });
       expect(answer).toEqual({
         ok: false,
         error: { code: 'unavailable', message: 'the database is unavailable (resuming?); try again shortly' },
@@ -301,7 +301,7 @@ describe('the admin function', () => {
   it('answers "internal" for an unexpected failure, without its details', async () => {
     const broken = await freshDatabase();
     await broken.close();
-    const answer = await build({ db: broken.db, logger }, preview)({ command: 'workspace.list' });
+    const answer = await build({ database: broken, logger }, preview)({ command: 'workspace.list' });
     expect(answer).toMatchObject({
       ok: false,
       error: { code: expect.stringMatching(/^(internal|unavailable)$/) },
