@@ -60,7 +60,7 @@ describe('the admin function', () => {
       [{ command: 'workspace.create' }, 'name', 'is required'],
       [{ command: 'workspace.create', name: '   ' }, 'name', 'must be 1 to 255 characters'],
       [{ command: 'workspace.create', name: 'x'.repeat(256) }, 'name', 'must be 1 to 255 characters'],
-      [{ command: 'workspace.create', name: 42 }, 'name', 'must be string, not 42'],
+      [{ command: 'workspace.create', name: 42 }, 'name', expect.stringMatching(/string/)],
       [{ command: 'workspace.create', name: 'A', owner: 'me' }, 'owner', expect.any(String)],
       [{ command: 'workspace.list', all: true }, 'all', expect.any(String)],
     ])('refuses %j as an invalid command naming %s', async (event, path, message) => {
