@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '#db/client.ts';
-import { rowsOf } from '#db/queries/agents.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 
 /** A constraint or index of a loaded table, and the statement that puts it back. */
 export interface Structure {

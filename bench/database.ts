@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { migrate } from '#db/migrate.ts';
-import { rowsOf } from '#db/queries/agents.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import { withConstraintsRebuilt } from './bulk-load.ts';
 import { countRows, type SeededWorkspace, type Shape, seedWorkspaces, shapeOf } from './seed.ts';
 

@@ -18,8 +18,9 @@ const handle = await openDatabase({
 });
 
 // postgres.js calls `options.debug` for every statement it sends: the statement count per request.
-// `Database` is driver-neutral and does not name `$client`; this process opened a postgres.js one.
-const client = (handle.db as unknown as { $client: { options: { debug?: unknown } } }).$client;
+const { driver } = handle;
+if (driver.kind !== 'postgres') throw new Error('the bench gateway runs on Postgres');
+const client = driver.sql;
 let statements = 0;
 let captured: Statement[] | undefined;
 client.options.debug = (_connection: number, query: string, parameters: unknown[]) => {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { scopes } from '#contract/routes.ts';
-import { createApiKey } from '#db/queries/api-keys.ts';
+import { createApiKey } from '#db/queries/manage-api-keys.ts';
 import type { baselineCommands } from './baseline-process.ts';
 import { checkBudgets } from './budgets.ts';
 import { measureBundles } from './bundles.ts';

@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '#db/client.ts';
-import { rowsOf } from '#db/queries/agents.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import { createWorkspace } from '#db/queries/workspaces.ts';
 import { withConstraintsRebuilt } from './bulk-load.ts';
 

@@ -1,7 +1,17 @@
-import type { Database, DatabaseClient, DatabaseConfig } from './database.ts';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import type {
+  Database,
+  DatabaseClient,
+  DatabaseConfig,
+  DatabaseHandle,
+  SqlRunner,
+  Statement,
+} from './database.ts';
 import { openPostgres } from './postgres-client.ts';
 import * as schema from './schema/index.ts';
 
+export { DEFAULT_PGLITE_DIR, databaseConfigFromEnv } from './config.ts';
 export type {
   Database,
   DatabaseClient,
@@ -9,47 +19,107 @@ export type {
   DatabaseHandle,
   RunOptions,
   Schema,
+  SqlRunner,
+  Statement,
 } from './database.ts';
 
-export const DEFAULT_PGLITE_DIR = '.data/pglite';
-
-/** `DATABASE_URL` selects a Postgres server; otherwise the embedded database under `.data/`. */
-export function databaseConfigFromEnv(env: NodeJS.ProcessEnv = process.env): DatabaseConfig {
-  if (env.DATABASE_URL) {
-    const poolMax = env.DATABASE_POOL_MAX ? Number(env.DATABASE_POOL_MAX) : undefined;
-    return { kind: 'postgres', url: env.DATABASE_URL, poolMax };
-  }
-  return { kind: 'pglite', dataDir: env.PGLITE_DATA_DIR ?? DEFAULT_PGLITE_DIR };
+/**
+ * Opens a database without touching the network (postgres.js connects on first query, PGlite
+ * starts in the background), with Drizzle over it for the tools. The handlers' bundles open theirs
+ * with `openPostgres` alone (functions/deps.ts): neither Drizzle nor PGlite is in them.
+ */
+export async function openDatabase(config: DatabaseConfig): Promise<DatabaseHandle> {
+  if (config.kind === 'postgres') return withDrizzle(openPostgres(config));
+  // Loaded only when used: the migration and admin bundles (Postgres only) leave PGlite's WASM out.
+  const { PGlite } = await import('@electric-sql/pglite');
+  const client = new PGlite(config.dataDir);
+  return embeddedClient(client, config, () => client.close());
 }
 
-/** Opens a database without touching the network: postgres.js connects on first query, PGlite starts in the background. */
-export async function openDatabase(config: DatabaseConfig): Promise<DatabaseClient> {
-  if (config.kind === 'postgres') return openPostgres(config);
-  // Loaded only when used, so Lambda bundles (Postgres only) leave PGlite's WASM out.
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
-  const client = new PGlite(config.dataDir);
-  return embeddedClient(drizzlePglite({ client, schema }), config, () => client.close());
+const drizzles = new WeakMap<object, Database>();
+
+/**
+ * The Postgres client with Drizzle over its current postgres.js client (one per client it
+ * replaces); a client that has Drizzle already (a tool's or a test's handle) as it is.
+ */
+export function withDrizzle(client: DatabaseClient | DatabaseHandle): DatabaseHandle {
+  if ('db' in client) return client;
+  const drizzleOver = () => {
+    const { driver } = client;
+    if (driver.kind !== 'postgres') throw new Error('withDrizzle wraps a Postgres client');
+    const db = drizzles.get(driver.sql) ?? drizzlePostgres({ client: driver.sql, schema });
+    drizzles.set(driver.sql, db);
+    return db;
+  };
+  return {
+    config: client.config,
+    get sql() {
+      return client.sql;
+    },
+    get driver() {
+      return client.driver;
+    },
+    get db() {
+      return drizzleOver();
+    },
+    run: (work, options) => client.run(work, options),
+    close: () => client.close(),
+  };
+}
+
+// As Drizzle's PGlite driver reads them: timestamps, intervals and dates stay Postgres's text.
+const asIs = (value: string) => value;
+const TEXT_AS_IS = { parsers: { 1114: asIs, 1184: asIs, 1186: asIs, 1082: asIs } };
+
+/** PGlite has no nested transactions: inside one, a savepoint (named by depth, which Postgres allows). */
+function pgliteRunner(client: PGlite | Transaction, depth: number): SqlRunner {
+  return {
+    inTransaction: depth > 0,
+    rows: async <T>(statement: Statement) =>
+      (await client.query<T>(statement.text, statement.values, TEXT_AS_IS)).rows,
+    transaction: async <T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> => {
+      if (depth === 0) return (client as PGlite).transaction((tx) => work(pgliteRunner(tx, 1)));
+      const name = `nested_${depth}`;
+      await client.query(`savepoint ${name}`);
+      try {
+        const result = await work(pgliteRunner(client, depth + 1));
+        await client.query(`release savepoint ${name}`);
+        return result;
+      } catch (error) {
+        await client.query(`rollback to savepoint ${name}`);
+        throw error;
+      }
+    },
+  };
 }
 
 /** PGlite runs in this process: no connection to lose, no deadline to apply; the work simply runs. */
-export function embeddedClient(
-  db: Database,
+export async function embeddedClient(
+  client: PGlite,
   config: DatabaseConfig,
   close: () => Promise<void>,
-): DatabaseClient {
-  return { config, db, run: (work) => work(db), close };
+): Promise<DatabaseHandle> {
+  const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
+  const db: Database = drizzlePglite({ client, schema });
+  const sql = pgliteRunner(client, 0);
+  return { config, db, sql, driver: { kind: 'pglite', client }, run: (work) => work(sql), close };
 }
 
-/** The same client, with more to do once it is closed (drop a test database, release a lock). */
-export function closingAlso(client: DatabaseClient, after: () => void | Promise<void>): DatabaseClient {
+/** The same handle, with more to do once it is closed (drop a test database, release a lock). */
+export function closingAlso(handle: DatabaseHandle, after: () => void | Promise<void>): DatabaseHandle {
   return {
-    config: client.config,
+    config: handle.config,
     get db() {
-      return client.db;
+      return handle.db;
     },
-    run: (work, options) => client.run(work, options),
-    close: () => client.close().finally(after),
+    get sql() {
+      return handle.sql;
+    },
+    get driver() {
+      return handle.driver;
+    },
+    run: (work, options) => handle.run(work, options),
+    close: () => handle.close().finally(after),
   };
 }
 

@@ -1,9 +1,13 @@
 // The database's types, apart from the code that opens one, so both clients can name them without a cycle.
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { Sql } from 'sql-template-tag';
 import type * as schema from './schema/index.ts';
 
 export type Schema = typeof schema;
+/** Drizzle over either driver: the tools', seeds' and tests' query builder (never a handler's). */
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+/** A statement with its parameters, written with sql-template-tag's `sql`. */
+export type Statement = Sql;
 
 export type DatabaseConfig =
   | {
@@ -22,6 +26,18 @@ export type DatabaseConfig =
     }
   | { kind: 'pglite'; dataDir?: string /* omitted: in memory */ };
 
+/**
+ * What the API's statements run on: the driver itself, no query builder (the handlers' bundles
+ * stay small; docs/performance.md). Timestamps come back as Postgres's text, as through Drizzle.
+ */
+export interface SqlRunner {
+  /** The statement's rows. */
+  rows<T = Record<string, unknown>>(statement: Statement): Promise<T[]>;
+  /** `work` in a transaction; inside one, in a savepoint of it (a failed statement then poisons only the savepoint). */
+  transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
+  readonly inTransaction: boolean;
+}
+
 export interface RunOptions {
   /**
    * The work only reads (or may safely run twice): after its connection broke it runs once more on
@@ -31,17 +47,27 @@ export interface RunOptions {
   idempotent: boolean;
 }
 
+/** The driver under a client, for whoever wraps it (Drizzle, for the tools). */
+export type Driver =
+  | { kind: 'postgres'; sql: import('postgres').Sql }
+  | { kind: 'pglite'; client: import('@electric-sql/pglite').PGlite };
+
 /**
- * One database, as the API uses it: `run` gives one request's work a Drizzle database within the
- * request deadline, replacing the connections after a failure broke them and retrying reads.
+ * One database, as the API uses it: `run` gives one request's work a runner within the request
+ * deadline, replacing the connections after a failure broke them and retrying reads.
  */
 export interface DatabaseClient {
   readonly config: DatabaseConfig;
-  /** The database for work outside a request (tools, seeds, tests): no deadline, no retry. */
-  readonly db: Database;
-  run<T>(work: (db: Database) => Promise<T>, options: RunOptions): Promise<T>;
+  /** A runner for work outside a request (tools, seeds, tests): no deadline, no retry. */
+  readonly sql: SqlRunner;
+  /** The current driver (it changes when a broken one is replaced). */
+  readonly driver: Driver;
+  run<T>(work: (sql: SqlRunner) => Promise<T>, options: RunOptions): Promise<T>;
   close(): Promise<void>;
 }
 
-/** The name the tools and tests use for an open database. */
-export type DatabaseHandle = DatabaseClient;
+/** An open database as the tools and tests use it: the client, and Drizzle over it. */
+export interface DatabaseHandle extends DatabaseClient {
+  /** Drizzle over the current driver: no deadline, no retry. */
+  readonly db: Database;
+}

@@ -1,9 +1,7 @@
 import { connect, Socket } from 'node:net';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import type { Database, DatabaseClient, DatabaseConfig, RunOptions } from './database.ts';
+import type { DatabaseClient, DatabaseConfig, Driver, RunOptions, SqlRunner } from './database.ts';
 import { brokeTheConnection, failurePhase, refusedTheCredentials } from './errors.ts';
-import * as schema from './schema/index.ts';
 
 /** Below the functions' 10 s timeout, with room for the answer: a hung database is a 503, not a timeout. */
 export const REQUEST_TIMEOUT_MS = 7_000;
@@ -67,10 +65,43 @@ function guardedScope(sql: postgres.TransactionSql): postgres.TransactionSql {
   return Object.create(sql, { savepoint: { value: savepoint } });
 }
 
-/** The client Drizzle is given: postgres.js's, whose transactions are `held`. */
+/** postgres.js's client, whose transactions are `held`: what the runner and Drizzle are given. */
 function guardedClient(sql: postgres.Sql): postgres.Sql {
   const begin = (...args: unknown[]) => (sql.begin as (...a: unknown[]) => unknown)(...lastIsScope(args));
   return Object.create(sql, { begin: { value: begin } });
+}
+
+/**
+ * Timestamps stay Postgres's text and JSON parameters arrive already serialised, as Drizzle's
+ * postgres-js driver sets up a client (it sets the same on this one when the tools wrap it).
+ */
+function asDrizzleDoes(sql: postgres.Sql) {
+  const asIs = (value: unknown) => value;
+  type Codecs = Record<string, unknown>;
+  const { parsers, serializers } = sql.options as unknown as { parsers: Codecs; serializers: Codecs };
+  for (const type of ['1184', '1082', '1083', '1114', '1182', '1185', '1115', '1231']) {
+    parsers[type] = asIs;
+    serializers[type] = asIs;
+  }
+  serializers['114'] = asIs;
+  serializers['3802'] = asIs;
+}
+
+/** Statements straight to postgres.js (`unsafe`: text and parameters, no prepared statement). */
+function runnerOver(sql: postgres.Sql | postgres.TransactionSql, inTransaction: boolean): SqlRunner {
+  return {
+    inTransaction,
+    rows: <T>(statement: { text: string; values: unknown[] }) =>
+      sql.unsafe(statement.text, statement.values as postgres.ParameterOrJSON<never>[]) as unknown as Promise<
+        T[]
+      >,
+    transaction: <T>(work: (tx: SqlRunner) => Promise<T>) => {
+      const scope = (tx: postgres.TransactionSql) => work(runnerOver(tx, true));
+      return (
+        inTransaction ? (sql as postgres.TransactionSql).savepoint(scope) : (sql as postgres.Sql).begin(scope)
+      ) as Promise<T>;
+    },
+  };
 }
 
 /** A socket that fails as soon as postgres.js listens: what a retired client gets. */
@@ -85,14 +116,16 @@ function refused() {
 }
 
 /**
- * One postgres.js client, the Drizzle database over it, and every socket it opened; once
+ * One postgres.js client, the runner over it, and every socket it opened; once
  * retired, it opens none. After a socket error postgres.js 3.4 can leave a connection that never
  * answers again (porsager/postgres#1130), and its end() can let queued queries and reconnect
  * timers reopen connections: so a client that met trouble is retired whole, never reused.
  */
 class Generation {
   readonly sql: postgres.Sql;
-  readonly db: Database;
+  /** The client with its transactions guarded (`held`). */
+  readonly guarded: postgres.Sql;
+  readonly runner: SqlRunner;
   readonly #sockets = new Set<Socket>();
   #retired = false;
 
@@ -109,7 +142,9 @@ class Generation {
         return socket;
       },
     } as postgres.Options<Record<string, never>>);
-    this.db = drizzlePostgres({ client: guardedClient(this.sql), schema });
+    asDrizzleDoes(this.sql);
+    this.guarded = guardedClient(this.sql);
+    this.runner = runnerOver(this.guarded, false);
   }
 
   /** Stops it for good: its queries fail, and no socket of it is opened again. */
@@ -155,8 +190,12 @@ export class PostgresClient implements DatabaseClient {
     this.#current = new Generation(config.url, this.#options);
   }
 
-  get db(): Database {
-    return this.#current.db;
+  get sql(): SqlRunner {
+    return this.#current.runner;
+  }
+
+  get driver(): Driver {
+    return { kind: 'postgres', sql: this.#current.guarded };
   }
 
   /**
@@ -164,7 +203,7 @@ export class PostgresClient implements DatabaseClient {
    * black-holed socket would hold the pool for minutes) and `DatabaseTimeout` is thrown, while the
    * abandoned work settles in the background.
    */
-  async run<T>(work: (db: Database) => Promise<T>, { idempotent }: RunOptions): Promise<T> {
+  async run<T>(work: (sql: SqlRunner) => Promise<T>, { idempotent }: RunOptions): Promise<T> {
     let using = this.#current;
     let expired = false;
     const attempts = (async () => {
@@ -174,7 +213,7 @@ export class PostgresClient implements DatabaseClient {
         const generation = this.#current;
         using = generation;
         try {
-          return await work(generation.db);
+          return await work(generation.runner);
         } catch (error) {
           if (!brokeTheConnection(error)) throw error;
           const newUrl = await this.#replace(generation, error);

@@ -16,9 +16,9 @@ import {
   lifetimeMs,
 } from '#contract/admin.ts';
 import { scopes as allScopes } from '#contract/routes.ts';
-import type { Database } from '#db/client.ts';
+import { type Database, withDrizzle } from '#db/client.ts';
 import { isDatabaseUnavailable, sqlState } from '#db/errors.ts';
-import { createApiKey, listApiKeys, revokeApiKeyOf } from '#db/queries/api-keys.ts';
+import { createApiKey, listApiKeys, revokeApiKeyOf } from '#db/queries/manage-api-keys.ts';
 import { createWorkspace, listWorkspaces, workspaceExists } from '#db/queries/workspaces.ts';
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import { type Deps, lambda } from './deps.ts';
@@ -191,7 +191,11 @@ export const build =
     }
     try {
       // Outside any request: no deadline (the seed may take a while), no blind retry of a write.
-      const { result, workspaceId, keyId } = await execute(deps.database, parsed.output, settings);
+      const { result, workspaceId, keyId } = await execute(
+        withDrizzle(deps.database),
+        parsed.output,
+        settings,
+      );
       deps.logger('info', 'admin command', { command, workspaceId, keyId, outcome: 'ok' });
       return { ok: true, command: parsed.output.command, result };
     } catch (failure) {

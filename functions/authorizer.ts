@@ -20,7 +20,7 @@ export const build =
   ({ database, logger }: Deps): AuthorizerHandler =>
   async (event) => {
     try {
-      const principal = await database.run((db) => principalFor(db, event.headers?.authorization), {
+      const principal = await database.run((sql) => principalFor(sql, event.headers?.authorization), {
         idempotent: true,
       });
       if (!principal) return deny;

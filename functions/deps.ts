@@ -1,6 +1,10 @@
-import { type DatabaseClient, type DatabaseConfig, databaseConfigFromEnv, openDatabase } from '#db/client.ts';
+import { databaseConfigFromEnv } from '#db/config.ts';
+import type { DatabaseClient, DatabaseConfig } from '#db/database.ts';
+import { openPostgres } from '#db/postgres-client.ts';
 import { createLogger, invocation, type Logger } from './http/log.ts';
 import { getSecretString } from './secret.ts';
+
+type PostgresConfig = Extract<DatabaseConfig, { kind: 'postgres' }>;
 
 /** What every handler is built over; tests pass their own, Lambda gets `containerDeps()`. */
 export interface Deps {
@@ -12,8 +16,13 @@ export interface Deps {
  * In AWS the credentials live in Secrets Manager (the RDS-generated secret) and the host is the
  * RDS Proxy endpoint; elsewhere `DATABASE_URL` or the embedded database, as for every entry point.
  */
-export async function databaseConfigForLambda(env = process.env): Promise<DatabaseConfig> {
-  if (!env.DATABASE_SECRET_ARN) return databaseConfigFromEnv(env);
+export async function databaseConfigForLambda(env = process.env): Promise<PostgresConfig> {
+  if (!env.DATABASE_SECRET_ARN) {
+    const config = databaseConfigFromEnv(env);
+    // A function always has a server: the embedded database is the tools' and the tests'.
+    if (config.kind !== 'postgres') throw new Error('Set DATABASE_URL or DATABASE_SECRET_ARN.');
+    return config;
+  }
   // One signed request, not the SDK client: see functions/secret.ts (and docs/performance.md).
   const { username, password, host, port, dbname } = JSON.parse(
     await getSecretString(env.DATABASE_SECRET_ARN, env),
@@ -29,14 +38,10 @@ export async function databaseConfigForLambda(env = process.env): Promise<Databa
  * The deployed configuration, which also knows how to get a current URL: after a password rotation
  * the server refuses the cached credentials, and the client asks for the secret again.
  */
-export async function refreshingDatabaseConfig(env = process.env): Promise<DatabaseConfig> {
+export async function refreshingDatabaseConfig(env = process.env): Promise<PostgresConfig> {
   const config = await databaseConfigForLambda(env);
-  if (config.kind !== 'postgres' || !env.DATABASE_SECRET_ARN) return config;
-  const refreshUrl = async () => {
-    const fresh = await databaseConfigForLambda(env);
-    if (fresh.kind !== 'postgres') throw new Error('the database secret no longer names a Postgres server');
-    return fresh.url;
-  };
+  if (!env.DATABASE_SECRET_ARN) return config;
+  const refreshUrl = async () => (await databaseConfigForLambda(env)).url;
   return { ...config, refreshUrl };
 }
 
@@ -45,7 +50,7 @@ let container: Promise<Deps> | undefined;
 /** Built once per container, on the first invocation; a failed attempt is retried on the next. */
 export function containerDeps(): Promise<Deps> {
   container ??= refreshingDatabaseConfig().then(
-    async (config) => ({ database: await openDatabase(config), logger: createLogger() }),
+    (config) => ({ database: openPostgres(config), logger: createLogger() }),
     (error) => {
       container = undefined;
       throw error;

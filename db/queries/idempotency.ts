@@ -1,7 +1,5 @@
-import { sql } from 'drizzle-orm';
-import type { Database } from '../client.ts';
-import { idempotencyKeys } from '../schema/index.ts';
-import { rowsOf } from './rows.ts';
+import sql from 'sql-template-tag';
+import type { SqlRunner } from '../database.ts';
 
 /** How long a key remembers its answer, and after how long an unfinished claim counts as abandoned. */
 export const KEY_LIFETIME = '24 hours';
@@ -19,30 +17,26 @@ export type Claim =
  * request died (claimed long ago, never answered) is taken; otherwise say what the key holds.
  */
 export async function claimKey(
-  db: Database,
+  runner: SqlRunner,
   workspaceId: string,
   key: string,
   requestHash: string,
 ): Promise<Claim> {
-  const claimed = rowsOf(
-    await db.execute(sql`
-      insert into ${idempotencyKeys} as k (workspace_id, key, request_hash) values (${workspaceId}, ${key}, ${requestHash})
+  const claimed = await runner.rows(sql`
+      insert into idempotency_keys as k (workspace_id, key, request_hash) values (${workspaceId}, ${key}, ${requestHash})
       on conflict (workspace_id, key) do update
         set request_hash = excluded.request_hash, response_status = null, response_body = null, created_at = now()
         where k.created_at < now() - ${KEY_LIFETIME}::interval
            or (k.response_status is null and k.created_at < now() - ${ABANDONED_AFTER}::interval)
-      returning 1`),
-  );
+      returning 1`);
   if (claimed.length > 0) return { kind: 'claimed' };
-  const [held] = rowsOf<{
+  const [held] = await runner.rows<{
     request_hash: string;
     response_status: number | null;
     response_body: string | null;
-  }>(
-    await db.execute(sql`
-      select request_hash, response_status, response_body from ${idempotencyKeys}
-      where workspace_id = ${workspaceId} and key = ${key}`),
-  );
+  }>(sql`
+      select request_hash, response_status, response_body from idempotency_keys
+      where workspace_id = ${workspaceId} and key = ${key}`);
   // Deleted between the two statements (released after a failure): treat as still in flight.
   if (!held) return { kind: 'in-flight' };
   if (held.request_hash !== requestHash) return { kind: 'mismatch' };
@@ -52,20 +46,20 @@ export async function claimKey(
 
 /** Records the answer; run in the same transaction as the work it answers for. */
 export async function completeKey(
-  db: Database,
+  runner: SqlRunner,
   workspaceId: string,
   key: string,
   status: number,
   body: string,
 ) {
-  await db.execute(sql`
-    update ${idempotencyKeys} set response_status = ${status}, response_body = ${body}
+  await runner.rows(sql`
+    update idempotency_keys set response_status = ${status}, response_body = ${body}
     where workspace_id = ${workspaceId} and key = ${key}`);
 }
 
 /** Frees a claim whose request failed without an answer worth replaying, so a retry can run. */
-export async function releaseKey(db: Database, workspaceId: string, key: string) {
-  await db.execute(sql`
-    delete from ${idempotencyKeys}
+export async function releaseKey(runner: SqlRunner, workspaceId: string, key: string) {
+  await runner.rows(sql`
+    delete from idempotency_keys
     where workspace_id = ${workspaceId} and key = ${key} and response_status is null`);
 }

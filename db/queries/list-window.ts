@@ -1,8 +1,6 @@
-import { type SQL, sql } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Database } from '../client.ts';
-import type { JsonText } from './json.ts';
-import { rowsOf } from './rows.ts';
+import sql, { join, raw, type Sql } from 'sql-template-tag';
+import type { SqlRunner } from '../database.ts';
+import type { JsonText } from './json-text.ts';
 
 /**
  * Which slice of a list to read: every list is ordered by (created_at, id), newest first unless
@@ -16,29 +14,12 @@ export interface ListWindow {
   after?: { createdAt: string; id: string };
 }
 
-/** `(created_at, id)` past the cursor position, in the list's direction: a range on the list index. */
-function afterPosition(columns: { createdAt: PgColumn; id: PgColumn }, window: ListWindow): SQL | undefined {
-  if (!window.after) return undefined;
-  const op = sql.raw(window.order === 'asc' ? '>' : '<');
-  return sql`(${columns.createdAt}, ${columns.id}) ${op} (${window.after.createdAt}::timestamptz, ${window.after.id})`;
-}
+/** AND of the conditions. */
+export const allOf = (conditions: Sql[]) => join(conditions, ' and ');
 
-/** ORDER BY for the list's direction, on any alias of (created_at, id). */
-function listOrder(createdAt: SQL, id: SQL, window: ListWindow): SQL {
-  const dir = sql.raw(window.order === 'asc' ? 'asc' : 'desc');
-  return sql`${createdAt} ${dir}, ${id} ${dir}`;
-}
-
-/** `limit + 1` rows, so the caller can tell whether another page follows. */
-const limitOffset = (window: ListWindow) =>
-  sql`limit ${window.limit + 1} offset ${window.after ? 0 : window.offset}`;
-
-/** AND of the conditions that are set. */
-export const allOf = (conditions: (SQL | undefined)[]) =>
-  sql.join(
-    conditions.filter((c): c is SQL => c !== undefined),
-    sql` and `,
-  );
+/** `value in (…)`, one parameter per value. */
+export const isIn = (column: string, values: readonly unknown[]) =>
+  sql`${raw(column)} in (${join(values as unknown[])})`;
 
 /**
  * One page of a list as its JSON items, in one statement: the ids are paged on the list index
@@ -46,27 +27,33 @@ export const allOf = (conditions: (SQL | undefined)[]) =>
  * for those rows alone, each row fetched by its primary key in a scalar subquery (with a join the
  * planner hash-joined a 250-row page against a sequential scan of the whole table). `limit + 1`
  * rows, so the caller knows whether another page follows. Each item is Postgres's JSON text, never
- * parsed here.
+ * parsed here. `table` and `alias` are our own identifiers, `conditions` read the bare table.
  */
 export async function pageItems<T>(
-  db: Database,
-  table: PgTable & { id: PgColumn; createdAt: PgColumn },
+  runner: SqlRunner,
+  table: 'sessions' | 'agents',
   alias: string,
-  item: SQL,
-  conditions: SQL[],
+  item: string,
+  conditions: Sql[],
   window: ListWindow,
 ): Promise<JsonText<T>[]> {
-  const where = allOf([...conditions, afterPosition(table, window)]);
-  const rowAlias = sql.identifier(alias);
-  const rows = await db.execute(sql`
+  const dir = raw(window.order === 'asc' ? 'asc' : 'desc');
+  const { after } = window;
+  // `(created_at, id)` past the cursor position, in the list's direction: a range on the list index.
+  const past = after
+    ? [
+        sql`(created_at, id) ${raw(window.order === 'asc' ? '>' : '<')} (${after.createdAt}::timestamptz, ${after.id})`,
+      ]
+    : [];
+  const rows = await runner.rows<{ item: JsonText<T> }>(sql`
     with page as (
-      select ${table.id} as id, ${table.createdAt} as created_at from ${table}
-      where ${where}
-      order by ${listOrder(sql`${table.createdAt}`, sql`${table.id}`, window)}
-      ${limitOffset(window)}
+      select id, created_at from ${raw(table)}
+      where ${allOf([...conditions, ...past])}
+      order by created_at ${dir}, id ${dir}
+      limit ${window.limit + 1} offset ${after ? 0 : window.offset}
     )
-    select (select ${item} from ${table} ${rowAlias} where ${rowAlias}.id = page.id)::text as item
+    select (select ${raw(item)} from ${raw(table)} ${raw(alias)} where ${raw(alias)}.id = page.id)::text as item
     from page
-    order by ${listOrder(sql`page.created_at`, sql`page.id`, window)}`);
-  return rowsOf<{ item: JsonText<T> }>(rows).map((r) => r.item);
+    order by page.created_at ${dir}, page.id ${dir}`);
+  return rows.map((r) => r.item);
 }

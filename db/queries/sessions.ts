@@ -1,94 +1,72 @@
-import { gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import sql, { raw, type Sql } from 'sql-template-tag';
+import type { sessionStatus, sessionType } from '#contract/enums.ts';
 import type { Session } from '#contract/schemas/session.ts';
-import type { Database } from '../client.ts';
-import { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '../schema/index.ts';
-import { type JsonText, jsonOf, rendered } from './json.ts';
-import { allOf, type ListWindow, pageItems } from './list-window.ts';
-import {
-  AGENT_FIELDS,
-  AGENT_VERSION_FIELDS,
-  CONVERSATION_FIELDS,
-  LEDGER_ENTRY_FIELDS,
-  PERSON_FIELDS,
-  SESSION_FIELDS,
-} from './projections.ts';
-import { rowsOf } from './rows.ts';
+import type { SqlRunner } from '../database.ts';
+import { SESSION_ITEM } from './items.generated.ts';
+import type { JsonText } from './json-text.ts';
+import { allOf, isIn, type ListWindow, pageItems } from './list-window.ts';
 
 export interface SessionFilters {
   agentId?: string[];
   agentVersionId?: string[];
   personId?: string[];
   conversationId?: string[];
-  status?: (typeof sessions.status.enumValues)[number][];
-  type?: (typeof sessions.type.enumValues)[number][];
+  status?: (typeof sessionStatus)[number][];
+  type?: (typeof sessionType)[number][];
   createdAfter?: string;
   createdBefore?: string;
   hasLedger?: boolean;
 }
 
-/** The workspace and the filters, on the bare `sessions` table (every one served by an index). */
-function matching(workspaceId: string, f: SessionFilters): SQL[] {
-  const hasLedger = sql`exists (select 1 from ${ledgerEntries} where ${ledgerEntries.sessionId} = ${sessions.id})`;
-  return [
-    sql`${sessions.workspaceId} = ${workspaceId}`,
-    f.agentId && inArray(sessions.agentId, f.agentId),
-    f.agentVersionId && inArray(sessions.agentVersionId, f.agentVersionId),
-    f.personId && inArray(sessions.personId, f.personId),
-    f.conversationId && inArray(sessions.conversationId, f.conversationId),
-    f.status && inArray(sessions.status, f.status),
-    f.type && inArray(sessions.type, f.type),
-    f.createdAfter ? gt(sessions.createdAt, f.createdAfter) : undefined,
-    f.createdBefore ? lt(sessions.createdAt, f.createdBefore) : undefined,
-    f.hasLedger === undefined ? undefined : f.hasLedger ? hasLedger : sql`not ${hasLedger}`,
-  ].filter((c): c is SQL => c !== undefined);
-}
+const HAS_LEDGER = 'exists (select 1 from ledger_entries where ledger_entries.session_id = sessions.id)';
 
-/**
- * A session with its agent (and the version it ran on), conversation, person and ledger entry.
- * Scalar subqueries rather than joins: one index probe each all the same, but a fraction of a
- * six-way join's planning time, and a missing ledger entry is simply `null`.
- */
-const SESSION_JSON = rendered(
-  jsonOf(sessions, 's', SESSION_FIELDS, {
-    agent: sql`(select ${jsonOf(agents, 'a', AGENT_FIELDS, { version: jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS) })}
-      from ${agents} a, ${agentVersions} v where a.id = s.agent_id and v.id = s.agent_version_id)`,
-    conversation: sql`(select ${jsonOf(conversations, 'c', CONVERSATION_FIELDS)} from ${conversations} c where c.id = s.conversation_id)`,
-    person: sql`(select ${jsonOf(persons, 'p', PERSON_FIELDS)} from ${persons} p where p.id = s.person_id)`,
-    ledger: sql`(select ${jsonOf(ledgerEntries, 'l', LEDGER_ENTRY_FIELDS)} from ${ledgerEntries} l where l.session_id = s.id)`,
-  }),
-);
+/** The workspace and the filters, on the bare `sessions` table (every one served by an index). */
+function matching(workspaceId: string, f: SessionFilters): Sql[] {
+  return [
+    sql`sessions.workspace_id = ${workspaceId}`,
+    f.agentId && isIn('sessions.agent_id', f.agentId),
+    f.agentVersionId && isIn('sessions.agent_version_id', f.agentVersionId),
+    f.personId && isIn('sessions.person_id', f.personId),
+    f.conversationId && isIn('sessions.conversation_id', f.conversationId),
+    f.status && isIn('sessions.status', f.status),
+    f.type && isIn('sessions.type', f.type),
+    f.createdAfter ? sql`sessions.created_at > ${f.createdAfter}` : undefined,
+    f.createdBefore ? sql`sessions.created_at < ${f.createdBefore}` : undefined,
+    f.hasLedger === undefined ? undefined : raw(f.hasLedger ? HAS_LEDGER : `not ${HAS_LEDGER}`),
+  ].filter((c): c is Sql => c !== undefined);
+}
 
 /**
  * One page of a workspace's sessions, each with its agent (and the version the session ran on),
  * conversation, person and ledger entry: one statement, `limit + 1` rows, as JSON text.
  */
 export function pageSessionsJson(
-  db: Database,
+  runner: SqlRunner,
   workspaceId: string,
   window: ListWindow,
   filters: SessionFilters = {},
 ): Promise<JsonText<Session>[]> {
-  return pageItems<Session>(db, sessions, 's', SESSION_JSON, matching(workspaceId, filters), window);
+  return pageItems<Session>(runner, 'sessions', 's', SESSION_ITEM, matching(workspaceId, filters), window);
 }
 
 /** The same page parsed, for callers that want objects (the seeders' checks, tests). */
 export async function pageSessions(
-  db: Database,
+  runner: SqlRunner,
   workspaceId: string,
   window: ListWindow,
   filters: SessionFilters = {},
 ): Promise<Session[]> {
-  return (await pageSessionsJson(db, workspaceId, window, filters)).map((item) => JSON.parse(item));
+  return (await pageSessionsJson(runner, workspaceId, window, filters)).map((item) => JSON.parse(item));
 }
 
 /** How many sessions match, for `includeTotal`. */
 export async function countSessions(
-  db: Database,
+  runner: SqlRunner,
   workspaceId: string,
   filters: SessionFilters,
 ): Promise<number> {
-  const rows = await db.execute(
-    sql`select count(*)::int as n from ${sessions} where ${allOf(matching(workspaceId, filters))}`,
+  const rows = await runner.rows<{ n: number }>(
+    sql`select count(*)::int as n from sessions where ${allOf(matching(workspaceId, filters))}`,
   );
-  return rowsOf<{ n: number }>(rows)[0]?.n ?? 0;
+  return rows[0]?.n ?? 0;
 }

@@ -2,7 +2,7 @@ import { createId } from '@paralleldrive/cuid2';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { scopes } from '#contract/routes.ts';
 import type { Database } from '../client.ts';
-import { createApiKey } from '../queries/api-keys.ts';
+import { createApiKey } from '../queries/manage-api-keys.ts';
 import { createWorkspace } from '../queries/workspaces.ts';
 import { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '../schema/index.ts';
 import { planDemoWorkspace } from './plan.ts';

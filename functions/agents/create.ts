@@ -1,8 +1,8 @@
 import { routes } from '#contract/routes.ts';
 import { completeConfig } from '#contract/schemas/config.ts';
 import { CreateAgentBody, CreateAgentQuery, createAgentParams } from '#contract/schemas/requests.ts';
-import type { Database } from '#db/client.ts';
-import { createAgent, type NewAgent, SlugsExhausted, SlugTaken } from '#db/queries/agents.ts';
+import type { SqlRunner } from '#db/database.ts';
+import { createAgent, type NewAgent, SlugsExhausted, SlugTaken } from '#db/queries/create-agent.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { parseJsonBody } from '../http/body.ts';
 import { idempotencyKeyOf, idempotent } from '../http/idempotency.ts';
@@ -19,8 +19,8 @@ export const build = (deps: Deps) =>
     const body = parseJsonBody(CreateAgentBody, req.event);
     const agent = newAgent(body, req.caller);
     const key = idempotencyKeyOf(req);
-    const create = async (db: Database) => json(req.requestId, 201, await createOrConflict(db, agent));
-    return key ? idempotent(deps.database, req, key, body, create) : create(req.db);
+    const create = async (sql: SqlRunner) => json(req.requestId, 201, await createOrConflict(sql, agent));
+    return key ? idempotent(deps.database, req, key, body, create) : create(req.sql);
   });
 
 export const handler = lambda(build);
@@ -39,9 +39,9 @@ function newAgent(body: CreateAgentBody, caller: Caller): NewAgent {
 }
 
 /** The data layer's slug outcomes, as the client's conflicts (409). */
-async function createOrConflict(db: Database, agent: NewAgent) {
+async function createOrConflict(sql: SqlRunner, agent: NewAgent) {
   try {
-    return await createAgent(db, agent);
+    return await createAgent(sql, agent);
   } catch (error) {
     if (error instanceof SlugTaken) {
       throw conflict(`The slug "${error.slug}" is already used by another agent in this workspace.`, [

@@ -1,4 +1,4 @@
-import type { Database } from '#db/client.ts';
+import type { SqlRunner } from '#db/database.ts';
 import { authenticate, type Principal, TOKEN_PREFIX } from '#db/queries/api-keys.ts';
 
 // `vak_` + 43 base64url characters (32 bytes); anything else is refused without a database call.
@@ -12,7 +12,10 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /** The live key behind an Authorization header, or undefined. Throws only when the database does. */
-export async function principalFor(db: Database, header: string | undefined): Promise<Principal | undefined> {
+export async function principalFor(
+  sql: SqlRunner,
+  header: string | undefined,
+): Promise<Principal | undefined> {
   const token = bearerToken(header);
-  return token ? authenticate(db, token) : undefined;
+  return token ? authenticate(sql, token) : undefined;
 }

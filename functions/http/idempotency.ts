@@ -1,4 +1,4 @@
-import type { Database, DatabaseClient } from '#db/client.ts';
+import type { DatabaseClient, SqlRunner } from '#db/database.ts';
 import { claimKey, completeKey, releaseKey } from '#db/queries/idempotency.ts';
 import { fingerprint } from './canonical.ts';
 import { HttpProblem, problemType, validationFailed } from './problem.ts';
@@ -30,11 +30,11 @@ export async function idempotent(
   req: Request,
   key: string,
   body: unknown,
-  work: (tx: Database) => Promise<ApiResult>,
+  work: (tx: SqlRunner) => Promise<ApiResult>,
 ): Promise<ApiResult> {
-  const { db } = req;
+  const { sql } = req;
   const { workspaceId } = req.caller;
-  const claim = await claimKey(db, workspaceId, key, fingerprint(body));
+  const claim = await claimKey(sql, workspaceId, key, fingerprint(body));
   switch (claim.kind) {
     case 'mismatch':
       throw new HttpProblem(
@@ -60,7 +60,7 @@ export async function idempotent(
       };
   }
   try {
-    return await db.transaction(async (tx) => {
+    return await sql.transaction(async (tx) => {
       let result: ApiResult;
       try {
         // A savepoint, so a failed attempt leaves the transaction usable for recording its answer.

@@ -1,4 +1,4 @@
-import type { JsonText } from '#db/queries/json.ts';
+import type { JsonText } from '#db/queries/json-text.ts';
 import type { ListWindow } from '#db/queries/list-window.ts';
 import { fingerprint } from './canonical.ts';
 import { decodeCursor, encodeCursor, type Position } from './cursor.ts';

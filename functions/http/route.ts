@@ -1,5 +1,5 @@
 import type { Route } from '#contract/routes.ts';
-import type { Database, DatabaseClient } from '#db/client.ts';
+import type { DatabaseClient, SqlRunner } from '#db/database.ts';
 import { isDatabaseUnavailable, sqlState } from '#db/errors.ts';
 import { principalFor } from './bearer.ts';
 import type { Logger } from './log.ts';
@@ -28,7 +28,7 @@ export interface Request {
   requestId: string;
   caller: Caller;
   /** The database for this attempt (a read that lost its connection is run again on a fresh one). */
-  db: Database;
+  sql: SqlRunner;
 }
 
 const callerFrom = (p: {
@@ -44,10 +44,10 @@ const callerFrom = (p: {
 });
 
 /** The authorizer's answer; or, when it could not reach the database, our own lookup now. */
-async function callerOf(event: ApiEvent, db: Database): Promise<Caller | undefined> {
+async function callerOf(event: ApiEvent, sql: SqlRunner): Promise<Caller | undefined> {
   const ctx = event.requestContext?.authorizer?.lambda;
   if (ctx?.deferred) {
-    const principal = await principalFor(db, event.headers?.authorization);
+    const principal = await principalFor(sql, event.headers?.authorization);
     return principal && callerFrom(principal);
   }
   if (!ctx?.workspaceId || !ctx.principalId || !ctx.keyId) return undefined;
@@ -74,11 +74,11 @@ export function route(
       // Within the request deadline: a hung database must be a 503 well before the function's
       // own timeout. A GET only reads, so it may run again after a dropped connection.
       result = await database.run(
-        async (db) => {
-          const caller = await callerOf(event, db);
+        async (sql) => {
+          const caller = await callerOf(event, sql);
           if (!caller) throw unauthenticated();
           if (!caller.scopes.has(def.scope)) throw missingScope(def.scope);
-          return operation({ event, requestId, caller, db });
+          return operation({ event, requestId, caller, sql });
         },
         { idempotent: def.method === 'GET' },
       );

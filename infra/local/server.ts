@@ -7,11 +7,12 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { scopes } from '#contract/routes.ts';
-import type { Database, DatabaseHandle } from '#db/client.ts';
+import type { DatabaseHandle } from '#db/client.ts';
 import { migrate } from '#db/migrate.ts';
 import { describeDatabase, explainDatabaseError, openDatabaseFromEnv } from '#db/open.ts';
-import { rowsOf } from '#db/queries/agents.ts';
-import { authenticate, createApiKey } from '#db/queries/api-keys.ts';
+import { authenticate } from '#db/queries/api-keys.ts';
+import { createApiKey } from '#db/queries/manage-api-keys.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import type { Deps } from '#functions/deps.ts';
 import { createLogger } from '#functions/http/log.ts';
@@ -31,7 +32,8 @@ interface Demo {
  * key piling up on each start. If the file is gone or its key no longer works (revoked,
  * expired), a new demo key is minted for the oldest workspace and saved in its place.
  */
-async function ensureDemo(db: Database, tokenFile: string | undefined): Promise<Demo> {
+async function ensureDemo(handle: DatabaseHandle, tokenFile: string | undefined): Promise<Demo> {
+  const { db } = handle;
   const [oldest] = rowsOf<{ id: string }>(
     await db.execute(sql`select id from workspaces order by created_at, id limit 1`),
   );
@@ -41,7 +43,7 @@ async function ensureDemo(db: Database, tokenFile: string | undefined): Promise<
     demo = { workspaceId: seeded.workspaceId, token: seeded.token, origin: 'seeded now' };
   } else {
     const saved = tokenFile && existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '';
-    const principal = saved ? await authenticate(db, saved) : undefined;
+    const principal = saved ? await authenticate(handle.sql, saved) : undefined;
     if (principal)
       return { workspaceId: principal.workspaceId, token: saved, origin: 'kept from an earlier start' };
     const key = await createApiKey(db, { workspaceId: oldest.id, name: 'Demo key (npm start)', scopes });
@@ -107,10 +109,7 @@ async function main() {
     // An in-memory embedded database (empty PGLITE_DATA_DIR) still gets a demo, just no token file.
     const demo =
       config.kind === 'pglite'
-        ? await ensureDemo(
-            handle.db,
-            config.dataDir ? join(dirname(config.dataDir), 'demo-token') : undefined,
-          )
+        ? await ensureDemo(handle, config.dataDir ? join(dirname(config.dataDir), 'demo-token') : undefined)
         : undefined;
     const logger = createLogger();
     gateway = await startGateway({

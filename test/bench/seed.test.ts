@@ -48,7 +48,7 @@ describe('the bench seeder, at a small size', () => {
   });
 
   it('makes sessions the API lists as valid Sessions of that workspace only, newest first', async () => {
-    const rows = await pageSessions(handle.db, a.workspaceId, { limit: 250, offset: 0 });
+    const rows = await pageSessions(handle.sql, a.workspaceId, { limit: 250, offset: 0 });
     expect(rows).toHaveLength(120);
     const sessions = v.parse(SessionList, rows);
     for (const s of sessions) {

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
-import { rowsOf } from '#db/queries/agents.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { type Gateway, startGateway } from '#infra/local/gateway.ts';
 import { type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';

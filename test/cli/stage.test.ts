@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '#db/client.ts';
-import { rowsOf } from '#db/queries/agents.ts';
 import { authenticate } from '#db/queries/api-keys.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { type Gateway, startGateway } from '#infra/local/gateway.ts';
 import { type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
@@ -75,7 +75,7 @@ describe('the CLIs with --stage', () => {
     const token = lastLine(result.stdout);
     expect(token).toMatch(TOKEN);
     keyId = /Created API key (\w+)/.exec(result.stdout)?.[1] ?? '';
-    expect(await authenticate(handle.db, token)).toMatchObject({
+    expect(await authenticate(handle.sql, token)).toMatchObject({
       workspaceId,
       keyId,
       scopes: ['sessions:read'],
@@ -108,7 +108,7 @@ describe('the CLIs with --stage', () => {
     expect(result.stdout).toMatch(/7 sessions/);
     const token = lastLine(result.stdout);
     expect(token).toMatch(TOKEN);
-    expect(await authenticate(handle.db, token)).toBeDefined();
+    expect(await authenticate(handle.sql, token)).toBeDefined();
   });
 
   it('db:seed is refused on prod, with the reason', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { sqlState } from '#db/errors.ts';
 import { migrate } from '#db/migrate.ts';
-import { revokeApiKey } from '#db/queries/api-keys.ts';
+import { revokeApiKey } from '#db/queries/manage-api-keys.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { APP_PRIVILEGES, ensureAppRole } from '#db/roles.ts';
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';

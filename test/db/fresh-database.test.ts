@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '#db/client.ts';
-import { rowsOf } from '#db/queries/agents.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 
 describe('a fresh test database', () => {

@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { pgTable, text, varchar } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ITEMS_PATH } from '#cli/projections.ts';
 import { Agent, AgentList } from '#contract/schemas/agent.ts';
 import { SessionList } from '#contract/schemas/session.ts';
 import type { DatabaseHandle } from '#db/client.ts';
-import { jsonOf } from '#db/queries/json.ts';
+import { itemsModule } from '#db/projections/items.ts';
+import { jsonOf } from '#db/projections/json.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { build as buildCreate } from '#functions/agents/create.ts';
 import { build as buildAgents } from '#functions/agents/list.ts';
@@ -88,5 +91,11 @@ describe('projections list their fields', () => {
     ]);
     // Named in the projection, it is shown: the list is what decides.
     expect((await project(['id', 'name', 'internalNote']))[0]).toEqual(['id', 'name', 'internalNote']);
+  });
+});
+
+describe('the generated item SQL', () => {
+  it('is what db/projections/items.ts renders from the tables now (run `npm run db:generate` after changing either)', () => {
+    expect(readFileSync(ITEMS_PATH, 'utf8')).toBe(itemsModule());
   });
 });

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AdminAnswer, AdminResults } from '#contract/admin.ts';
 import { scopes } from '#contract/routes.ts';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
-import { rowsOf } from '#db/queries/agents.ts';
 import { authenticate, hashToken } from '#db/queries/api-keys.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import { adminSettingsFromEnv, build, execute } from '#functions/admin.ts';
 import { createLogger } from '#functions/http/log.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
@@ -93,7 +93,7 @@ describe('the admin function', () => {
         status: 'active',
         expiresAt: null,
       });
-      expect(await authenticate(handle.db, result.token)).toMatchObject({
+      expect(await authenticate(handle.sql, result.token)).toMatchObject({
         workspaceId,
         keyId: result.key.id,
       });
@@ -219,7 +219,7 @@ describe('the admin function', () => {
       const result = resultOf(await admin({ command: 'seed.demo', name: 'Demo', sessions: 5 }), 'seed.demo');
       expect(result.counts.sessions).toBe(5);
       expect(result.scopes).toEqual([...scopes]);
-      expect(await authenticate(handle.db, result.token)).toMatchObject({ workspaceId: result.workspaceId });
+      expect(await authenticate(handle.sql, result.token)).toMatchObject({ workspaceId: result.workspaceId });
       expect(lines).toEqual([
         expect.objectContaining({
           command: 'seed.demo',

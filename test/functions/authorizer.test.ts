@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
-import { rowsOf } from '#db/queries/agents.ts';
-import { revokeApiKey } from '#db/queries/api-keys.ts';
+import { revokeApiKey } from '#db/queries/manage-api-keys.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import { build } from '#functions/authorizer.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import type { AuthorizerEvent } from '#functions/http/types.ts';

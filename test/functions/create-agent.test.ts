@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from '#contract/schemas/agent.ts';
 import type { DatabaseHandle } from '#db/client.ts';
-import { rowsOf } from '#db/queries/agents.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import { build } from '#functions/agents/create.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { freshDatabase } from '#test/helpers/database.ts';

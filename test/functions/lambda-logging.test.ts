@@ -35,10 +35,10 @@ describe('a deployed invocation', () => {
   const written: string[] = [];
 
   beforeAll(() => {
-    // The container opens its own database; this request is refused before any query reaches it.
-    delete process.env.DATABASE_URL;
+    // The container opens its own database (connecting on first use); this request is refused
+    // before any query reaches it, so no server need answer there.
+    process.env.DATABASE_URL = 'postgres://nobody@127.0.0.1:1/none';
     delete process.env.DATABASE_SECRET_ARN;
-    process.env.PGLITE_DATA_DIR = 'memory://';
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
       written.push(String(chunk));
       return true;

@@ -149,4 +149,12 @@ describe('the database secret, read with one signed fetch', () => {
     expect(url.host).toBe('db.internal:5432');
     expect(url.searchParams.get('sslmode')).toBe('verify-full');
   });
+
+  it('refuses a function with neither a secret nor DATABASE_URL: the embedded database is not for Lambda', async () => {
+    await expect(databaseConfigForLambda({})).rejects.toThrow('Set DATABASE_URL or DATABASE_SECRET_ARN.');
+    expect(await databaseConfigForLambda({ DATABASE_URL: 'postgres://h/db' })).toMatchObject({
+      kind: 'postgres',
+      url: 'postgres://h/db',
+    });
+  });
 });

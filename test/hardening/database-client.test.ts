@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
+import sql from 'sql-template-tag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, type DatabaseHandle, openDatabase } from '#db/client.ts';
+import { type DatabaseHandle, openDatabase, type SqlRunner } from '#db/client.ts';
 import { failurePhase } from '#db/errors.ts';
-import { rowsOf } from '#db/queries/agents.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 import { FaultProxy } from './support/proxy.ts';
 import { sleep, within } from './support/timing.ts';
@@ -28,7 +28,7 @@ describe.skipIf(!usingPostgres())('db/client.ts: replacing a broken client (real
   });
 
   const backendPid = async () =>
-    rowsOf<{ pid: number }>(await handle.db.execute(sql`select pg_backend_pid() as pid`))[0]?.pid;
+    rowsOf<{ pid: number }>(await handle.sql.rows(sql`select pg_backend_pid() as pid`))[0]?.pid;
 
   it('replaces the client after a failure that broke a connection: the next statement runs on a new one', async () => {
     const before = await backendPid();
@@ -53,7 +53,7 @@ describe.skipIf(!usingPostgres())('db/client.ts: replacing a broken client (real
     // Fails at once: the client is replaced.
     await expect(handle.run(() => Promise.reject(connectionLost()), write)).rejects.toThrow();
     // Work on the new client, still running when the late failure arrives.
-    const running = handle.run((db) => db.execute(sql`select pg_sleep(0.6) as slept`), write);
+    const running = handle.run((db) => db.rows(sql`select pg_sleep(0.6) as slept`), write);
     await expect(late).rejects.toThrow('ECONNRESET');
     await expect(running).resolves.toBeDefined();
   });
@@ -71,12 +71,12 @@ describe.skipIf(!usingPostgres())('db/client.ts: replacing a broken client (real
     const tls = await openDatabase({ kind: 'postgres', url: url.toString(), poolMax: 2 });
     const ours = async () =>
       rowsOf<{ n: number }>(
-        await handle.db.execute(
+        await handle.sql.rows(
           sql`select count(*)::int as n from pg_stat_activity where application_name = 'vaa-tls-test'`,
         ),
       )[0]?.n;
     const pid = async () =>
-      rowsOf<{ pid: number }>(await tls.db.execute(sql`select pg_backend_pid() as pid`))[0]?.pid;
+      rowsOf<{ pid: number }>(await tls.sql.rows(sql`select pg_backend_pid() as pid`))[0]?.pid;
     try {
       // The proxy speaks nothing but TLS: a plain client would get no answer at all.
       const first = await pid();
@@ -109,7 +109,7 @@ describe.skipIf(!usingPostgres())('db/client.ts: replacing a broken client (real
       poolMax: 1,
       requestTimeoutMs: 1_000,
     });
-    const one = () => tls.run((db) => db.execute(sql`select 1 as one`), write);
+    const one = () => tls.run((db) => db.rows(sql`select 1 as one`), write);
     try {
       await one();
       faults.blackholeAll();
@@ -168,9 +168,9 @@ describe.skipIf(!usingPostgres())('db/client.ts: which work runs again (real Pos
           where datname = current_database() and application_name = ${APP}`;
 
   /** A statement that is still running when its connection is killed 100 ms in. */
-  const killedMidStatement = async (db: Database, attempt: number) => {
+  const killedMidStatement = async (db: SqlRunner, attempt: number) => {
     // Started now (Drizzle's query runs when first awaited), so it is running when the kill comes.
-    const running = db.execute(sql`select pg_sleep(0.6) as slept`).then((rows) => rows);
+    const running = db.rows(sql`select pg_sleep(0.6) as slept`).then((rows) => rows);
     running.catch(() => {}); // it fails while we are still killing; the caller sees the failure
     if (attempt === 1) {
       await sleep(150);
@@ -181,8 +181,8 @@ describe.skipIf(!usingPostgres())('db/client.ts: which work runs again (real Pos
 
   it('runs a read once more on a fresh connection when its connection was killed mid-statement', async () => {
     const handle = await client();
-    await handle.run((db) => db.execute(sql`select 1`), read);
-    const dbs: Database[] = [];
+    await handle.run((db) => db.rows(sql`select 1`), read);
+    const dbs: SqlRunner[] = [];
     const answer = await handle.run((db) => killedMidStatement(db, dbs.push(db)), read);
     expect(answer).toBeDefined();
     expect(dbs).toHaveLength(2);
@@ -191,7 +191,7 @@ describe.skipIf(!usingPostgres())('db/client.ts: which work runs again (real Pos
 
   it('does not run a write again when its connection broke mid-statement: what it did is unknown', async () => {
     const handle = await client();
-    await handle.run((db) => db.execute(sql`select 1`), write);
+    await handle.run((db) => db.rows(sql`select 1`), write);
     let attempts = 0;
     const error = await handle
       .run((db) => killedMidStatement(db, ++attempts), write)
@@ -199,7 +199,7 @@ describe.skipIf(!usingPostgres())('db/client.ts: which work runs again (real Pos
     expect(failurePhase(error)).toBe('connection');
     expect(attempts).toBe(1);
     // The next request is served on a fresh connection.
-    await expect(handle.run((db) => db.execute(sql`select 1`), write)).resolves.toBeDefined();
+    await expect(handle.run((db) => db.rows(sql`select 1`), write)).resolves.toBeDefined();
   });
 
   it('runs a write once more when it failed while connecting: nothing of it reached the server', async () => {
@@ -208,7 +208,7 @@ describe.skipIf(!usingPostgres())('db/client.ts: which work runs again (real Pos
     const answer = await handle.run(async (db) => {
       attempts++;
       await proxy.setMode(attempts === 1 ? 'refuse' : 'pass');
-      return db.execute(sql`select 1 as one`);
+      return db.rows(sql`select 1 as one`);
     }, write);
     expect(answer).toBeDefined();
     expect(attempts).toBe(2);
@@ -223,7 +223,7 @@ describe.skipIf(!usingPostgres())('db/client.ts: which work runs again (real Pos
       handle
         .run((db) => {
           attempts++;
-          return db.execute(sql`select 1`);
+          return db.rows(sql`select 1`);
         }, read)
         .catch((e: unknown) => failurePhase(e)),
     );
@@ -245,7 +245,7 @@ describe.skipIf(!usingPostgres())('db/client.ts: which work runs again (real Pos
         url.port = String(tlsProxy.port);
         url.searchParams.set('sslmode', 'require');
         const tls = await client(url.toString());
-        await tls.run((db) => db.execute(sql`select 1`), read);
+        await tls.run((db) => db.rows(sql`select 1`), read);
         await tls.close();
       }
       expect(tlsProxy.servernames).toEqual(['localhost', false]);
@@ -277,7 +277,7 @@ describe.skipIf(!usingPostgres())('db/client.ts: which work runs again (real Pos
       },
     });
     const whoAmI = async () =>
-      rowsOf<{ who: string }>(await handle.run((db) => db.execute(sql`select current_user as who`), read))[0]
+      rowsOf<{ who: string }>(await handle.run((db) => db.rows(sql`select current_user as who`), read))[0]
         ?.who;
     try {
       expect(await whoAmI()).toBe(before);

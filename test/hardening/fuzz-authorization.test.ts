@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '#db/client.ts';
-import { generateToken, revokeApiKey } from '#db/queries/api-keys.ts';
+import { generateToken } from '#db/queries/api-keys.ts';
+import { revokeApiKey } from '#db/queries/manage-api-keys.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
+import sql from 'sql-template-tag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { failurePhase } from '#db/errors.ts';
@@ -54,7 +54,7 @@ describe.skipIf(!usingPostgres())('postgres.js on its own (real Postgres, throug
     try {
       const { value, ms } = await within(
         3_000,
-        client.run((db) => db.execute(sql`select 1`), { idempotent: true }).catch((e: unknown) => e),
+        client.run((q) => q.rows(sql`select 1`), { idempotent: true }).catch((e: unknown) => e),
       );
       expect(failurePhase(value)).toBe('connecting');
       expect(ms).toBeLessThan(1_000);

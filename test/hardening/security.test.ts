@@ -3,9 +3,9 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { scopes as allScopes, type Scope } from '#contract/routes.ts';
 import type { Agent } from '#contract/schemas/agent.ts';
-import { type Database, type DatabaseHandle, embeddedClient, openDatabase } from '#db/client.ts';
-import { rowsOf } from '#db/queries/agents.ts';
-import { revokeApiKey } from '#db/queries/api-keys.ts';
+import { type DatabaseClient, type DatabaseHandle, openDatabase, type SqlRunner } from '#db/client.ts';
+import { revokeApiKey } from '#db/queries/manage-api-keys.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import type { ApiEvent, ApiResult } from '#functions/http/types.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
@@ -264,15 +264,17 @@ describe('security', () => {
 
   describe('answers', () => {
     /** A database every statement of which fails with a driver-style error full of internals. */
-    const failing = (message: string, code?: string): Database =>
-      new Proxy(handle.db, {
-        get(target, key, receiver) {
-          if (key === 'execute' || key === 'transaction') {
-            return () => Promise.reject(Object.assign(new Error(message), code ? { code } : {}));
-          }
-          return Reflect.get(target, key, receiver);
-        },
-      });
+    const failing = (message: string, code?: string): DatabaseClient => {
+      const fail = () => Promise.reject(Object.assign(new Error(message), code ? { code } : {}));
+      const sql: SqlRunner = { inTransaction: false, rows: fail, transaction: fail };
+      return {
+        config: handle.config,
+        sql,
+        driver: handle.driver,
+        run: (work) => work(sql),
+        close: async () => {},
+      };
+    };
     const internals: string[] = [
       'select * from api_keys where token_hash = $1 -- at Object.query (/var/task/index.mjs:1:1)',
       'relation "agents" violates constraint "agents_workspace_slug" (SQLSTATE 23505)',
@@ -319,7 +321,7 @@ describe('security', () => {
           [internals[2], 'ECONNREFUSED'],
           [internals[1], '22001'],
         ] as [string, string | undefined][]) {
-          const failed = embeddedClient(failing(message, code), handle.config, async () => {});
+          const failed = failing(message, code);
           const app = buildApp({ database: failed, logger: silentLogger });
           check(route.name, await handlerOf(app, route.name)(route.event(a)), true);
         }

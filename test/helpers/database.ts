@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { drizzle } from 'drizzle-orm/pglite';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 import { closingAlso, type DatabaseHandle, embeddedClient, openDatabase } from '#db/client.ts';
-import * as schema from '#db/schema/index.ts';
 
 export const usingPostgres = () => Boolean(process.env.DATABASE_URL);
 
@@ -37,5 +35,5 @@ export async function freshDatabase(
   }
   const dump = new Blob([readFileSync(inject('pgliteDump'))]);
   const client = await PGlite.create({ loadDataDir: dump });
-  return embeddedClient(drizzle({ client, schema }), { kind: 'pglite' }, () => client.close());
+  return embeddedClient(client, { kind: 'pglite' }, () => client.close());
 }

@@ -1,6 +1,6 @@
 import { scopes as allScopes, type Scope } from '#contract/routes.ts';
 import type { Database } from '#db/client.ts';
-import { createApiKey } from '#db/queries/api-keys.ts';
+import { createApiKey } from '#db/queries/manage-api-keys.ts';
 import { createWorkspace } from '#db/queries/workspaces.ts';
 
 export interface Tenant {

@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseConfig, type DatabaseHandle, openDatabase } from '#db/client.ts';
-import { rowsOf } from '#db/queries/agents.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import type { Logger } from '#functions/http/log.ts';
 import { applyMigrations } from '#functions/migrate.ts';
 import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '#db/client.ts';
-import { revokeApiKey } from '#db/queries/api-keys.ts';
+import { revokeApiKey } from '#db/queries/manage-api-keys.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { TtlCache } from '#infra/local/cache.ts';
 import { startGateway } from '#infra/local/gateway.ts';

@@ -5,8 +5,9 @@ import { scopes } from '#contract/routes.ts';
 import { AgentList } from '#contract/schemas/agent.ts';
 import { SessionList } from '#contract/schemas/session.ts';
 import type { DatabaseHandle } from '#db/client.ts';
-import { pageAgents, rowsOf } from '#db/queries/agents.ts';
+import { pageAgents } from '#db/queries/agents.ts';
 import { authenticate } from '#db/queries/api-keys.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import { pageSessions } from '#db/queries/sessions.ts';
 import { type SeededWorkspace, seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
@@ -97,16 +98,16 @@ describe('seedDemoWorkspace', () => {
   });
 
   it('reads back through the API queries in the response shapes', async () => {
-    const page = await pageSessions(handle.db, seeded.workspaceId, { limit: 250, offset: 0 });
+    const page = await pageSessions(handle.sql, seeded.workspaceId, { limit: 250, offset: 0 });
     expect(page).toHaveLength(60);
     expect(v.safeParse(SessionList, page).issues).toBeUndefined();
-    const agents = await pageAgents(handle.db, seeded.workspaceId, { limit: 250, offset: 0 });
+    const agents = await pageAgents(handle.sql, seeded.workspaceId, { limit: 250, offset: 0 });
     expect(v.safeParse(AgentList, agents).issues).toBeUndefined();
   });
 
   it('returns a token with every scope for the new workspace', async () => {
     expect(seeded.token).toMatch(/^vak_/);
-    const principal = await authenticate(handle.db, seeded.token);
+    const principal = await authenticate(handle.sql, seeded.token);
     expect(principal?.workspaceId).toBe(seeded.workspaceId);
     expect(principal?.scopes).toEqual([...scopes]);
   });

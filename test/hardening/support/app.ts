@@ -4,7 +4,7 @@ import { Agent, AgentList } from '#contract/schemas/agent.ts';
 import { Problem } from '#contract/schemas/problem.ts';
 import { SessionList } from '#contract/schemas/session.ts';
 import type { Database } from '#db/client.ts';
-import { rowsOf } from '#db/queries/agents.ts';
+import { rowsOf } from '#db/queries/rows.ts';
 import { build as buildCreateAgent } from '#functions/agents/create.ts';
 import { build as buildListAgents } from '#functions/agents/list.ts';
 import { build as buildAuthorizer } from '#functions/authorizer.ts';

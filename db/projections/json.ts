@@ -38,19 +38,9 @@ export function jsonOf<T extends PgTable>(
 
 const dialect = new PgDialect();
 
-/**
- * A fragment without parameters, rendered to SQL text once at module load. The JSON projections
- * are the same text on every request; building them per request (hundreds of drizzle nodes) was
- * the largest single cost in the API's process (see docs/performance.md).
- */
-export function rendered(fragment: SQL): SQL {
+/** A fragment without parameters as SQL text. */
+export function textOf(fragment: SQL): string {
   const { sql: text, params } = dialect.sqlToQuery(fragment);
-  if (params.length > 0) throw new Error('rendered() takes fragments without parameters');
-  return sql.raw(text);
+  if (params.length > 0) throw new Error('textOf() takes fragments without parameters');
+  return text;
 }
-
-/**
- * One item of a list as Postgres wrote it: JSON text, passed to the client without being parsed
- * and serialised again (the larger part of the API's CPU per answer at `limit=250`).
- */
-export type JsonText<T> = string & { readonly __json?: T };
