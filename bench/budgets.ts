@@ -1,5 +1,6 @@
 import type { BundleReport } from './bundles.ts';
 import type { ExplainReport } from './explain.ts';
+import type { FirstInvocation } from './first-invocation.ts';
 import type { OperationResult } from './measure.ts';
 import { ratios, rssHalves } from './report.ts';
 
@@ -18,6 +19,7 @@ export function checkBudgets(
   bundles: BundleReport[],
   quick: boolean,
   explains: Record<string, ExplainReport> = {},
+  firstInvocations: FirstInvocation[] = [],
 ): BudgetCheck[] {
   const byName = (prefix: string) => results.find((r) => r.name.startsWith(prefix));
   const checks: BudgetCheck[] = [];
@@ -100,6 +102,16 @@ export function checkBudgets(
         floor ? (b.readyMs / floor.readyMs).toFixed(2) : 'n/a'
       } ×)`,
       met: extra !== undefined && extra <= 15,
+    });
+  }
+  // Issue 12: process start to the first answer, against the bare handler sending the same statement.
+  for (const f of firstInvocations.filter((x) => x.twin)) {
+    const twin = firstInvocations.find((t) => t.name === f.twin);
+    const ratio = twin && f.totalMs / twin.totalMs;
+    checks.push({
+      budget: `${f.name}: first invocation ≤ 1.5 × a bare postgres.js handler sending its statement`,
+      measured: `${fixed(ratio)} × (${f.totalMs.toFixed(0)} vs ${twin?.totalMs.toFixed(0)} ms)`,
+      met: ratio === undefined ? null : ratio <= 1.5,
     });
   }
   const rss = page250 && rssHalves(page250.rss);

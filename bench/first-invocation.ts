@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import type { SqlRunner, Statement } from '#db/database.ts';
+import { authenticate } from '#db/queries/api-keys.ts';
+import { pageSessionsJson } from '#db/queries/sessions.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { bundle, median, NODE_OPTIONS } from './bundles.ts';
 
@@ -20,6 +23,8 @@ import { bundle, median, NODE_OPTIONS } from './bundles.ts';
  */
 export interface FirstInvocation {
   name: string;
+  /** The bare handler that sends this one's first statement (for a function of ours). */
+  twin?: string;
   /** Median ms: import of the bundle. */
   importMs: number;
   /** Median ms: the first call, from handler(event) to its answer (secret, connect, query). */
@@ -42,6 +47,29 @@ export const handler = async () => {
 };`;
 
 /** The same with the AWS SDK's Secrets Manager client, as the functions read the secret before. */
+/** The bare handler sending `statement` (as the driver row does) instead of `select 1`. */
+const bareSending = (statement: Statement) =>
+  BARE.replace(
+    'await sql`select 1 as one`',
+    `await sql.unsafe(${JSON.stringify(statement.text)}, ${JSON.stringify(statement.values)})`,
+  );
+
+/** The statement a query function sends, caught instead of run. */
+async function statementOf(query: (runner: SqlRunner) => Promise<unknown>): Promise<Statement> {
+  let caught: Statement | undefined;
+  const runner: SqlRunner = {
+    inTransaction: false,
+    rows: async (statement) => {
+      caught ??= statement;
+      return [];
+    },
+    transaction: (work) => work(runner),
+  };
+  await query(runner);
+  if (!caught) throw new Error('the query sent no statement');
+  return caught;
+}
+
 const SDK = BARE.replace(
   "import { getSecretString } from './functions/secret.ts';",
   `import { SecretsManagerClient, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
@@ -130,13 +158,23 @@ export async function measureFirstInvocations(
   });
   const secretsPort = await listen(secrets);
   try {
-    const entries: Array<[string, string | { contents: string }]> = [
-      ['list-sessions', 'functions/sessions/list.ts'],
-      ['authorizer', 'functions/authorizer.ts'],
+    // Each function's twin: a bare handler whose first statement is the function's own (the
+    // statement's cost on a fresh server connection, catalog lookups included, is the same for both).
+    const page = await statementOf((runner) =>
+      pageSessionsJson(runner, caller.workspaceId, { limit: 25, offset: 0 }),
+    );
+    const lookup = await statementOf((runner) => authenticate(runner, caller.token));
+    const entries: Array<[string, string | { contents: string }, string?]> = [
+      ['list-sessions', 'functions/sessions/list.ts', 'bare-postgres: its statement'],
+      ['authorizer', 'functions/authorizer.ts', 'bare-postgres: its lookup'],
       ['bare-postgres', { contents: BARE }],
+      ['bare-postgres: its statement', { contents: bareSending(page) }],
+      ['bare-postgres: its lookup', { contents: bareSending(lookup) }],
       ['bare-postgres-sdk-secret', { contents: SDK }],
     ];
-    const files = await Promise.all(entries.map(([name, entry]) => bundle(`first-${name}`, entry, outDir)));
+    const files = await Promise.all(
+      entries.map(([name, entry]) => bundle(`first-${name.replace(/\W+/g, '-')}`, entry, outDir)),
+    );
     const event = apiEvent({ path: '/sessions', query: 'limit=25', caller: { ...caller, themeId: '' } });
     const authorizerEvent = { ...event, type: 'REQUEST' };
     const env = {
@@ -174,10 +212,11 @@ process.exit(0);`;
         samples[f]?.push(JSON.parse(out.stdout.slice(out.stdout.lastIndexOf('@@') + 2)));
       }
     }
-    return entries.map(([name], f) => {
+    return entries.map(([name, , twin], f) => {
       const s = samples[f] ?? [];
       return {
         name,
+        ...(twin ? { twin } : {}),
         importMs: median(s.map((x) => x.importMs)),
         firstCallMs: median(s.map((x) => x.firstCallMs)),
         totalMs: median(s.map((x) => x.totalMs)),

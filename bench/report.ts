@@ -115,21 +115,26 @@ export function rssHalves(samples: Array<[number, number]>) {
   return { seconds, first, second, floorGrowth: second.floorMb / first.floorMb - 1 };
 }
 
-/** First invocations through the stand-ins, and each against the bare postgres.js handler's. */
+/**
+ * First invocations through the stand-ins, each against the bare postgres.js handler's (`select 1`)
+ * and, for a function of ours, against its twin: the bare handler sending the same first statement.
+ */
 export function formatFirstInvocations(rows: FirstInvocation[]): string {
   const bare = rows.find((r) => r.name === 'bare-postgres');
   const lines = [
     'First invocation (fresh node, NODE_OPTIONS as deployed; secret from a local stand-in, TLS front to the database):',
-    'handler                     import ms  first call ms  process start → answer ms  ×bare',
+    'handler                       import ms  first call ms  process start → answer ms  ×bare  ×twin',
   ];
   for (const r of rows) {
+    const twin = rows.find((t) => t.name === r.twin);
     lines.push(
       [
-        r.name.padEnd(26),
+        r.name.padEnd(28),
         num(r.importMs).padStart(10),
         num(r.firstCallMs).padStart(14),
         num(r.totalMs).padStart(26),
         num(bare ? r.totalMs / bare.totalMs : undefined, 2).padStart(6),
+        num(twin ? r.totalMs / twin.totalMs : undefined, 2).padStart(6),
       ].join(' '),
     );
   }

@@ -92,7 +92,7 @@ try {
         },
         options.quick ? 3 : 9,
       );
-  const budgets = checkBudgets(results, bundles, options.quick, explains);
+  const budgets = checkBudgets(results, bundles, options.quick, explains, firstInvocations);
   failed = results.some(
     // The peer's failures (timeouts at deep offsets) are a finding about it, reported, not a broken run.
     (r) => r.api.errors > 0 || r.driver.errors > 0 || (r.bare?.errors ?? 0) > 0,
