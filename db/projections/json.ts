@@ -9,11 +9,13 @@ export const isoTimestamp = (expr: SQL) =>
 export type FieldOf<T extends PgTable> = keyof T['_']['columns'] & string;
 
 /**
- * `json_build_object(...)` of the listed `fields` of `table` as read through `alias` (a table alias
- * or a CTE returning its rows), keyed by the TypeScript property names, i.e. the API's field names,
- * then the `embedded` objects. Only what is listed: a column added to the table reaches no answer
- * until its projection (and the response schema) name it. Building the JSON in the statement keeps
- * each list to one round trip with its embedded objects.
+ * The JSON object of the listed `fields` of `table` as read through `alias` (a table alias or a CTE
+ * returning its rows), keyed by the TypeScript property names, i.e. the API's field names, then
+ * the `embedded` objects. Only what is listed: a column added to the table reaches no answer until
+ * its projection (and the response schema) name it. Building the JSON in the statement keeps each
+ * list to one round trip with its embedded objects. `row_to_json` of a one-row select rather than
+ * `json_build_object`: the same document, written without the spaces around each colon (8 % fewer
+ * bytes at limit 250) and a little faster to build (docs/performance.md).
  */
 export function jsonOf<T extends PgTable>(
   table: T,
@@ -29,11 +31,11 @@ export function jsonOf<T extends PgTable>(
     return [key, column.columnType === 'PgTimestampString' ? isoTimestamp(ref) : ref];
   });
   pairs.push(...Object.entries(embedded));
-  // Keys are our own property names ([A-Za-z]+), safe to inline as literals.
-  return sql`json_build_object(${sql.join(
-    pairs.map(([key, value]) => sql`${sql.raw(`'${key}'`)}, ${value}`),
+  const members = sql.join(
+    pairs.map(([key, value]) => sql`${value} as ${sql.identifier(key)}`),
     sql`, `,
-  )})`;
+  );
+  return sql`(select row_to_json(j) from (select ${members}) j)`;
 }
 
 const dialect = new PgDialect();
