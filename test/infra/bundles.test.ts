@@ -70,6 +70,31 @@ describe('the bundles a real synth builds with the local esbuild', () => {
     }
   });
 
+  it('leave Drizzle, the tables and PGlite out of the route functions and the authorizer, and cuid2 out of all but the one that makes ids', () => {
+    const { functions } = synth.stack;
+    const named = [
+      ...[...functions.byRoute].map(([route, fn]) => [route.name, fn] as const),
+      [authorizer.name, functions.authorizer] as const,
+    ];
+    for (const [name, fn] of named) {
+      const map = readFileSync(join(maps, fn.node.path, 'index.mjs.map'), 'utf8');
+      const { sources } = JSON.parse(map) as { sources: string[] };
+      expect(sources.length, name).toBeGreaterThan(10);
+      const heavy = sources.filter((s) =>
+        /node_modules\/(drizzle-orm|@electric-sql)\/|\/db\/schema\//.test(s),
+      );
+      expect(heavy, name).toEqual([]);
+      expect(
+        sources.some((s) => s.includes('node_modules/postgres/')),
+        name,
+      ).toBe(true);
+      expect(
+        sources.some((s) => s.includes('@paralleldrive/cuid2')),
+        name,
+      ).toBe(name === 'create-agent');
+    }
+  });
+
   it('exist for every route, the authorizer, admin and the migration, as minified ESM', () => {
     expect([...dirs.keys()].sort()).toEqual(
       [...routeList.map((r) => r.name), authorizer.name, 'admin', 'migrate'].sort(),
