@@ -51,20 +51,7 @@ export function withDrizzle(client: DatabaseClient | DatabaseHandle): DatabaseHa
     drizzles.set(driver.sql, db);
     return db;
   };
-  return {
-    config: client.config,
-    get sql() {
-      return client.sql;
-    },
-    get driver() {
-      return client.driver;
-    },
-    get db() {
-      return drizzleOver();
-    },
-    run: (work, options) => client.run(work, options),
-    close: () => client.close(),
-  };
+  return forwarding(client, drizzleOver, () => client.close());
 }
 
 // As Drizzle's PGlite driver reads them: timestamps, intervals and dates stay Postgres's text.
@@ -107,19 +94,28 @@ export async function embeddedClient(
 
 /** The same handle, with more to do once it is closed (drop a test database, release a lock). */
 export function closingAlso(handle: DatabaseHandle, after: () => void | Promise<void>): DatabaseHandle {
+  return forwarding(
+    handle,
+    () => handle.db,
+    () => handle.close().finally(after),
+  );
+}
+
+/** A handle reading through to `client` on every use: its driver changes when a broken one is replaced. */
+function forwarding(client: DatabaseClient, db: () => Database, close: () => Promise<void>): DatabaseHandle {
   return {
-    config: handle.config,
-    get db() {
-      return handle.db;
-    },
+    config: client.config,
     get sql() {
-      return handle.sql;
+      return client.sql;
     },
     get driver() {
-      return handle.driver;
+      return client.driver;
     },
-    run: (work, options) => handle.run(work, options),
-    close: () => handle.close().finally(after),
+    get db() {
+      return db();
+    },
+    run: (work, options) => client.run(work, options),
+    close,
   };
 }
 
