@@ -23,6 +23,7 @@ export interface Timing {
 function run(target: HttpTarget, connections: number, seconds: number): Promise<Stats> {
   const latencies: number[] = [];
   let failed = 0;
+  const cpu = process.cpuUsage();
   return new Promise((resolve, reject) => {
     const { body } = target;
     const instance = autocannon(
@@ -42,7 +43,10 @@ function run(target: HttpTarget, connections: number, seconds: number): Promise<
       },
       (error, result) => {
         if (error) return reject(error);
-        resolve(summarize(latencies, result.duration, failed + result.errors + result.timeouts));
+        const used = process.cpuUsage(cpu);
+        const stats = summarize(latencies, result.duration, failed + result.errors + result.timeouts);
+        const loadCpuMsPerRequest = (used.user + used.system) / 1000 / Math.max(1, latencies.length);
+        resolve({ ...stats, loadCpuMsPerRequest });
       },
     );
     instance.on('response', (_client, status: number, _bytes, ms: number) => {

@@ -10,6 +10,8 @@ export interface Stats {
   errors: number;
   /** CPU the serving process (or, for the driver, the client process) spent per answer. */
   cpuMsPerRequest?: number;
+  /** CPU the load generator (autocannon, in the bench's own process) spent per answer, on the same cores. */
+  loadCpuMsPerRequest?: number;
 }
 
 const percentile = (sorted: readonly number[], p: number) =>
