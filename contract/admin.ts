@@ -4,8 +4,9 @@
  * or command is refused, never ignored.
  */
 import * as v from 'valibot';
+import { NAME_MAX } from './limits.ts';
 import { scopes } from './routes.ts';
-import { Id, Timestamp } from './schemas/common.ts';
+import { choiceOf, Id, Timestamp } from './schemas/common.ts';
 
 const MINUTE_MS = 60_000;
 const UNIT_MS = { m: MINUTE_MS, h: 60 * MINUTE_MS, d: 24 * 60 * MINUTE_MS } as const;
@@ -25,10 +26,10 @@ export function lifetimeMs(text: string): number | undefined {
 const name = v.pipe(
   v.string(),
   v.trim(),
-  v.minLength(1, 'must be 1 to 255 characters'),
-  v.maxLength(255, 'must be 1 to 255 characters'),
+  v.minLength(1, `must be 1 to ${NAME_MAX} characters`),
+  v.maxLength(NAME_MAX, `must be 1 to ${NAME_MAX} characters`),
 );
-const Scope = v.picklist(scopes, `must be one of ${scopes.join(', ')}`);
+const Scope = choiceOf(scopes);
 const Lifetime = v.pipe(
   v.string(),
   v.check(
@@ -122,7 +123,6 @@ export const adminErrorCodes = [
   'unavailable',
   'internal',
 ] as const;
-export type AdminErrorCode = (typeof adminErrorCodes)[number];
 export const AdminError = v.strictObject({
   code: v.picklist(adminErrorCodes),
   message: v.string(),

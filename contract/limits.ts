@@ -8,3 +8,10 @@ export const ID_MAX = 24;
 export const AGENT_NAME_MAX = 255;
 export const AGENT_DESCRIPTION_MAX = 500;
 export const AGENT_SLUG_MAX = 255;
+
+/** A workspace's and an API key's name, in characters (the columns' width). */
+export const NAME_MAX = 255;
+
+/** The `Idempotency-Key` header: visible ASCII, at most this long; a key remembers its answer this many hours. */
+export const IDEMPOTENCY_KEY_MAX = 255;
+export const IDEMPOTENCY_KEY_HOURS = 24;

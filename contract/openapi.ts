@@ -1,13 +1,13 @@
 import { type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { MAX_BODY_BYTES } from './limits.ts';
-import { type Route, routeKey, routes } from './routes.ts';
+import { IDEMPOTENCY_KEY_HOURS, MAX_BODY_BYTES } from './limits.ts';
+import { routeKey, routeList, routes } from './routes.ts';
 import { Agent, AgentList, AgentVersion } from './schemas/agent.ts';
 import { VersionConfig, VersionConfigInput } from './schemas/config.ts';
 import { agentListParams, sessionListParams } from './schemas/list-queries.ts';
 import { Problem } from './schemas/problem.ts';
 import type { QueryParam } from './schemas/query.ts';
-import { CreateAgentBody } from './schemas/requests.ts';
+import { CreateAgentBody, IdempotencyKey } from './schemas/requests.ts';
 import { Conversation, LedgerEntry, Person, Session, SessionList } from './schemas/session.ts';
 
 /** API Gateway's own answers (no route, no or refused credentials, its own failures). */
@@ -150,9 +150,8 @@ const createOperation = {
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      description:
-        'Replays the first answer for 24 h for the same body; 422 for another body; 409 while in flight.',
-      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+      description: `Replays the first answer for ${IDEMPOTENCY_KEY_HOURS} h for the same body; 422 for another body; 409 while in flight.`,
+      schema: (({ $schema: _, ...json }) => json)(toJsonSchema(IdempotencyKey, { errorMode: 'ignore' })),
     },
   ],
   requestBody: { required: true, content: { 'application/json': { schema: ref('CreateAgentBody') } } },
@@ -220,7 +219,7 @@ export function openApiDocument() {
   });
   const components = JSON.parse(JSON.stringify(converted).replaceAll('#/$defs/', '#/components/schemas/'));
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of Object.values(routes) as Route[]) {
+  for (const route of routeList) {
     paths[route.path] ??= {};
     const { tag, description, operation } = operations[routeKey(route)] as (typeof operations)[string];
     (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = {

@@ -12,6 +12,13 @@ export const Timestamp = v.pipe(
   v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be an ISO 8601 UTC timestamp'),
 );
 
+/** The message of every closed set of values. */
+export const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
+
+/** One of `values`, refused with `oneOf`'s message. */
+export const choiceOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  v.picklist(values, oneOf(values));
+
 export const Int32 = v.pipe(v.number(), v.integer(), v.minValue(-2147483648), v.maxValue(2147483647));
 
 /** Characters as Postgres counts them: Unicode code points (an emoji is one, not two UTF-16 units). */

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { strictJsonObject } from './common.ts';
+import { oneOf, strictJsonObject } from './common.ts';
 
 /**
  * Which models each provider offers (spec: Version configuration). The first listed model is the
@@ -12,7 +12,6 @@ export const llmModels = {
 export const ttsModels = { TTS_PROVIDER_1: ['TTS_MODEL_1A'], TTS_PROVIDER_2: ['TTS_MODEL_2A'] } as const;
 export const sttModels = { STT_PROVIDER_1: ['STT_MODEL_1A'], STT_PROVIDER_2: ['STT_MODEL_2A'] } as const;
 
-const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
 const Temperature = v.pipe(
   v.number(),
   v.minValue(0, 'must be at least 0'),

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { agentStatus, sessionStatus, sessionType } from '../enums.ts';
-import { atMost } from './common.ts';
+import { AGENT_NAME_MAX, AGENT_SLUG_MAX, ID_MAX } from '../limits.ts';
+import { atMost, choiceOf } from './common.ts';
 import {
   booleanParam,
   choiceParam,
@@ -13,7 +14,10 @@ import {
 
 const idItem = v.pipe(
   v.string(),
-  v.regex(/^[a-z0-9]{1,24}$/, 'must be an identifier: 1 to 24 lower-case letters and digits'),
+  v.regex(
+    new RegExp(`^[a-z0-9]{1,${ID_MAX}}$`),
+    `must be an identifier: 1 to ${ID_MAX} lower-case letters and digits`,
+  ),
 );
 
 /** The spec's `limit`/`offset`, plus cursor paging, order and an opt-in total. */
@@ -58,7 +62,7 @@ const instantParam = (description: string) =>
 
 const idList = (what: string) => listParam(idItem, `Only sessions of these ${what}.`);
 const enumList = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
-  listParam(v.picklist(values, `must be one of ${values.join(', ')}`), what);
+  listParam(choiceOf(values), what);
 
 export const sessionListParams = {
   ...pageParams,
@@ -73,14 +77,14 @@ export const sessionListParams = {
   hasLedger: booleanParam('`true`: only sessions with a ledger entry; `false`: only those without.'),
 } satisfies Record<string, QueryParam>;
 
-const nonEmptyText = (description: string) =>
-  textParam(v.pipe(v.string(), v.minLength(1, 'must not be empty'), atMost(255)), description);
+const nonEmptyText = (max: number, description: string) =>
+  textParam(v.pipe(v.string(), v.minLength(1, 'must not be empty'), atMost(max)), description);
 
 export const agentListParams = {
   ...pageParams,
   status: enumList(agentStatus, 'Only agents in these states.'),
-  slug: nonEmptyText('Only the agent with exactly this slug.'),
-  q: nonEmptyText('Only agents whose name contains this text, ignoring case.'),
+  slug: nonEmptyText(AGENT_SLUG_MAX, 'Only the agent with exactly this slug.'),
+  q: nonEmptyText(AGENT_NAME_MAX, 'Only agents whose name contains this text, ignoring case.'),
 } satisfies Record<string, QueryParam>;
 
 /** `cursor` and `offset` are two ways to say where a page starts: one at a time. */

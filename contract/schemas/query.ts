@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { knownKeysOnly } from './common.ts';
+import { choiceOf, knownKeysOnly } from './common.ts';
 
 /**
  * One query parameter: how it is validated (a Valibot schema over the raw string), whether it may be
@@ -57,7 +57,7 @@ export function choiceParam<
   F extends T[number] | undefined = undefined,
 >(values: T, description: string, fallback?: F) {
   return {
-    schema: v.optional(v.picklist(values, `must be one of ${values.join(', ')}`), fallback as F),
+    schema: v.optional(choiceOf(values), fallback as F),
     repeatable: false,
     description,
   } satisfies QueryParam;

@@ -1,7 +1,13 @@
 import * as v from 'valibot';
 import { inputMode } from '../enums.ts';
-import { AGENT_DESCRIPTION_MAX, AGENT_NAME_MAX, AGENT_SLUG_MAX, ID_MAX } from '../limits.ts';
-import { atMost, readableName, readableText, strictJsonObject } from './common.ts';
+import {
+  AGENT_DESCRIPTION_MAX,
+  AGENT_NAME_MAX,
+  AGENT_SLUG_MAX,
+  ID_MAX,
+  IDEMPOTENCY_KEY_MAX,
+} from '../limits.ts';
+import { atMost, choiceOf, readableName, readableText, strictJsonObject } from './common.ts';
 import { VersionConfigInput } from './config.ts';
 import { type QueryParam, queryObject } from './query.ts';
 
@@ -38,10 +44,7 @@ export const CreateAgentBody = strictJsonObject({
         null,
       ),
       inputMode: v.optional(
-        v.pipe(
-          v.array(v.picklist(inputMode, `must be one of ${inputMode.join(', ')}`)),
-          v.check(unique, 'must not repeat a value'),
-        ),
+        v.pipe(v.array(choiceOf(inputMode)), v.check(unique, 'must not repeat a value')),
         () => [],
       ),
       followUp: v.optional(v.boolean(), false),
@@ -54,3 +57,12 @@ export type CreateAgentBody = v.InferOutput<typeof CreateAgentBody>;
 /** POST /agents takes no query parameters: any is refused by name, as the lists refuse unknown ones. */
 export const createAgentParams = {} satisfies Record<string, QueryParam>;
 export const CreateAgentQuery = queryObject(createAgentParams);
+
+/** The optional `Idempotency-Key` header of a create: 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters. */
+const idempotencyKeyMessage = `must be 1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters`;
+export const IdempotencyKey = v.pipe(
+  v.string(),
+  v.minLength(1, idempotencyKeyMessage),
+  v.maxLength(IDEMPOTENCY_KEY_MAX, idempotencyKeyMessage),
+  v.regex(/^[\x21-\x7e]+$/, idempotencyKeyMessage),
+);

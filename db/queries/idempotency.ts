@@ -1,8 +1,9 @@
 import sql from 'sql-template-tag';
+import { IDEMPOTENCY_KEY_HOURS } from '#contract/limits.ts';
 import type { SqlRunner } from '../database.ts';
 
 /** How long a key remembers its answer, and after how long an unfinished claim counts as abandoned. */
-export const KEY_LIFETIME = '24 hours';
+export const KEY_LIFETIME = `${IDEMPOTENCY_KEY_HOURS} hours`;
 // Longer than any route function may run (10 s), so no live request still holds such a claim.
 export const ABANDONED_AFTER = '15 seconds';
 

@@ -1,3 +1,5 @@
+import * as v from 'valibot';
+import { IdempotencyKey } from '#contract/schemas/requests.ts';
 import type { DatabaseClient, SqlRunner } from '#db/database.ts';
 import { claimKey, completeKey, releaseKey } from '#db/queries/idempotency.ts';
 import { fingerprint } from './canonical.ts';
@@ -6,16 +8,16 @@ import { baseHeaders, problem } from './respond.ts';
 import type { Request } from './route.ts';
 import type { ApiResult } from './types.ts';
 
-/** The optional `Idempotency-Key` header: 1 to 255 visible ASCII characters. */
+/** The optional `Idempotency-Key` header, as the contract's `IdempotencyKey` defines it. */
 export function idempotencyKeyOf(req: Request): string | undefined {
   const key = req.event.headers?.['idempotency-key'];
   if (key === undefined) return undefined;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw validationFailed('The Idempotency-Key header must be 1 to 255 visible ASCII characters.', [
-      { path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
-    ]);
+  const parsed = v.safeParse(IdempotencyKey, key, { abortEarly: true });
+  if (!parsed.success) {
+    const message = parsed.issues[0].message;
+    throw validationFailed(`The Idempotency-Key header ${message}.`, [{ path: 'Idempotency-Key', message }]);
   }
-  return key;
+  return parsed.output;
 }
 
 /**
