@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createId } from '@paralleldrive/cuid2';
 import postgres from 'postgres';
+import { asDrizzleDoes } from '#db/postgres-client.ts';
 import { serveCommands } from './child.ts';
 import type { Statement } from './gateway-process.ts';
 import { type PeerOperation, peer } from './peer.ts';
@@ -9,7 +10,7 @@ import { meterServer } from './server-meter.ts';
 import { type Stats, summarize } from './stats.ts';
 
 // The baselines, in a process of their own: the same statement, without the API around it.
-// The client is configured as db/client.ts configures the API's (no prepared statements).
+// The client is configured as db/postgres-client.ts configures the API's (no prepared statements).
 const sql = postgres(process.env.BENCH_DATABASE_URL ?? '', {
   max: Number(process.env.BENCH_POOL_MAX ?? 1),
   prepare: false,
@@ -18,15 +19,8 @@ const sql = postgres(process.env.BENCH_DATABASE_URL ?? '', {
   // deep-offset statements (minutes each) keep the cores busy long after the measurement.
   connection: { application_name: 'vaa-bench-baseline', statement_timeout: 10_000 },
 });
-// As drizzle's postgres-js driver sets up the API's client: timestamps stay text, and JSON
-// parameters arrive already serialised (else a `${json}::jsonb` parameter is encoded twice).
-const asIs = (value: unknown) => value;
-for (const type of ['1184', '1082', '1083', '1114', '1182', '1185', '1115', '1231']) {
-  sql.options.parsers[type as never] = asIs as never;
-  sql.options.serializers[type as never] = asIs as never;
-}
-sql.options.serializers['114' as never] = asIs as never;
-sql.options.serializers['3802' as never] = asIs as never;
+// The API's type parsers: timestamps stay text, JSON parameters arrive already serialised.
+asDrizzleDoes(sql);
 
 let serving: Statement | undefined;
 

@@ -18,8 +18,8 @@ export function checkBudgets(
   results: OperationResult[],
   bundles: BundleReport[],
   quick: boolean,
-  explains: Record<string, ExplainReport> = {},
-  firstInvocations: FirstInvocation[] = [],
+  explains: Record<string, ExplainReport>,
+  firstInvocations: FirstInvocation[],
 ): BudgetCheck[] {
   const byName = (prefix: string) => results.find((r) => r.name.startsWith(prefix));
   const checks: BudgetCheck[] = [];

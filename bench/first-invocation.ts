@@ -46,7 +46,6 @@ export const handler = async () => {
   return { statusCode: 200, body: JSON.stringify(rows) };
 };`;
 
-/** The same with the AWS SDK's Secrets Manager client, as the functions read the secret before. */
 /** The bare handler sending `statement` (as the driver row does) instead of `select 1`. */
 const bareSending = (statement: Statement) =>
   BARE.replace(
@@ -70,6 +69,7 @@ async function statementOf(query: (runner: SqlRunner) => Promise<unknown>): Prom
   return caught;
 }
 
+/** The same with the AWS SDK's Secrets Manager client, as the functions read the secret before. */
 const SDK = BARE.replace(
   "import { getSecretString } from './functions/secret.ts';",
   `import { SecretsManagerClient, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';

@@ -12,6 +12,7 @@ import {
   openDatabase,
 } from './client.ts';
 import { EmbeddedDatabaseBusy, lockEmbeddedDatabase } from './embedded-lock.ts';
+import { causes } from './errors.ts';
 
 /** A database failure the user can act on (not reachable, not migrated…): its message says what to do. */
 export class DatabaseUnusable extends Error {}
@@ -51,10 +52,7 @@ export async function openDatabaseFromEnv(): Promise<DatabaseHandle> {
 }
 
 function codeOf(error: unknown): string | undefined {
-  for (let e = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
+  for (const e of causes(error)) if (typeof e.code === 'string') return e.code;
   return undefined;
 }
 

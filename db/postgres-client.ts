@@ -74,8 +74,9 @@ function guardedClient(sql: postgres.Sql): postgres.Sql {
 /**
  * Timestamps stay Postgres's text and JSON parameters arrive already serialised, as Drizzle's
  * postgres-js driver sets up a client (it sets the same on this one when the tools wrap it).
+ * Exported for the bench's baselines, which must run the API's statements the same way.
  */
-function asDrizzleDoes(sql: postgres.Sql) {
+export function asDrizzleDoes(sql: postgres.Sql) {
   const asIs = (value: unknown) => value;
   type Codecs = Record<string, unknown>;
   const { parsers, serializers } = sql.options as unknown as { parsers: Codecs; serializers: Codecs };

@@ -13,7 +13,8 @@ const TOKEN_TEXT = /(vak_)[A-Za-z0-9_-]+|\b(Bearer\s+)\S+/gi;
 // A SHA-256 in hex, as a token is stored and looked up: as good as the token to whoever reads it
 // beside the database. Any run of 64 hex digits goes.
 const TOKEN_HASH = /\b[0-9a-f]{64}\b/gi;
-// Drizzle's message for a failed statement ends with its parameters: a token's hash, a name…
+// Drizzle's message for a failed statement (the tools' and the admin function's) ends with its
+// parameters: a token's hash, a name…
 const STATEMENT_PARAMS = /\nparams: [\s\S]*$/;
 
 const redactText = (text: string) =>

@@ -8,17 +8,6 @@ export const baseHeaders = (requestId: string) => ({
   'x-content-type-options': 'nosniff',
 });
 
-export const json = (
-  requestId: string,
-  statusCode: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): ApiResult => ({
-  statusCode,
-  headers: { 'content-type': 'application/json', ...baseHeaders(requestId), ...headers },
-  body: JSON.stringify(body),
-});
-
 /** A body that is already JSON text (a list as the database wrote it): sent as is. */
 export const jsonText = (
   requestId: string,
@@ -30,6 +19,13 @@ export const jsonText = (
   headers: { 'content-type': 'application/json', ...baseHeaders(requestId), ...headers },
   body,
 });
+
+export const json = (
+  requestId: string,
+  statusCode: number,
+  body: unknown,
+  headers?: Record<string, string>,
+) => jsonText(requestId, statusCode, JSON.stringify(body), headers);
 
 export const problem = (requestId: string, p: HttpProblem): ApiResult => ({
   statusCode: p.status,
