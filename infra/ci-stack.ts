@@ -114,6 +114,9 @@ export class CiIdentityStack extends Stack {
           'cloudformation:GetTemplateSummary',
           'cloudformation:ListStackResources',
           'cloudformation:UpdateTerminationProtection',
+          // A stack created or updated with stack-level tags (infra/stack.ts) needs these.
+          'cloudformation:TagResource',
+          'cloudformation:UntagResource',
         ],
         resources: scope.stacks.map((name) => stackArn(name).real),
       }),
@@ -157,8 +160,8 @@ export class CiIdentityStack extends Stack {
       }),
     ];
     if (scope.deniedStack) {
-      // By name for the stack itself, by its `stage` tag (which CloudFormation propagates to
-      // nested stacks and the functions) for the rest: a name pattern would also catch previews
+      // By name for the stack itself, by its `stage` tag (a stack tag, which CloudFormation copies
+      // onto nested stacks and the functions) for the rest: a name pattern would also catch previews
       // whose stage merely starts with `prod-`.
       statements.push(
         new PolicyStatement({

@@ -27,9 +27,15 @@ export class AdminApiStack extends Stack {
   readonly rotation: SecretRotation;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
+    const tags = { project: 'voice-agent-admin-api', stage: config.stage };
     super(scope, id, {
       description: `Voice agent administration API: ${config.durable ? 'production' : 'preview'} stage ${config.stage}`,
       terminationProtection: config.durable,
+      // Stack tags (with explicitStackTags, Tags.of below tags only the template's resources):
+      // CloudFormation copies these onto what it creates outside the template too, the Secrets
+      // Manager transform's nested stacks and their rotation functions, which the preview deploy
+      // role's `stage=prod` deny must reach.
+      tags,
     });
     this.network = new Network(this, 'Network', { config });
     this.database = new Database(this, 'Database', { config, network: this.network });
@@ -66,8 +72,7 @@ export class AdminApiStack extends Stack {
       description:
         'Admin commands (npm run workspace/token/db:seed/smoke -- --stage <stage>): IAM invoke only',
     });
-    Tags.of(this).add('project', 'voice-agent-admin-api');
-    Tags.of(this).add('stage', config.stage);
+    for (const [key, value] of Object.entries(tags)) Tags.of(this).add(key, value);
     giveProvidersLogGroups(this, config);
   }
 }

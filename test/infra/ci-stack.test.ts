@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CiIdentityStack, defineCiApp } from '#infra/ci-stack.ts';
-import { type Resources, resourcesOf } from './synth.ts';
+import { type Resources, resourcesOf, synthesise } from './synth.ts';
 
 const repository = 'example-org/voice-agent-admin-api';
 
@@ -67,6 +69,13 @@ describe('the deploy identity stack', () => {
       'function:VoiceAgentAdmin-prod-*',
     );
     expect(statement(stack.prodRole, 'NeverProd')).toBeUndefined();
+  });
+
+  it('can rely on the stage tag: the API stack carries it as a stack tag, which CloudFormation copies onto nested stacks', () => {
+    const synth = synthesise('prod');
+    expect(synth.stack.tags.tagValues()).toMatchObject({ stage: 'prod', project: 'voice-agent-admin-api' });
+    const manifest = JSON.parse(readFileSync(join(synth.outdir, 'manifest.json'), 'utf8'));
+    expect(manifest.artifacts[synth.stack.artifactId].properties.tags).toMatchObject({ stage: 'prod' });
   });
 
   it('grants no role assumption, no IAM beyond passing the bootstrap execution role, and no managed policy', () => {
