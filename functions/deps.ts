@@ -13,8 +13,8 @@ export interface Deps {
 }
 
 /**
- * In AWS the credentials live in Secrets Manager (the RDS-generated secret) and the host is the
- * RDS Proxy endpoint; elsewhere `DATABASE_URL` or the embedded database, as for every entry point.
+ * In AWS the credentials live in Secrets Manager and the host is `DATABASE_HOST` (RDS Proxy in
+ * prod, the cluster's writer on a preview) or the secret's own; elsewhere `DATABASE_URL`.
  */
 export async function databaseConfigForLambda(env = process.env): Promise<PostgresConfig> {
   if (!env.DATABASE_SECRET_ARN) {

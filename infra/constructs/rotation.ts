@@ -17,7 +17,7 @@ export interface SecretRotationProps {
 
 /**
  * Secrets Manager rotation of both secrets, by the functions AWS hosts (a `HostedRotationLambda`
- * expanded by the `AWS::SecretsManager-2020-07-23` transform), placed in the isolated subnets
+ * expanded by the `AWS::SecretsManager-2024-09-16` transform), placed in the isolated subnets
  * beside the database and reaching Secrets Manager through the VPC endpoint.
  *
  * - master: single user (it changes its own password; only migrations and rotation use it).
