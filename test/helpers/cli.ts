@@ -36,7 +36,7 @@ export function awsEnv(standIn: Record<string, string>, extra: NodeJS.ProcessEnv
   };
 }
 
-/** A port nothing listens on (bound, then released). */
+/** A port nothing listens on (bound, then released): to refuse connections, or for a server that needs a number. */
 export async function closedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { closedPort as freePort } from './cli.ts';
 
 export interface Prism {
   url: string;
@@ -7,17 +7,6 @@ export interface Prism {
   output(): string;
   close(): Promise<void>;
 }
-
-/** A free port on 127.0.0.1 (Prism takes a port number, not 0). */
-const freePort = () =>
-  new Promise<number>((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => done(port));
-    });
-  });
 
 /**
  * Stoplight Prism as a validating proxy in front of `upstream`: every answer comes back with an
