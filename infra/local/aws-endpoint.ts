@@ -5,10 +5,10 @@
  * refused as AWS refuses it, so a client that lost its credentials fails here too.
  */
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { AwsAnswer, AwsRequest } from './aws-http.ts';
 import { describeStacks, isQueryRequest, type LocalStacks } from './cloudformation-endpoint.ts';
 import { invoke, isLambdaRequest, type LocalFunction } from './lambda-endpoint.ts';
+import { listen } from './listen.ts';
 
 export interface AwsEndpointOptions {
   /** Function name → the function, e.g. the admin function's `build(deps)`. */
@@ -68,16 +68,9 @@ export async function startAwsEndpoint(options: AwsEndpointOptions): Promise<Aws
         res.end(answer.body);
       });
   });
-  await new Promise<void>((done, fail) => {
-    server.once('error', fail);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', fail);
-      done();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const url = await listen(server, options.port, options.host);
   return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    url,
     close: () =>
       new Promise<void>((done) => {
         server.close(() => done());

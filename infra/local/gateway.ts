@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AUTHORIZER_CACHE_TTL_SECONDS, authorizer, routeList } from '#contract/routes.ts';
 import type { Deps } from '#functions/deps.ts';
 import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
+import { listen } from './listen.ts';
 import { createListener, type GatewayRoute } from './listener.ts';
 import type { StaticFile } from './reference-page.ts';
 
@@ -60,12 +60,6 @@ function serveDocs(files: Record<string, StaticFile>, req: IncomingMessage, res:
   return true;
 }
 
-const urlHost = ({ address, family }: AddressInfo) => {
-  if (address === '0.0.0.0') return '127.0.0.1';
-  if (address === '::') return '[::1]';
-  return family === 'IPv6' ? `[${address}]` : address;
-};
-
 /**
  * Serves the route table over HTTP the way API Gateway's HTTP API does: the authorizer and
  * the handlers are the deployed functions, built over `deps`.
@@ -94,14 +88,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     docs ? (req, res) => serveDocs(docs, req, res) || listener(req, res) : listener,
   );
 
-  await new Promise<void>((done, fail) => {
-    server.once('error', fail);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', fail);
-      done();
-    });
-  });
-  const url = `http://${urlHost(server.address() as AddressInfo)}:${(server.address() as AddressInfo).port}`;
+  const url = await listen(server, options.port, options.host);
 
   /** Stops accepting, closes idle keep-alive sockets, lets in-flight answers finish, then resolves. */
   const close = () => {
