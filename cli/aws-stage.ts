@@ -3,10 +3,12 @@
  * function through `lambda:InvokeFunction`. Credentials and region come from the usual AWS
  * environment (AWS_PROFILE, AWS_REGION, …); AWS_ENDPOINT_URL_* point the SDK elsewhere (tests).
  */
+
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import * as v from 'valibot';
 import { AdminAnswer, type AdminCommand } from '#contract/admin.ts';
+import { STACK_PREFIX, sanitiseStage } from '#infra/stage-name.ts';
 import { CliError } from './common.ts';
 
 // The SDK warns on every Node 20 run that its releases after January 2027 need Node 22; the
@@ -37,8 +39,6 @@ function explainAwsError(error: unknown, what: string): unknown {
 
 /** `VoiceAgentAdmin-<stage>`'s outputs, with the stage name as `npm run deploy -- -c stage=` reads it. */
 export async function stageOutputs(rawStage: string): Promise<StageOutputs> {
-  // Loaded only here: the stage module brings aws-cdk-lib, which local commands never need.
-  const { STACK_PREFIX, sanitiseStage } = await import('#infra/stage.ts');
   const stage = sanitiseStage(rawStage);
   const stackName = `${STACK_PREFIX}-${stage}`;
   const client = new CloudFormationClient({});

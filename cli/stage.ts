@@ -3,7 +3,7 @@
  * its concurrency groups, seed and smoke runs on, and what the preview reaper compares stacks with.
  *   npm run --silent stage -- <branch>…    one stage per line; a branch that would be prod prints nothing
  */
-import { PROD, sanitiseStage } from '#infra/stage.ts';
+import { PROD, sanitiseStage } from '#infra/stage-name.ts';
 
 const branches = process.argv.slice(2);
 if (branches.length === 0) {

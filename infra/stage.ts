@@ -1,16 +1,17 @@
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { PROD, STACK_PREFIX, STAGING } from './stage-name.ts';
 
-/** The repository root: entries in the route table and `db/migrations` are relative to it. */
-export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-
-export const STACK_PREFIX = 'VoiceAgentAdmin';
-export const PROD = 'prod';
-/** Keeps `VoiceAgentAdmin-<stage>` and the names CloudFormation derives from it short. */
-const MAX_STAGE_LENGTH = 24;
+// Naming is apart (./stage-name.ts), so the CLIs can name a stage without loading aws-cdk-lib.
+export {
+  currentGitBranch,
+  PROD,
+  repoRoot,
+  resolveStage,
+  STACK_PREFIX,
+  STAGING,
+  sanitiseStage,
+} from './stage-name.ts';
 
 /** Everything that differs between stages, in one place: no `if (stage === 'prod')` elsewhere. */
 export interface StageConfig {
@@ -95,9 +96,6 @@ const preview = {
   rotationDays: 30,
 } as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail'>;
 
-/** A preview that rehearses prod's connection path: RDS Proxy, TLS verify-full to the proxy, a running writer. */
-export const STAGING = 'staging';
-
 export interface StageOptions {
   readonly alarmEmail?: string;
   /** `-c proxy=true`: a preview with prod's database path (the `staging` stage has it anyway). */
@@ -121,51 +119,4 @@ export function stageConfig(stage: string, options: StageOptions = {}): StageCon
     ...named,
     database: { ...database, proxy: true, minCapacity: production.database.minCapacity },
   };
-}
-
-/**
- * Any branch or stage name → a valid, short stack-name fragment: lowercase letters, digits and
- * dashes, starting with a letter. Names that had to be cut keep a hash of the original, so two
- * long branches that share a prefix still get different stacks.
- */
-export function sanitiseStage(raw: string): string {
-  const slug = raw
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  if (!slug) throw new Error(`Stage name ${JSON.stringify(raw)} has no letters or digits`);
-  const lettered = /^[a-z]/.test(slug) ? slug : `b-${slug}`;
-  if (lettered.length <= MAX_STAGE_LENGTH) return lettered;
-  const hash = createHash('sha256').update(raw).digest('hex').slice(0, 6);
-  return `${lettered.slice(0, MAX_STAGE_LENGTH - 7).replace(/-+$/, '')}-${hash}`;
-}
-
-/** The checked-out branch, or undefined without git, outside a repository, or on a detached HEAD. */
-export function currentGitBranch(cwd = repoRoot): string | undefined {
-  try {
-    const branch = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], {
-      cwd,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-    return branch && branch !== 'HEAD' ? branch : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * `-c stage=…` wins; otherwise the git branch (or the CI's branch variables when the checkout has
- * no git), otherwise `local`. Production is never chosen implicitly: a branch called `prod`
- * must not deploy over the durable stack.
- */
-export function resolveStage(
-  explicit: string | undefined,
-  branch: () => string | undefined = () =>
-    currentGitBranch() || process.env.GITHUB_HEAD_REF || process.env.GITHUB_REF_NAME,
-): string {
-  if (explicit) return sanitiseStage(explicit);
-  const inferred = sanitiseStage(branch() || 'local');
-  if (inferred === PROD) throw new Error('The prod stage must be chosen explicitly: -c stage=prod');
-  return inferred;
 }

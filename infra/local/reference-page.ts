@@ -6,17 +6,16 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { repoRoot } from '../stage-name.ts';
 
 export interface StaticFile {
   contentType: string;
   body: string | Buffer;
 }
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const OPENAPI_FILE = join(ROOT, 'docs/openapi.json');
-export const SITE_DIR = join(ROOT, 'site');
+export const OPENAPI_FILE = join(repoRoot, 'docs/openapi.json');
+export const SITE_DIR = join(repoRoot, 'site');
 const BUNDLE = 'redoc.standalone.js';
 const REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 
