@@ -1,16 +1,16 @@
-import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TLSSocket } from 'node:tls';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { SqlRunner, Statement } from '#db/database.ts';
 import { authenticate } from '#db/queries/api-keys.ts';
 import { pageSessionsJson } from '#db/queries/sessions.ts';
+import { listen } from '#infra/local/listen.ts';
 import { apiEvent } from '#test/helpers/events.ts';
+import { selfSignedCertificate, startTlsProxy } from '#test/helpers/tls-proxy.ts';
 import { bundle, median, NODE_OPTIONS } from './bundles.ts';
 
 /**
@@ -76,59 +76,6 @@ const SDK = BARE.replace(
 const getSecretString = async (id) => (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: id }))).SecretString;`,
 );
 
-function certificate(dir: string) {
-  const key = join(dir, 'key.pem');
-  const cert = join(dir, 'cert.pem');
-  const out = spawnSync('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=localhost',
-    '-addext',
-    'subjectAltName=DNS:localhost',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-  ]);
-  if (out.status !== 0) throw new Error(`openssl failed: ${out.stderr}`);
-  return { key: readFileSync(key), cert: readFileSync(cert), certFile: cert };
-}
-
-/** Postgres's SSLRequest answered 'S', then TLS, then the bytes passed on to the real server. */
-function tlsFront(target: URL, key: Buffer, cert: Buffer): Server {
-  return createServer((raw) => {
-    raw.once('data', (first) => {
-      raw.pause();
-      raw.write('S');
-      const secure = new TLSSocket(raw, { isServer: true, key, cert });
-      const upstream = connect(Number(target.port || 5432), target.hostname);
-      secure.pipe(upstream).pipe(secure);
-      const close = () => {
-        secure.destroy();
-        upstream.destroy();
-      };
-      secure.on('error', close);
-      upstream.on('error', close);
-      if (first.length !== 8) close();
-      raw.resume();
-    });
-  });
-}
-
-const listen = (server: {
-  listen: (port: number, host: string, cb: () => void) => unknown;
-  address: () => unknown;
-}) =>
-  new Promise<number>((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
-  );
-
 const run = promisify(execFile);
 
 export async function measureFirstInvocations(
@@ -138,15 +85,16 @@ export async function measureFirstInvocations(
   runs: number,
 ): Promise<FirstInvocation[]> {
   const dir = mkdtempSync(join(tmpdir(), 'vaa-first-'));
-  const { key, cert, certFile } = certificate(dir);
+  const tls = selfSignedCertificate();
+  const certFile = join(dir, 'cert.pem');
+  writeFileSync(certFile, tls.cert);
   const target = new URL(databaseUrl);
-  const front = tlsFront(target, key, cert);
-  const frontPort = await listen(front);
+  const front = await startTlsProxy({ host: target.hostname, port: Number(target.port || 5432) }, tls);
   const secret = JSON.stringify({
     username: decodeURIComponent(target.username) || 'postgres',
     password: decodeURIComponent(target.password) || 'unused',
     host: 'localhost',
-    port: frontPort,
+    port: front.port,
     dbname: target.pathname.slice(1),
   });
   const secrets = createHttpServer((req, res) => {
@@ -156,7 +104,7 @@ export async function measureFirstInvocations(
       res.end(JSON.stringify({ ARN: 'arn:bench', Name: 'bench', SecretString: secret }));
     });
   });
-  const secretsPort = await listen(secrets);
+  const secretsUrl = await listen(secrets);
   try {
     // Each function's twin: a bare handler whose first statement is the function's own (the
     // statement's cost on a fresh server connection, catalog lookups included, is the same for both).
@@ -186,7 +134,7 @@ export async function measureFirstInvocations(
       AWS_ACCESS_KEY_ID: 'AKIDBENCH',
       AWS_SECRET_ACCESS_KEY: 'bench',
       AWS_SESSION_TOKEN: 'bench',
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${secretsPort}`,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsUrl,
     };
     const samples = files.map(() => [] as Array<{ importMs: number; firstCallMs: number; totalMs: number }>);
     for (let i = 0; i < runs; i++) {
@@ -223,7 +171,7 @@ process.exit(0);`;
       };
     });
   } finally {
-    front.close();
+    await front.close();
     secrets.close();
     rmSync(dir, { recursive: true, force: true });
   }

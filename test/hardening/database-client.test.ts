@@ -6,9 +6,9 @@ import { type DatabaseHandle, openDatabase, type SqlRunner } from '#db/client.ts
 import { failurePhase } from '#db/errors.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
+import { selfSignedCertificate, startTlsProxy } from '#test/helpers/tls-proxy.ts';
 import { FaultProxy } from './support/proxy.ts';
 import { sleep, within } from './support/timing.ts';
-import { selfSignedCertificate, startTlsProxy } from './support/tls-proxy.ts';
 
 const connectionLost = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
 const write = { idempotent: false };

@@ -5,13 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
 
-/** A throw-away self-signed certificate for localhost (needs the openssl command). */
+/** A throw-away self-signed certificate for localhost, its name in the subjectAltName too (needs openssl). */
 export function selfSignedCertificate(): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'vaa-tls-'));
   try {
     execFileSync(
       'openssl',
       ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-days', '1'].concat([
+        '-addext',
+        'subjectAltName=DNS:localhost',
         '-keyout',
         join(dir, 'key.pem'),
         '-out',
