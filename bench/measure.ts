@@ -14,6 +14,23 @@ export interface Context {
   token: string;
   timing: Timing;
   soakSeconds: number;
+  /** The database server's CPU so far, ms (bench/layout.ts), or undefined when it is not on this machine. */
+  databaseCpu: () => number | undefined;
+}
+
+/** The database CPU a measured run cost per answer: started after its warm-up, read at its end. */
+function databaseMeter(ctx: Context) {
+  let start: number | undefined;
+  return {
+    start: () => {
+      start = ctx.databaseCpu();
+    },
+    per: (stats: Stats): Stats => {
+      const end = ctx.databaseCpu();
+      if (start === undefined || end === undefined) return stats;
+      return { ...stats, dbCpuMsPerRequest: (end - start) / Math.max(1, stats.requests) };
+    },
+  };
 }
 
 export interface OperationResult {
@@ -106,18 +123,27 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   if (!main) throw new Error(`${op.name}: the request sent no statement`);
 
   const apiTiming = op.soak ? { ...ctx.timing, seconds: ctx.soakSeconds } : ctx.timing;
-  const apiLoad = await loadHttp(apiTarget, apiTiming, () => ctx.gateway.call('resetCounters'));
+  const apiDb = databaseMeter(ctx);
+  const apiLoad = await loadHttp(apiTarget, apiTiming, async () => {
+    await ctx.gateway.call('resetCounters');
+    apiDb.start();
+  });
   const counters = await ctx.gateway.call('counters');
-  const api = { ...apiLoad, cpuMsPerRequest: counters.cpuMs / Math.max(1, counters.requests) };
+  const api = apiDb.per({ ...apiLoad, cpuMsPerRequest: counters.cpuMs / Math.max(1, counters.requests) });
 
   let bare: Stats | undefined;
   if (op.listIndex) {
     await ctx.baseline.call('serve', main);
-    const bareLoad = await loadHttp({ url: ctx.bareUrl, method: 'GET', path: '/' }, ctx.timing, () =>
-      ctx.baseline.call('resetCounters'),
-    );
+    const bareDb = databaseMeter(ctx);
+    const bareLoad = await loadHttp({ url: ctx.bareUrl, method: 'GET', path: '/' }, ctx.timing, async () => {
+      await ctx.baseline.call('resetCounters');
+      bareDb.start();
+    });
     const bareCounters = await ctx.baseline.call('counters');
-    bare = { ...bareLoad, cpuMsPerRequest: bareCounters.cpuMs / Math.max(1, bareCounters.requests) };
+    bare = bareDb.per({
+      ...bareLoad,
+      cpuMsPerRequest: bareCounters.cpuMs / Math.max(1, bareCounters.requests),
+    });
   }
   await ctx.baseline.call('servePeer', op.peer);
   const peerSameAnswer = await samePeerAnswer(op, ctx, body);
@@ -128,17 +154,22 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
     headers: op.body ? { 'content-type': 'application/json' } : {},
     body: op.body,
   };
-  const peerLoad = await loadHttp(peerTarget, ctx.timing, () => ctx.baseline.call('resetPeerCounters'));
-  const peerCounters = await ctx.baseline.call('peerCounters');
-  const peer = { ...peerLoad, cpuMsPerRequest: peerCounters.cpuMs / Math.max(1, peerCounters.requests) };
-
-  const driver = await ctx.baseline.call('drive', {
-    statement: main,
-    vary: createVariation(op, body),
-    connections: ctx.timing.connections,
-    warmupSeconds: ctx.timing.warmupSeconds,
-    seconds: ctx.timing.seconds,
+  const peerDb = databaseMeter(ctx);
+  const peerLoad = await loadHttp(peerTarget, ctx.timing, async () => {
+    await ctx.baseline.call('resetPeerCounters');
+    peerDb.start();
   });
+  const peerCounters = await ctx.baseline.call('peerCounters');
+  const peer = peerDb.per({
+    ...peerLoad,
+    cpuMsPerRequest: peerCounters.cpuMs / Math.max(1, peerCounters.requests),
+  });
+
+  const drive = { statement: main, vary: createVariation(op, body), connections: ctx.timing.connections };
+  await ctx.baseline.call('drive', { ...drive, seconds: ctx.timing.warmupSeconds });
+  const driverDb = databaseMeter(ctx);
+  driverDb.start();
+  const driver = driverDb.per(await ctx.baseline.call('drive', { ...drive, seconds: ctx.timing.seconds }));
   return {
     name: op.name,
     api,

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { LayoutKind } from './layout.ts';
 import type { PeerOperation } from './peer.ts';
 
 export interface BenchOptions {
@@ -16,6 +17,8 @@ export interface BenchOptions {
   /** Measure only the operations whose name contains one of these, comma-separated (`--only "limit 25,POST"`). */
   only?: string;
   skipBundles: boolean;
+  /** Where the processes run (bench/layout.ts): `split` unless `--layout shared`. */
+  layout: LayoutKind;
 }
 
 /**
@@ -35,9 +38,13 @@ export function parseOptions(argv: string[]): BenchOptions {
       soak: { type: 'string' },
       sessions: { type: 'string' },
       'skip-bundles': { type: 'boolean', default: false },
+      layout: { type: 'string', default: 'split' },
     },
   });
   const quick = values.quick ?? false;
+  if (values.layout !== 'split' && values.layout !== 'shared') {
+    throw new Error(`--layout: split or shared, not ${JSON.stringify(values.layout)}`);
+  }
   const standard = quick ? 10_000 : 100_000;
   // `--sessions N`: another data size (e.g. the 1,000,000-row run) in a database of its own.
   const sessions = Number(values.sessions ?? standard);
@@ -55,6 +62,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     importRuns: quick ? 11 : 21,
     only: values.only,
     skipBundles: values['skip-bundles'] ?? false,
+    layout: values.layout,
   };
 }
 

@@ -26,15 +26,17 @@ const HEADER = [
   'p99 ms',
   'errors',
   'CPU ms',
+  'DB CPU',
   'p50 API/x',
   'req/s API/x',
   'CPU API/x',
 ];
-const WIDTHS = [30, 6, 7, 7, 6, 6, 9, 11, 9];
+const WIDTHS = [30, 6, 7, 7, 6, 6, 6, 9, 11, 9];
 
 /**
  * One line per (operation, target); the ratio columns on a baseline's line are API ÷ that baseline.
- * CPU ms: per answer, of the serving process (on the driver's line: of the client process).
+ * CPU ms: per answer, of the serving process (on the driver's line: of the client process). DB CPU:
+ * per answer, of the database server's processes (a server on this machine only).
  */
 export function formatTable(results: OperationResult[]): string {
   const lines = [pad(HEADER, WIDTHS)];
@@ -48,6 +50,7 @@ export function formatTable(results: OperationResult[]): string {
         num(s.p99, 2),
         String(s.errors),
         num(s.cpuMsPerRequest, 2),
+        num(s.dbCpuMsPerRequest, 2),
       ];
       lines.push(pad([...cells, num(ratio?.p50, 2), num(ratio?.rps, 2), num(ratio?.cpu, 2)], WIDTHS));
     };

@@ -16,6 +16,7 @@ import { ensureBenchDatabase, removeAgentsCreatedBy, serverUrlFromEnv } from './
 import { type ExplainReport, explain } from './explain.ts';
 import { type FirstInvocation, measureFirstInvocations } from './first-invocation.ts';
 import type { gatewayCommands } from './gateway-process.ts';
+import { applyLayout, databaseCpuMs, isLoopback } from './layout.ts';
 import { measureOperation, type OperationResult } from './measure.ts';
 import { operations, parseOptions } from './plan.ts';
 import { formatBundles, formatExplain, formatFirstInvocations, formatTable } from './report.ts';
@@ -33,6 +34,13 @@ const startedAt = new Date();
 const loadBefore = loadavg();
 const runTag = randomBytes(3).toString('hex');
 
+// Before any connection or child process: both inherit the cores they start on.
+const { layout, restore: restoreLayout } = applyLayout(options.layout, serverUrlFromEnv());
+log(
+  layout.kind === 'split'
+    ? `layout: Postgres on cores ${layout.databaseCpus}, the bench's processes on ${layout.benchCpus}`
+    : `layout: shared cores${layout.why ? ` (split not set up: ${layout.why})` : ''}`,
+);
 const db = await ensureBenchDatabase(serverUrlFromEnv(), options.databaseName, options.sessions, log);
 const key = await createApiKey(db.handle.db, {
   workspaceId: db.measured.workspaceId,
@@ -64,6 +72,7 @@ try {
       seconds: options.seconds,
     },
     soakSeconds: options.soakSeconds,
+    databaseCpu: isLoopback(db.url) ? databaseCpuMs : () => undefined,
   };
   const results: OperationResult[] = [];
   const explains: Record<string, ExplainReport> = {};
@@ -103,6 +112,7 @@ try {
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model,
     memoryGiB: Math.round(totalmem() / 2 ** 30),
+    layout,
     node: process.version,
     postgres: String(version[0]?.version).split(' on ')[0],
     loadAverageBefore: loadBefore,
@@ -112,6 +122,9 @@ try {
     `voice-agent-admin-api bench (${options.quick ? 'quick' : 'full'}), ${startedAt.toISOString()}`,
     `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.postgres}; ` +
       `load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${machine.loadAverageAfter.map((l) => l.toFixed(2)).join(' ')} after`,
+    layout.kind === 'split'
+      ? `Layout: split, Postgres on cores ${layout.databaseCpus}, gateway, baselines and autocannon on ${layout.benchCpus}`
+      : `Layout: shared cores${layout.why ? ` (split not set up: ${layout.why})` : ''}`,
     `2 workspaces × ${options.sessions} sessions; ${options.connections} connections, ` +
       `${options.warmupSeconds} s warm-up + ${options.seconds} s per measurement (limit 250 API run: ${options.soakSeconds} s)`,
     '',
@@ -162,6 +175,7 @@ try {
   await removeAgentsCreatedBy(db, key.principalId);
   await db.handle.db.execute(sql`delete from api_keys where id = ${key.id}`);
   await db.handle.close();
+  restoreLayout();
 }
 // Times are reported, never asserted; only broken answers fail the run (CI's smoke test).
 process.exit(failed ? 1 : 0);

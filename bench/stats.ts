@@ -12,6 +12,8 @@ export interface Stats {
   cpuMsPerRequest?: number;
   /** CPU the load generator (autocannon, in the bench's own process) spent per answer, on the same cores. */
   loadCpuMsPerRequest?: number;
+  /** CPU the database server's processes spent per answer (a server on this machine only). */
+  dbCpuMsPerRequest?: number;
 }
 
 const percentile = (sorted: readonly number[], p: number) =>

@@ -1,0 +1,156 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+
+/**
+ * Where the processes run. `shared`: Postgres, the servers under test and the load generator on
+ * every core, as they fall. `split` (the default where it can be set up): the local Postgres
+ * server's processes on the first half of the cores, the bench's own (the gateway, the baselines,
+ * autocannon) on the other half. Deployed, the database never shares CPU with the functions that
+ * call it; on a 2-core machine `shared` makes the API's HTTP hop and its load generator take
+ * their CPU from the database, which the driver row (no HTTP, no load generator) does not.
+ */
+export type LayoutKind = 'split' | 'shared';
+
+export interface Layout {
+  kind: LayoutKind;
+  /** The cores each side was given (`split` only), as taskset lists them: `0`, `1`. */
+  databaseCpus?: string;
+  benchCpus?: string;
+  /** Why `split` was asked for and not set up. */
+  why?: string;
+}
+
+/** The processes of a Postgres server on this machine (Linux: every process named `postgres`). */
+export function databasePids(): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return entries.filter((name) => /^\d+$/.test(name) && comm(Number(name)) === 'postgres').map(Number);
+}
+
+function comm(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined; // exited meanwhile
+  }
+}
+
+/** The postmaster: the `postgres` process whose parent is not one. New backends inherit its affinity. */
+const postmasterFirst = (pids: number[]) => {
+  const parent = (pid: number) => {
+    try {
+      return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
+    } catch {
+      return 0;
+    }
+  };
+  const isRoot = (pid: number) => comm(parent(pid)) !== 'postgres';
+  return [...pids.filter(isRoot), ...pids.filter((pid) => !isRoot(pid))];
+};
+
+const affinityOf = (pid: number) =>
+  execFileSync('taskset', ['-c', '-p', String(pid)], { encoding: 'utf8' })
+    .split(': ')
+    .at(-1)
+    ?.trim() ?? '';
+
+/** Sets a process's affinity, all its threads included; a process that exited meanwhile is fine. */
+function pin(pid: number, list: string) {
+  try {
+    execFileSync('taskset', ['-a', '-c', '-p', list, String(pid)], { stdio: 'ignore' });
+  } catch (error) {
+    if (comm(pid) !== undefined) throw error;
+  }
+}
+
+export const isLoopback = (url: string) =>
+  ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(new URL(url).hostname);
+
+/**
+ * Sets up the layout asked for, if it can: `split` needs Linux, 2 cores or more, a database server
+ * on this machine, `taskset` and the right to pin its processes (root, or the same user). Returns
+ * the layout in effect and how to undo it; the undo also runs when the process exits.
+ */
+export function applyLayout(
+  wanted: LayoutKind,
+  databaseUrl: string,
+): { layout: Layout; restore: () => void } {
+  const none = (why?: string) => ({
+    layout: { kind: 'shared' as const, ...(why ? { why } : {}) },
+    restore: () => {},
+  });
+  if (wanted === 'shared') return none();
+  const n = cpus().length;
+  if (process.platform !== 'linux') return none('not Linux');
+  if (n < 2) return none('one core');
+  if (!isLoopback(databaseUrl)) return none('the database server is not on this machine');
+  const pids = postmasterFirst(databasePids());
+  const [postmaster] = pids;
+  if (postmaster === undefined) return none('no postgres process found');
+  const half = Math.floor(n / 2);
+  const databaseCpus = half === 1 ? '0' : `0-${half - 1}`;
+  const benchCpus = half === n - 1 ? String(half) : `${half}-${n - 1}`;
+  let original: { database: string; bench: string };
+  try {
+    original = { database: affinityOf(postmaster), bench: affinityOf(process.pid) };
+  } catch {
+    return none('taskset is not available');
+  }
+  const restore = () => {
+    // Every process of the server now, backends started during the run included.
+    for (const pid of postmasterFirst(databasePids())) {
+      try {
+        pin(pid, original.database);
+      } catch {
+        // nothing more to do: it could be pinned, so it can be unpinned; a failure here is a race
+      }
+    }
+    try {
+      pin(process.pid, original.bench);
+    } catch {}
+  };
+  try {
+    for (const pid of pids) pin(pid, databaseCpus);
+    pin(process.pid, benchCpus);
+  } catch (error) {
+    restore();
+    return none(`could not pin the server's processes (${error instanceof Error ? error.message : error})`);
+  }
+  process.once('exit', restore);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+  return { layout: { kind: 'split', databaseCpus, benchCpus }, restore };
+}
+
+/**
+ * CPU the local database server's processes have used so far, in ms: their own and that of the
+ * backends the postmaster has already reaped (a connection closed during a run still counts).
+ * Undefined where /proc cannot tell (not Linux, or no server on this machine).
+ */
+export function databaseCpuMs(): number | undefined {
+  const pids = databasePids();
+  if (pids.length === 0) return undefined;
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      // Fields after the command: state is [0]; utime, stime, cutime, cstime are [11]–[14].
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      for (const i of [11, 12, 13, 14]) ticks += Number(fields[i] ?? 0);
+    } catch {
+      // exited between the listing and the read: its time is in the postmaster's cutime now
+    }
+  }
+  return ticks * (1000 / CLOCK_TICKS);
+}
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
