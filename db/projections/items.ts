@@ -21,16 +21,21 @@ export function renderItems(): Record<string, string> {
     /**
      * A session (read as `s`) with its agent (and the version it ran on), conversation, person and
      * ledger entry. Scalar subqueries rather than joins: one index probe each all the same, but a
-     * fraction of a six-way join's planning time, and a missing ledger entry is simply `null`.
+     * fraction of a six-way join's planning time, and a missing ledger entry is simply `null`. The
+     * agent is `ag.agent`: SESSION_AGENT, built once per agent version of the page (the statement
+     * in db/queries/sessions.ts), `null` when the agent or the version is missing.
      */
     SESSION_ITEM: textOf(
       jsonOf(sessions, 's', SESSION_FIELDS, {
-        agent: sql`(select ${jsonOf(agents, 'a', AGENT_FIELDS, { version: jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS) })}
-      from ${agents} a, ${agentVersions} v where a.id = s.agent_id and v.id = s.agent_version_id)`,
+        agent: sql`ag.agent`,
         conversation: sql`(select ${jsonOf(conversations, 'c', CONVERSATION_FIELDS)} from ${conversations} c where c.id = s.conversation_id)`,
         person: sql`(select ${jsonOf(persons, 'p', PERSON_FIELDS)} from ${persons} p where p.id = s.person_id)`,
         ledger: sql`(select ${jsonOf(ledgerEntries, 'l', LEDGER_ENTRY_FIELDS)} from ${ledgerEntries} l where l.session_id = s.id)`,
       }),
+    ),
+    /** The agent (read as `a`) a session embeds, with the version (read as `v`) the session ran on. */
+    SESSION_AGENT: textOf(
+      jsonOf(agents, 'a', AGENT_FIELDS, { version: jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS) }),
     ),
     /** An agent (read as `a`) with its latest version (highest number). */
     AGENT_ITEM: textOf(

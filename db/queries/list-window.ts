@@ -21,13 +21,36 @@ export const allOf = (conditions: Sql[]) => join(conditions, ' and ');
 export const isIn = (column: string, values: readonly unknown[]) =>
   sql`${raw(column)} in (${join(values as unknown[])})`;
 
+/** The list's direction as SQL: newest first unless `asc`. */
+export const direction = (window: ListWindow) => raw(window.order === 'asc' ? 'asc' : 'desc');
+
 /**
- * One page of a list as its JSON items, in one statement: the ids are paged on the list index
- * (late row lookup: `offset` skips index entries only), then `item`, written over `alias`, is built
- * for those rows alone, each row fetched by its primary key in a scalar subquery (with a join the
- * planner hash-joined a 250-row page against a sequential scan of the whole table). `limit + 1`
- * rows, so the caller knows whether another page follows. Each item is Postgres's JSON text, never
- * parsed here. `table` and `alias` are our own identifiers, `conditions` read the bare table.
+ * The `page` CTE: the window's `id`s and `created_at`s, paged on the list index (late row lookup:
+ * `offset` skips index entries only). `limit + 1` rows, so the caller knows whether another page
+ * follows. `table` is our own identifier, `conditions` read the bare table.
+ */
+export function pageCte(table: 'sessions' | 'agents', conditions: Sql[], window: ListWindow): Sql {
+  const dir = direction(window);
+  const { after } = window;
+  // `(created_at, id)` past the cursor position, in the list's direction: a range on the list index.
+  const past = after
+    ? [
+        sql`(created_at, id) ${raw(window.order === 'asc' ? '>' : '<')} (${after.createdAt}::timestamptz, ${after.id})`,
+      ]
+    : [];
+  return sql`page as (
+      select id, created_at from ${raw(table)}
+      where ${allOf([...conditions, ...past])}
+      order by created_at ${dir}, id ${dir}
+      limit ${window.limit + 1} offset ${after ? 0 : window.offset}
+    )`;
+}
+
+/**
+ * One page of a list as its JSON items, in one statement: `pageCte`, then `item`, written over
+ * `alias`, is built for those rows alone, each row fetched by its primary key in a scalar subquery
+ * (with a join the planner hash-joined a 250-row page against a sequential scan of the whole
+ * table). Each item is Postgres's JSON text, never parsed here.
  */
 export async function pageItems<T>(
   runner: SqlRunner,
@@ -37,21 +60,9 @@ export async function pageItems<T>(
   conditions: Sql[],
   window: ListWindow,
 ): Promise<JsonText<T>[]> {
-  const dir = raw(window.order === 'asc' ? 'asc' : 'desc');
-  const { after } = window;
-  // `(created_at, id)` past the cursor position, in the list's direction: a range on the list index.
-  const past = after
-    ? [
-        sql`(created_at, id) ${raw(window.order === 'asc' ? '>' : '<')} (${after.createdAt}::timestamptz, ${after.id})`,
-      ]
-    : [];
+  const dir = direction(window);
   const rows = await runner.rows<{ item: JsonText<T> }>(sql`
-    with page as (
-      select id, created_at from ${raw(table)}
-      where ${allOf([...conditions, ...past])}
-      order by created_at ${dir}, id ${dir}
-      limit ${window.limit + 1} offset ${after ? 0 : window.offset}
-    )
+    with ${pageCte(table, conditions, window)}
     select (select ${raw(item)} from ${raw(table)} ${raw(alias)} where ${raw(alias)}.id = page.id)::text as item
     from page
     order by page.created_at ${dir}, page.id ${dir}`);

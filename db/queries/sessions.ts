@@ -2,9 +2,9 @@ import sql, { raw, type Sql } from 'sql-template-tag';
 import type { sessionStatus, sessionType } from '#contract/enums.ts';
 import type { Session } from '#contract/schemas/session.ts';
 import type { SqlRunner } from '../database.ts';
-import { SESSION_ITEM } from './items.generated.ts';
+import { SESSION_AGENT, SESSION_ITEM } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
-import { allOf, isIn, type ListWindow, pageItems } from './list-window.ts';
+import { allOf, direction, isIn, type ListWindow, pageCte } from './list-window.ts';
 
 export interface SessionFilters {
   agentId?: string[];
@@ -38,15 +38,33 @@ function matching(workspaceId: string, f: SessionFilters): Sql[] {
 
 /**
  * One page of a workspace's sessions, each with its agent (and the version the session ran on),
- * conversation, person and ledger entry: one statement, `limit + 1` rows, as JSON text.
+ * conversation, person and ledger entry: one statement, `limit + 1` rows, as JSON text. The page's
+ * rows are read once by primary key (`offset 0` keeps each a probe: flattened, the planner
+ * hash-joined the page against a sequential scan of sessions), and each agent version's JSON, half
+ * of every item, is built once per page however many of its sessions the page holds.
  */
-export function pageSessionsJson(
+export async function pageSessionsJson(
   runner: SqlRunner,
   workspaceId: string,
   window: ListWindow,
   filters: SessionFilters = {},
 ): Promise<JsonText<Session>[]> {
-  return pageItems<Session>(runner, 'sessions', 's', SESSION_ITEM, matching(workspaceId, filters), window);
+  const dir = direction(window);
+  const rows = await runner.rows<{ item: JsonText<Session> }>(sql`
+    with ${pageCte('sessions', matching(workspaceId, filters), window)},
+    page_sessions as materialized (
+      select s.* from page cross join lateral (select * from sessions where sessions.id = page.id offset 0) s
+    ),
+    page_agents as materialized (
+      select d.agent_id, d.agent_version_id, ${raw(SESSION_AGENT)} as agent
+      from (select distinct agent_id, agent_version_id from page_sessions) d, agents a, agent_versions v
+      where a.id = d.agent_id and v.id = d.agent_version_id
+    )
+    select ${raw(SESSION_ITEM)}::text as item
+    from page_sessions s
+    left join page_agents ag on ag.agent_id = s.agent_id and ag.agent_version_id = s.agent_version_id
+    order by s.created_at ${dir}, s.id ${dir}`);
+  return rows.map((r) => r.item);
 }
 
 /** The same page parsed, for callers that want objects (the seeders' checks, tests). */
