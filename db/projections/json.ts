@@ -1,5 +1,6 @@
 import { getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { PgDialect, type PgTable } from 'drizzle-orm/pg-core';
+import type { Column } from '../queries/row-json.ts';
 
 /** Postgres's text form of timestamptz is not ISO 8601; this is, in UTC with milliseconds. */
 export const isoTimestamp = (expr: SQL) =>
@@ -23,12 +24,9 @@ export function jsonOf<T extends PgTable>(
   fields: readonly FieldOf<T>[],
   embedded: Record<string, SQL> = {},
 ): SQL {
-  const columns = getTableColumns(table);
-  const pairs: [string, SQL][] = fields.map((key) => {
-    const column = columns[key];
-    if (!column) throw new Error(`no column ${key}`);
-    const ref = sql`${sql.identifier(alias)}.${sql.identifier(column.name)}`;
-    return [key, column.columnType === 'PgTimestampString' ? isoTimestamp(ref) : ref];
+  const pairs: [string, SQL][] = columnsOf(table, fields).map(([column, field, timestamp]) => {
+    const ref = sql`${sql.identifier(alias)}.${sql.identifier(column)}`;
+    return [field, timestamp ? isoTimestamp(ref) : ref];
   });
   pairs.push(...Object.entries(embedded));
   const members = sql.join(
@@ -36,6 +34,16 @@ export function jsonOf<T extends PgTable>(
     sql`, `,
   );
   return sql`(select row_to_json(j) from (select ${members}) j)`;
+}
+
+/** The listed `fields` of `table` as `[column, field, timestamp]`, for `fromRowJson` (db/queries/row-json.ts). */
+export function columnsOf<T extends PgTable>(table: T, fields: readonly FieldOf<T>[]): Column[] {
+  const columns = getTableColumns(table);
+  return fields.map((field) => {
+    const column = columns[field];
+    if (!column) throw new Error(`no column ${field}`);
+    return [column.name, field, column.columnType === 'PgTimestampString'];
+  });
 }
 
 const dialect = new PgDialect();

@@ -4,6 +4,7 @@ import { Agent } from '#contract/schemas/agent.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { build } from '#functions/agents/create.ts';
+import { build as buildList } from '#functions/agents/list.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
@@ -106,6 +107,28 @@ describe('POST /agents', () => {
         stt: { provider: 'STT_PROVIDER_2', model: 'STT_MODEL_2A' },
       },
     });
+  });
+
+  it('answers the agent exactly as GET /agents then lists it: the same fields, order and timestamps', async () => {
+    // The create's answer is shaped in the function (fromRowJson), a list's items in Postgres.
+    const created = await post({
+      name: 'Same twice',
+      description: 'Compared field by field',
+      version: {
+        config: { llm: { provider: 'LLM_PROVIDER_1', temperature: 0.25 } },
+        systemPrompt: 'Be brief.',
+        inputMode: ['WEB_VOICE', 'PHONE'],
+        followUp: true,
+      },
+    });
+    expect(created.statusCode).toBe(201);
+    const answer = JSON.parse(created.body);
+    const listed = await buildList({ database: handle, logger: silentLogger })(
+      apiEvent({ path: '/agents', caller: tenant }),
+    );
+    const item = (JSON.parse(listed.body) as Array<{ id: string }>).find((a) => a.id === answer.id);
+    expect(JSON.stringify(answer)).toBe(JSON.stringify(item));
+    expect(answer.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
   it('derives unique slugs from the name within a workspace', async () => {
