@@ -33,13 +33,20 @@ export function listRequest<Q extends PagingQuery>(
   list: string,
 ): ListRequest<Omit<Q, keyof PagingQuery>> {
   const { limit, offset, cursor, order, includeTotal: _, ...filters } = query;
-  const binding = fingerprint({ list, order, filters }).slice(0, 32);
-  const after = cursor === undefined ? undefined : decodeCursor(cursor, binding);
+  // Hashed only when a cursor is read or written: most list requests page by offset.
+  let binding: string | undefined;
+  const bound = () => {
+    binding ??= fingerprint({ list, order, filters }).slice(0, 32);
+    return binding;
+  };
+  const after = cursor === undefined ? undefined : decodeCursor(cursor, bound());
   return {
     window: { limit, offset: offset ?? 0, order, after },
     filters,
     byCursor: cursor !== undefined,
-    binding,
+    get binding() {
+      return bound();
+    },
   };
 }
 
