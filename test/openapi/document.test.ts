@@ -46,6 +46,9 @@ describe('docs/openapi.json', () => {
       status: ['PENDING', 'PENDING,COMPLETED', 'DRAFT', 'DONE', 'PENDING,', 'pending'],
       type: ['WEB_VOICE', 'INBOUND_CALL,WEB_VOICE', 'CALL'],
       agentId: ['abc123', 'abc,def', 'ABC', 'a'.repeat(25), 'a,,b'],
+      agentVersionId: ['abc123', 'abc,def', 'ABC', 'a'.repeat(25), ''],
+      personId: ['abc123', 'p1,p2,p3', 'P1', 'a'.repeat(25), 'a b'],
+      conversationId: ['abc123', 'c1,c2', 'c-1', 'a'.repeat(24), ','],
       createdAfter: [
         '2020-01-01',
         '2020-01-01T10:00Z',
@@ -66,6 +69,8 @@ describe('docs/openapi.json', () => {
       const documented = doc.paths[path].get.parameters as { name: string; schema: object }[];
       expect(documented.map((p) => p.name).sort()).toEqual(Object.keys(params).sort());
       for (const { name, schema } of documented) {
+        // Every parameter is compared: a new one without samples fails here.
+        expect(samples[name]?.length, `samples for ${path} ${name}`).toBeGreaterThan(0);
         const param = params[name] as QueryParam;
         const validate = ajv.compile(schema);
         for (const sample of samples[name] ?? []) {
