@@ -1,5 +1,5 @@
 import { createId } from '@paralleldrive/cuid2';
-import sql, { raw } from 'sql-template-tag';
+import sql from 'sql-template-tag';
 import type { Agent } from '#contract/schemas/agent.ts';
 import type { VersionConfig } from '#contract/schemas/config.ts';
 import type { SqlRunner } from '../database.ts';
