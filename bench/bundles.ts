@@ -6,6 +6,7 @@ import { SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { build } from 'esbuild';
 import { authorizer, routeList } from '#contract/routes.ts';
 import { BUNDLING } from '#infra/constructs/lambda.ts';
+import { median } from './stats.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -82,14 +83,6 @@ process.stdout.write(JSON.stringify({ importMs: t1 - t0, readyMs: t1 }));`;
   if (out.status !== 0) throw new Error(`importing ${file} failed: ${out.stderr}`);
   return JSON.parse(out.stdout);
 }
-
-export const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 
 /** Bundles every function and the empty handler, then times their imports round-robin. */
 export async function measureBundles(outDir: string, runs: number): Promise<BundleReport[]> {

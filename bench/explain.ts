@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
 import type { Statement } from './gateway-process.ts';
+import { median } from './stats.ts';
 
 interface PlanNode {
   'Node Type': string;
@@ -38,8 +39,6 @@ type ExplainJson = Array<{ Plan: PlanNode; 'Planning Time': number; 'Execution T
 
 /** How many EXPLAINs are timed after the first (which loads the connection's catalog caches). */
 const TIMED_RUNS = 7;
-
-const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
 
 /**
  * EXPLAIN (ANALYZE, BUFFERS) of a statement exactly as the API sent it, summarised. Planning and

@@ -11,7 +11,8 @@ import { pageSessionsJson } from '#db/queries/sessions.ts';
 import { listen } from '#infra/local/listen.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { selfSignedCertificate, startTlsProxy } from '#test/helpers/tls-proxy.ts';
-import { bundle, median, NODE_OPTIONS } from './bundles.ts';
+import { bundle, NODE_OPTIONS } from './bundles.ts';
+import { median } from './stats.ts';
 
 /**
  * A Lambda's first invocation as far as it can be had locally: a fresh `node` imports the bundle

@@ -40,17 +40,20 @@ function comm(pid: number): string | undefined {
   }
 }
 
-/** The postmaster: the `postgres` process whose parent is not one. New backends inherit its affinity. */
+/** The fields of `/proc/<pid>/stat` after the command: state is [0], the parent [1], CPU times [11]–[14]. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
+  } catch {
+    return undefined; // exited meanwhile
+  }
+}
+
+/** The postmaster first (the `postgres` process whose parent is not one): new backends inherit its affinity. */
 const postmasterFirst = (pids: number[]) => {
-  const parent = (pid: number) => {
-    try {
-      return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
-    } catch {
-      return 0;
-    }
-  };
-  const isRoot = (pid: number) => comm(parent(pid)) !== 'postgres';
-  return [...pids.filter(isRoot), ...pids.filter((pid) => !isRoot(pid))];
+  const isPostmaster = (pid: number) => comm(Number(statFields(pid)?.[1])) !== 'postgres';
+  const postmaster = pids.find(isPostmaster);
+  return postmaster === undefined ? pids : [postmaster, ...pids.filter((pid) => pid !== postmaster)];
 };
 
 const affinityOf = (pid: number) =>
@@ -136,13 +139,9 @@ export function databaseCpuMs(): number | undefined {
   if (pids.length === 0) return undefined;
   let ticks = 0;
   for (const pid of pids) {
-    try {
-      // Fields after the command: state is [0]; utime, stime, cutime, cstime are [11]–[14].
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      for (const i of [11, 12, 13, 14]) ticks += Number(fields[i] ?? 0);
-    } catch {
-      // exited between the listing and the read: its time is in the postmaster's cutime now
-    }
+    // utime, stime, cutime, cstime. One that exited since the listing: its time is in the postmaster's cutime now.
+    const fields = statFields(pid) ?? [];
+    for (const i of [11, 12, 13, 14]) ticks += Number(fields[i] ?? 0);
   }
   return ticks * (1000 / CLOCK_TICKS);
 }

@@ -33,6 +33,34 @@ function databaseMeter(ctx: Context) {
   };
 }
 
+/** A server's counters (bench/server-meter.ts), reset after the warm-up and read after the run. */
+interface ServerCounters<C extends { cpuMs: number; requests: number }> {
+  reset: () => Promise<unknown>;
+  read: () => Promise<C>;
+}
+
+/**
+ * One HTTP target under load: autocannon's figures with the server's CPU and the database's per
+ * answer, and the server's counters as read at the end.
+ */
+async function loadServer<C extends { cpuMs: number; requests: number }>(
+  ctx: Context,
+  target: HttpTarget,
+  timing: Timing,
+  counters: ServerCounters<C>,
+): Promise<{ stats: Stats; counters: C }> {
+  const db = databaseMeter(ctx);
+  const load = await loadHttp(target, timing, async () => {
+    await counters.reset();
+    db.start();
+  });
+  const read = await counters.read();
+  return {
+    stats: db.per({ ...load, cpuMsPerRequest: read.cpuMs / Math.max(1, read.requests) }),
+    counters: read,
+  };
+}
+
 export interface OperationResult {
   name: string;
   api: Stats;
@@ -123,27 +151,19 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   if (!main) throw new Error(`${op.name}: the request sent no statement`);
 
   const apiTiming = op.soak ? { ...ctx.timing, seconds: ctx.soakSeconds } : ctx.timing;
-  const apiDb = databaseMeter(ctx);
-  const apiLoad = await loadHttp(apiTarget, apiTiming, async () => {
-    await ctx.gateway.call('resetCounters');
-    apiDb.start();
-  });
-  const counters = await ctx.gateway.call('counters');
-  const api = apiDb.per({ ...apiLoad, cpuMsPerRequest: counters.cpuMs / Math.max(1, counters.requests) });
+  const gatewayCounters = {
+    reset: () => ctx.gateway.call('resetCounters'),
+    read: () => ctx.gateway.call('counters'),
+  };
+  const { stats: api, counters } = await loadServer(ctx, apiTarget, apiTiming, gatewayCounters);
 
   let bare: Stats | undefined;
   if (op.listIndex) {
     await ctx.baseline.call('serve', main);
-    const bareDb = databaseMeter(ctx);
-    const bareLoad = await loadHttp({ url: ctx.bareUrl, method: 'GET', path: '/' }, ctx.timing, async () => {
-      await ctx.baseline.call('resetCounters');
-      bareDb.start();
-    });
-    const bareCounters = await ctx.baseline.call('counters');
-    bare = bareDb.per({
-      ...bareLoad,
-      cpuMsPerRequest: bareCounters.cpuMs / Math.max(1, bareCounters.requests),
-    });
+    ({ stats: bare } = await loadServer(ctx, { url: ctx.bareUrl, method: 'GET', path: '/' }, ctx.timing, {
+      reset: () => ctx.baseline.call('resetCounters'),
+      read: () => ctx.baseline.call('counters'),
+    }));
   }
   await ctx.baseline.call('servePeer', op.peer);
   const peerSameAnswer = await samePeerAnswer(op, ctx, body);
@@ -154,15 +174,9 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
     headers: op.body ? { 'content-type': 'application/json' } : {},
     body: op.body,
   };
-  const peerDb = databaseMeter(ctx);
-  const peerLoad = await loadHttp(peerTarget, ctx.timing, async () => {
-    await ctx.baseline.call('resetPeerCounters');
-    peerDb.start();
-  });
-  const peerCounters = await ctx.baseline.call('peerCounters');
-  const peer = peerDb.per({
-    ...peerLoad,
-    cpuMsPerRequest: peerCounters.cpuMs / Math.max(1, peerCounters.requests),
+  const { stats: peer } = await loadServer(ctx, peerTarget, ctx.timing, {
+    reset: () => ctx.baseline.call('resetPeerCounters'),
+    read: () => ctx.baseline.call('peerCounters'),
   });
 
   const drive = { statement: main, vary: createVariation(op, body), connections: ctx.timing.connections };

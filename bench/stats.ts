@@ -16,6 +16,15 @@ export interface Stats {
   dbCpuMsPerRequest?: number;
 }
 
+/** The middle value (the mean of the two middle ones for an even count). */
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
 const percentile = (sorted: readonly number[], p: number) =>
   sorted.length === 0
     ? Number.NaN
