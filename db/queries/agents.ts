@@ -4,7 +4,7 @@ import type { Agent } from '#contract/schemas/agent.ts';
 import type { SqlRunner } from '../database.ts';
 import { AGENT_ITEM } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
-import { allOf, isIn, type ListWindow, pageItems } from './list-window.ts';
+import { countMatching, isIn, type ListWindow, pageItems } from './list-window.ts';
 
 export interface AgentFilters {
   status?: (typeof agentStatus)[number][];
@@ -47,13 +47,6 @@ export async function pageAgents(
 }
 
 /** How many agents match, for `includeTotal`. */
-export async function countAgents(
-  runner: SqlRunner,
-  workspaceId: string,
-  filters: AgentFilters,
-): Promise<number> {
-  const rows = await runner.rows<{ n: number }>(
-    sql`select count(*)::int as n from agents where ${allOf(matching(workspaceId, filters))}`,
-  );
-  return rows[0]?.n ?? 0;
+export function countAgents(runner: SqlRunner, workspaceId: string, filters: AgentFilters): Promise<number> {
+  return countMatching(runner, 'agents', matching(workspaceId, filters));
 }

@@ -68,3 +68,15 @@ export async function pageItems<T>(
     order by page.created_at ${dir}, page.id ${dir}`);
   return rows.map((r) => r.item);
 }
+
+/** How many rows of `table` the conditions match, for `includeTotal`. */
+export async function countMatching(
+  runner: SqlRunner,
+  table: 'sessions' | 'agents',
+  conditions: Sql[],
+): Promise<number> {
+  const rows = await runner.rows<{ n: number }>(
+    sql`select count(*)::int as n from ${raw(table)} where ${allOf(conditions)}`,
+  );
+  return rows[0]?.n ?? 0;
+}

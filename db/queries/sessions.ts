@@ -4,7 +4,7 @@ import type { Session } from '#contract/schemas/session.ts';
 import type { SqlRunner } from '../database.ts';
 import { SESSION_AGENT, SESSION_ITEM } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
-import { allOf, direction, isIn, type ListWindow, pageCte } from './list-window.ts';
+import { countMatching, direction, isIn, type ListWindow, pageCte } from './list-window.ts';
 
 export interface SessionFilters {
   agentId?: string[];
@@ -78,13 +78,10 @@ export async function pageSessions(
 }
 
 /** How many sessions match, for `includeTotal`. */
-export async function countSessions(
+export function countSessions(
   runner: SqlRunner,
   workspaceId: string,
   filters: SessionFilters,
 ): Promise<number> {
-  const rows = await runner.rows<{ n: number }>(
-    sql`select count(*)::int as n from sessions where ${allOf(matching(workspaceId, filters))}`,
-  );
-  return rows[0]?.n ?? 0;
+  return countMatching(runner, 'sessions', matching(workspaceId, filters));
 }
