@@ -30,7 +30,7 @@ const server = createServer((_req, res) => {
     res.writeHead(503).end();
     return;
   }
-  sql.unsafe(serving.query, serving.parameters as never[]).then(
+  replay({ statement: serving }).then(
     (rows) => {
       // `item` as JSON text (a statement that leaves it unparsed) is joined, not encoded again.
       const items = rows.map((row) => row.item);
@@ -85,18 +85,32 @@ export interface DriveArgs {
 }
 
 let calls = 0;
-function parametersFor({ statement, vary }: DriveArgs): never[] {
-  if (!vary) return statement.parameters as never[];
-  const n = ++calls;
-  // One replacement per distinct value: the agent's id appears in both inserts.
-  const fresh = new Map<string, string>();
-  return statement.parameters.map((value) => {
-    const how = typeof value === 'string' ? vary[value] : undefined;
-    if (!how) return value;
-    const key = value as string;
-    if (!fresh.has(key)) fresh.set(key, how === 'id' ? createId() : `${key}-d${n}`);
-    return fresh.get(key);
-  }) as never[];
+/**
+ * The statement as sent, with the `vary` values replaced. The API writes its values into the text
+ * (db/inline-values.ts), so they are replaced there; without parameters, the extended protocol
+ * still, as the API sends it (`simple: false`).
+ */
+function replay({ statement, vary }: { statement: Statement; vary?: DriveArgs['vary'] }) {
+  let { query } = statement;
+  let parameters = statement.parameters;
+  if (vary) {
+    const n = ++calls;
+    // One replacement per distinct value: the agent's id appears in both inserts.
+    const fresh = new Map<string, string>();
+    const replaced = (key: string, how: 'id' | 'suffix') => {
+      if (!fresh.has(key)) fresh.set(key, how === 'id' ? createId() : `${key}-d${n}`);
+      return fresh.get(key) ?? key;
+    };
+    parameters = parameters.map((value) => {
+      const how = typeof value === 'string' ? vary[value] : undefined;
+      return how ? replaced(value as string, how) : value;
+    });
+    for (const [key, how] of Object.entries(vary))
+      query = query.replaceAll(`'${key}'`, `'${replaced(key, how)}'`);
+  }
+  return parameters.length > 0
+    ? sql.unsafe(query, parameters as never[])
+    : sql.unsafe(query, [], { simple: false } as postgres.UnsafeQueryOptions);
 }
 
 /** `connections` loops, each issuing the statement as soon as its previous one answered. */
@@ -111,7 +125,7 @@ async function drive(args: DriveArgs): Promise<Stats> {
     while (performance.now() < until) {
       const sent = performance.now();
       try {
-        await sql.unsafe(args.statement.query, parametersFor(args));
+        await replay(args);
         latencies.push(performance.now() - sent);
       } catch (error) {
         if (errors++ === 0) process.stderr.write(`[bench] baseline statement failed: ${String(error)}\n`);

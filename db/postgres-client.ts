@@ -1,7 +1,8 @@
 import { connect, Socket } from 'node:net';
 import postgres from 'postgres';
-import type { DatabaseClient, DatabaseConfig, Driver, RunOptions, SqlRunner } from './database.ts';
+import type { DatabaseClient, DatabaseConfig, Driver, RunOptions, SqlRunner, Statement } from './database.ts';
 import { brokeTheConnection, failurePhase, refusedTheCredentials } from './errors.ts';
+import { inlineValues } from './inline-values.ts';
 
 /** Below the functions' 10 s timeout, with room for the answer: a hung database is a 503, not a timeout. */
 export const REQUEST_TIMEOUT_MS = 7_000;
@@ -88,14 +89,20 @@ export function asDrizzleDoes(sql: postgres.Sql) {
   serializers['3802'] = asIs;
 }
 
-/** Statements straight to postgres.js (`unsafe`: text and parameters, no prepared statement). */
+/** Statements straight to postgres.js (`unsafe`: the text with its values inlined, no prepared statement). */
 function runnerOver(sql: postgres.Sql | postgres.TransactionSql, inTransaction: boolean): SqlRunner {
   return {
     inTransaction,
-    rows: <T>(statement: { text: string; values: unknown[] }) =>
-      sql.unsafe(statement.text, statement.values as postgres.ParameterOrJSON<never>[]) as unknown as Promise<
-        T[]
-      >,
+    rows: <T>(statement: Statement) => {
+      const inlined = inlineValues(statement);
+      // Without parameters, in one round trip; `simple: false` keeps the extended protocol, which
+      // takes one statement only (the simple protocol would run several).
+      const query =
+        inlined !== undefined
+          ? sql.unsafe(inlined, [], { simple: false } as postgres.UnsafeQueryOptions)
+          : sql.unsafe(statement.text, statement.values as postgres.ParameterOrJSON<never>[]);
+      return query as unknown as Promise<T[]>;
+    },
     transaction: <T>(work: (tx: SqlRunner) => Promise<T>) => {
       const scope = (tx: postgres.TransactionSql) => work(runnerOver(tx, true));
       return (

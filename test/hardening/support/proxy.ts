@@ -15,6 +15,8 @@ interface Link {
   server?: Socket;
   /** Black-holed links swallow everything from then on, even once the proxy passes again. */
   dead: boolean;
+  /** Who sent the link's last bytes. */
+  lastFrom?: 'client' | 'server';
 }
 
 /**
@@ -29,6 +31,8 @@ export class FaultProxy {
   readonly #sockets = new Set<Socket>();
   /** Connections accepted since the start, whatever became of them. */
   accepted = 0;
+  /** How often a client spoke after its server (or first): the round trips, summed over the links. */
+  turns = 0;
 
   private constructor(
     readonly port: number,
@@ -141,7 +145,14 @@ export class FaultProxy {
       this.#links.delete(link);
     });
     server.on('close', () => link.dead || client.destroy());
-    client.on('data', (chunk) => link.dead || server.write(chunk));
-    server.on('data', (chunk) => link.dead || client.write(chunk));
+    client.on('data', (chunk) => {
+      if (link.lastFrom !== 'client') this.turns++;
+      link.lastFrom = 'client';
+      link.dead || server.write(chunk);
+    });
+    server.on('data', (chunk) => {
+      link.lastFrom = 'server';
+      link.dead || client.write(chunk);
+    });
   }
 }

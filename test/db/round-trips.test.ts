@@ -1,0 +1,91 @@
+import sql from 'sql-template-tag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseHandle, openDatabase } from '#db/client.ts';
+import { pageAgentsJson } from '#db/queries/agents.ts';
+import { authenticate } from '#db/queries/api-keys.ts';
+import { createAgent } from '#db/queries/create-agent.ts';
+import { pageSessionsJson } from '#db/queries/sessions.ts';
+import { FaultProxy } from '#test/hardening/support/proxy.ts';
+import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
+import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
+
+// Every statement the API sends reaches Postgres in one round trip: its values are written into
+// its text (db/inline-values.ts), so postgres.js need not first ask for the parameters' types.
+// In AWS each round trip is one more hop through RDS Proxy.
+describe.skipIf(!usingPostgres())(
+  'one round trip per statement (real Postgres, through a counting proxy)',
+  () => {
+    let fresh: DatabaseHandle & { url?: string };
+    let proxy: FaultProxy;
+    let handle: DatabaseHandle;
+    let tenant: Tenant;
+
+    beforeAll(async () => {
+      fresh = await freshDatabase();
+      tenant = await createTenant(fresh.db);
+      proxy = await FaultProxy.start(fresh.url as string);
+      handle = await openDatabase({ kind: 'postgres', url: proxy.url(fresh.url as string), poolMax: 1 });
+      await handle.sql.rows(sql`select 1`); // connected: the startup's round trips are behind us
+    });
+    afterAll(async () => {
+      await handle?.close();
+      await proxy?.close();
+      await fresh?.close();
+    });
+
+    const roundTrips = async (work: () => Promise<unknown>) => {
+      const before = proxy.turns;
+      await work();
+      return proxy.turns - before;
+    };
+
+    it('for each route statement and the authorizer lookup, filters and cursors included', async () => {
+      const runner = handle.sql;
+      const { workspaceId, principalId } = tenant;
+      const after = { createdAt: '2026-01-01T00:00:00.000Z', id: "it's\\odd" };
+      const counts = {
+        authenticate: await roundTrips(() => authenticate(runner, tenant.token)),
+        create: await roundTrips(() =>
+          createAgent(runner, {
+            workspaceId,
+            principalId,
+            name: "O'Brien \\ agent",
+            description: null,
+            slug: { derivedFrom: 'o-brien' },
+            version: {
+              config: null,
+              systemPrompt: 'Be brief.',
+              inputMode: ['WEB_VOICE'],
+              followUp: false,
+              knowledgeBaseId: null,
+            },
+          }),
+        ),
+        agents: await roundTrips(() =>
+          pageAgentsJson(
+            runner,
+            workspaceId,
+            { limit: 26, offset: 0 },
+            { q: "50%_O'", status: ['PUBLISHED'] },
+          ),
+        ),
+        sessions: await roundTrips(() =>
+          pageSessionsJson(
+            runner,
+            workspaceId,
+            { limit: 251, offset: 0, after },
+            { agentId: ['a', 'b'], hasLedger: true },
+          ),
+        ),
+      };
+      expect(counts).toEqual({ authenticate: 1, create: 1, agents: 1, sessions: 1 });
+    });
+
+    it('sends a statement with parameters instead when a value has no literal (NUL), as before: two', async () => {
+      expect(await roundTrips(() => handle.sql.rows(sql`select ${'a'}::text as v`))).toBe(1);
+      expect(
+        await roundTrips(() => handle.sql.rows(sql`select ${'a\0b'}::text as v`).catch(() => undefined)),
+      ).toBe(2);
+    });
+  },
+);
