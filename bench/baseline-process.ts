@@ -7,7 +7,7 @@ import { serveCommands } from './child.ts';
 import type { Statement } from './gateway-process.ts';
 import { type PeerOperation, peer } from './peer.ts';
 import { meterServer } from './server-meter.ts';
-import { type Stats, summarize } from './stats.ts';
+import { cpuBetween, type Sample } from './stats.ts';
 
 // The baselines, in a process of their own: the same statement, without the API around it.
 // The client is configured as db/postgres-client.ts configures the API's (no prepared statements).
@@ -81,7 +81,11 @@ export interface DriveArgs {
   /** Parameter values replaced on every call: `id` by a fresh cuid2, `suffix` by value + a counter. */
   vary?: Record<string, 'id' | 'suffix'>;
   connections: number;
+  /** Counted: the answers within these seconds after the lead. */
   seconds: number;
+  /** Load before and after the counted seconds, not counted (0 by default). */
+  leadSeconds?: number;
+  tailSeconds?: number;
 }
 
 let calls = 0;
@@ -113,12 +117,19 @@ function replay({ statement, vary }: { statement: Statement; vary?: DriveArgs['v
     : sql.unsafe(query, [], { simple: false } as postgres.UnsafeQueryOptions);
 }
 
-/** `connections` loops, each issuing the statement as soon as its previous one answered. */
-async function drive(args: DriveArgs): Promise<Stats> {
-  const { seconds } = args;
+/**
+ * `connections` loops, each issuing the statement as soon as its previous one answered, for
+ * `leadSeconds + seconds + tailSeconds`; only the answers within the `seconds` after the lead are
+ * counted, as autocannon's are (bench/load.ts). The statements still in flight at the end are
+ * waited for, so the next slice starts on an idle database.
+ */
+async function drive(args: DriveArgs): Promise<Sample> {
+  const { seconds, leadSeconds = 0, tailSeconds = 0 } = args;
   const started = performance.now();
-  const cpu = process.cpuUsage();
-  const until = started + seconds * 1000;
+  const from = started + leadSeconds * 1000;
+  const to = from + seconds * 1000;
+  const until = to + tailSeconds * 1000;
+  const cpu = cpuBetween(from, to);
   const latencies: number[] = [];
   let errors = 0;
   const loop = async () => {
@@ -126,16 +137,15 @@ async function drive(args: DriveArgs): Promise<Stats> {
       const sent = performance.now();
       try {
         await replay(args);
-        latencies.push(performance.now() - sent);
+        const answered = performance.now();
+        if (answered >= from && answered <= to) latencies.push(answered - sent);
       } catch (error) {
         if (errors++ === 0) process.stderr.write(`[bench] baseline statement failed: ${String(error)}\n`);
       }
     }
   };
   await Promise.all(Array.from({ length: args.connections }, loop));
-  const used = process.cpuUsage(cpu);
-  const stats = summarize(latencies, (performance.now() - started) / 1000, errors);
-  return { ...stats, cpuMsPerRequest: (used.user + used.system) / 1000 / Math.max(1, latencies.length) };
+  return { latencies, seconds, errors, cpuMs: await cpu };
 }
 
 export const baselineCommands = {
@@ -149,6 +159,18 @@ export const baselineCommands = {
   },
   resetPeerCounters: () => peerMeter.reset(),
   peerCounters: () => peerMeter.read(),
+  /**
+   * Waits (15 s at most) until none of this process's statements still runs: a peer that timed
+   * out leaves its statements running on the server until statement_timeout ends them.
+   */
+  settle: async () => {
+    for (let waited = 0; waited < 15_000; waited += 200) {
+      const [row] = await sql`select count(*)::int as running from pg_stat_activity
+        where application_name = 'vaa-bench-baseline' and state = 'active' and pid <> pg_backend_pid()`;
+      if (!row?.running) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  },
   /** One run: the caller runs a warm-up first (measure.ts), as autocannon's runs have. */
   drive: (args: DriveArgs) => drive(args),
 };

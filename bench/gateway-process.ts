@@ -50,14 +50,14 @@ export const gatewayCommands = {
     captured = undefined;
     return statementsSent;
   },
-  resetCounters: async () => {
-    await meter.reset();
+  resetCounters: () => {
+    meter.reset();
     statements = 0;
     rss.length = 0;
     since = performance.now();
   },
-  counters: async () => ({
-    ...(await meter.read()),
+  counters: () => ({
+    ...meter.read(),
     statements,
     rss: [...rss],
     peakRssMb: process.resourceUsage().maxRSS / 1024,

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { type Stats, summarize } from './stats.ts';
+import { cpuBetween, type Sample } from './stats.ts';
 
 export interface HttpTarget {
   url: string;
@@ -16,14 +16,31 @@ export interface Timing {
   seconds: number;
 }
 
+/** When a measured slice starts and ends (performance.now()); the load runs on either side of it. */
+export interface Window {
+  start: number;
+  end: number;
+}
+
 /**
- * autocannon as a library, `pipelining: 1`. Latencies are taken from its per-response event
- * (sub-millisecond; its own histogram keeps whole milliseconds), only for 2xx answers.
+ * Load from autocannon as a library, `pipelining: 1`, for `seconds`. Latencies are taken from its
+ * per-response event (sub-millisecond; its own histogram keeps whole milliseconds), only for 2xx
+ * answers and, given a `window`, only for the answers that arrived within it: the requests in flight
+ * when autocannon stops are dropped, and its connections open at the start, so only a window with
+ * load on both sides sees the steady rate. `loadCpuMs` is autocannon's own CPU (it runs in the
+ * bench's process), over the window.
  */
-function run(target: HttpTarget, connections: number, seconds: number): Promise<Stats> {
+export function loadHttp(
+  target: HttpTarget,
+  connections: number,
+  seconds: number,
+  window?: Window,
+): Promise<Sample> {
   const latencies: number[] = [];
   let failed = 0;
-  const cpu = process.cpuUsage();
+  const all = process.cpuUsage();
+  const cpu = window ? cpuBetween(window.start, window.end) : undefined;
+  const inWindow = (at: number) => !window || (at >= window.start && at <= window.end);
   return new Promise((resolve, reject) => {
     const { body } = target;
     const instance = autocannon(
@@ -32,6 +49,8 @@ function run(target: HttpTarget, connections: number, seconds: number): Promise<
         connections,
         pipelining: 1,
         duration: seconds,
+        // It stops at the first sample after `duration`: every 100 ms, not every second.
+        sampleInt: 100,
         requests: [
           {
             method: target.method,
@@ -43,26 +62,21 @@ function run(target: HttpTarget, connections: number, seconds: number): Promise<
       },
       (error, result) => {
         if (error) return reject(error);
-        const used = process.cpuUsage(cpu);
-        const stats = summarize(latencies, result.duration, failed + result.errors + result.timeouts);
-        const loadCpuMsPerRequest = (used.user + used.system) / 1000 / Math.max(1, latencies.length);
-        resolve({ ...stats, loadCpuMsPerRequest });
+        const used = process.cpuUsage(all);
+        void (cpu ?? Promise.resolve((used.user + used.system) / 1000)).then((loadCpuMs) =>
+          resolve({
+            latencies,
+            seconds: window ? (window.end - window.start) / 1000 : result.duration,
+            errors: failed + result.errors + result.timeouts,
+            loadCpuMs,
+          }),
+        );
       },
     );
     instance.on('response', (_client, status: number, _bytes, ms: number) => {
+      if (!inWindow(performance.now())) return;
       if (status >= 200 && status < 300) latencies.push(ms);
       else failed++;
     });
   });
-}
-
-/** A warm-up run (discarded: JIT, pools, caches), `between()`, then the measured run. */
-export async function loadHttp(
-  target: HttpTarget,
-  timing: Timing,
-  between?: () => Promise<unknown>,
-): Promise<Stats> {
-  await run(target, timing.connections, timing.warmupSeconds);
-  await between?.();
-  return run(target, timing.connections, timing.seconds);
 }

@@ -1,9 +1,9 @@
 import type { baselineCommands } from './baseline-process.ts';
 import type { Child } from './child.ts';
 import type { gatewayCommands, Statement } from './gateway-process.ts';
-import { type HttpTarget, loadHttp, type Timing } from './load.ts';
+import { type HttpTarget, loadHttp, type Timing, type Window } from './load.ts';
 import type { Operation } from './plan.ts';
-import type { Stats } from './stats.ts';
+import { pool, type Sample, type Stats } from './stats.ts';
 
 export interface Context {
   gateway: Child<typeof gatewayCommands>;
@@ -18,48 +18,102 @@ export interface Context {
   databaseCpu: () => number | undefined;
 }
 
-/** The database CPU a measured run cost per answer: started after its warm-up, read at its end. */
-function databaseMeter(ctx: Context) {
-  let start: number | undefined;
-  return {
-    start: () => {
-      start = ctx.databaseCpu();
-    },
-    per: (stats: Stats): Stats => {
-      const end = ctx.databaseCpu();
-      if (start === undefined || end === undefined) return stats;
-      return { ...stats, dbCpuMsPerRequest: (end - start) / Math.max(1, stats.requests) };
-    },
-  };
+/** One target of the comparison: its warm-up, and one measured slice of load. */
+interface Target {
+  name: string;
+  warm: () => Promise<unknown>;
+  slice: (seconds: number) => Promise<Sample>;
 }
 
-/** A server's counters (bench/server-meter.ts), reset after the warm-up and read after the run. */
+/** Load before and after each measured slice, not counted: the slice then sees only steady load. */
+const LEAD_SECONDS = 0.25;
+const TAIL_SECONDS = 0.25;
+
+/** A server's counters (bench/server-meter.ts), reset when a slice starts and read when it ends. */
 interface ServerCounters<C extends { cpuMs: number; requests: number }> {
   reset: () => Promise<unknown>;
   read: () => Promise<C>;
 }
 
+const at = (time: number, then: () => unknown) =>
+  new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, time - performance.now()))).then(then);
+
 /**
- * One HTTP target under load: autocannon's figures with the server's CPU and the database's per
- * answer, and the server's counters as read at the end.
+ * One measured slice of `seconds`: `load` runs from LEAD_SECONDS before it to TAIL_SECONDS after
+ * it and counts the answers within it; the database's CPU and the server's counters are read at its
+ * start and end.
  */
-async function loadServer<C extends { cpuMs: number; requests: number }>(
+async function windowed<C extends { cpuMs: number; requests: number }>(
   ctx: Context,
+  seconds: number,
+  load: (window: Window, runSeconds: number) => Promise<Sample>,
+  counters?: ServerCounters<C>,
+): Promise<{ sample: Sample; read?: C }> {
+  const start = performance.now() + LEAD_SECONDS * 1000;
+  const window = { start, end: start + seconds * 1000 };
+  let dbStart: number | undefined;
+  let dbCpuMs: number | undefined;
+  let read: C | undefined;
+  const meters = Promise.all([
+    at(window.start, async () => {
+      dbStart = ctx.databaseCpu();
+      await counters?.reset();
+    }),
+    at(window.end, async () => {
+      const dbEnd = ctx.databaseCpu();
+      if (dbStart !== undefined && dbEnd !== undefined) dbCpuMs = dbEnd - dbStart;
+      read = await counters?.read();
+    }),
+  ]);
+  const sample = await load(window, LEAD_SECONDS + seconds + TAIL_SECONDS);
+  await meters;
+  return { sample: { ...sample, dbCpuMs, cpuMs: read?.cpuMs ?? sample.cpuMs }, read };
+}
+
+/** An HTTP server under autocannon; `onRead` sees the server's counters after each slice. */
+function httpTarget<C extends { cpuMs: number; requests: number }>(
+  ctx: Context,
+  name: string,
   target: HttpTarget,
-  timing: Timing,
   counters: ServerCounters<C>,
-): Promise<{ stats: Stats; counters: C }> {
-  const db = databaseMeter(ctx);
-  const load = await loadHttp(target, timing, async () => {
-    await counters.reset();
-    db.start();
-  });
-  const read = await counters.read();
+  onRead?: (read: C) => void,
+): Target {
+  const { connections, warmupSeconds } = ctx.timing;
   return {
-    stats: db.per({ ...load, cpuMsPerRequest: read.cpuMs / Math.max(1, read.requests) }),
-    counters: read,
+    name,
+    warm: () => loadHttp(target, connections, warmupSeconds),
+    slice: async (seconds) => {
+      const { sample, read } = await windowed(
+        ctx,
+        seconds,
+        (window, runSeconds) => loadHttp(target, connections, runSeconds, window),
+        counters,
+      );
+      if (read) onRead?.(read);
+      return sample;
+    },
   };
 }
+
+/**
+ * The targets measured in turns, `seconds` each in all, split into `rounds` slices, the order
+ * reversed every other round (A B C, C B A, A B C …), and each target's slices pooled. This
+ * machine's speed drifts 10–40 % within minutes (docs/performance.md, "The machine"): measured one
+ * after the other, the targets' ratios measured the drift as much as the API; taken in turns,
+ * the drift falls on every target alike. All warm up first.
+ */
+async function inTurns(targets: Target[], seconds: number, rounds: number): Promise<Map<string, Stats>> {
+  for (const target of targets) await target.warm();
+  const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const target of order) samples.get(target.name)?.push(await target.slice(seconds / rounds));
+  }
+  return new Map([...samples].map(([name, taken]) => [name, pool(taken)]));
+}
+
+/** Slices of about 1.5 s, four at least (a quick run's 2 s become four of 0.5 s). */
+export const roundsFor = (seconds: number) => Math.max(4, Math.round(seconds / 1.5));
 
 export interface OperationResult {
   name: string;
@@ -72,13 +126,15 @@ export interface OperationResult {
   peer?: Stats;
   /** The peer answered the same document as the API (lists: parsed, compared; create: same keys). */
   peerSameAnswer?: boolean;
+  /** The soak operation's API run alone, after the others (its RSS is `rss`). */
+  soak?: Stats;
   /** Statements one request sent once the authorizer's answer was cached, in order. */
   statements: Statement[];
   /** The one the baselines replay (the longest, should a request send more than one). */
   main: Statement;
-  /** Statements over requests during the measured API run (authorizer refreshes included). */
+  /** Statements over requests during the measured API slices (authorizer refreshes included). */
   statementsUnderLoad: number;
-  /** The gateway's RSS during the measured API run: [seconds, MiB]. */
+  /** The gateway's RSS during the last API run (the soak, for the soak operation): [seconds, MiB]. */
   rss: Array<[number, number]>;
   peakRssMb: number;
 }
@@ -150,51 +206,92 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   const main = longest(statements);
   if (!main) throw new Error(`${op.name}: the request sent no statement`);
 
-  const apiTiming = op.soak ? { ...ctx.timing, seconds: ctx.soakSeconds } : ctx.timing;
+  // The gateway's counters, summed over the API's slices.
   const gatewayCounters = {
     reset: () => ctx.gateway.call('resetCounters'),
     read: () => ctx.gateway.call('counters'),
   };
-  const { stats: api, counters } = await loadServer(ctx, apiTarget, apiTiming, gatewayCounters);
-
-  let bare: Stats | undefined;
+  const underLoad = { requests: 0, statements: 0 };
+  let lastRead: Awaited<ReturnType<typeof gatewayCounters.read>> | undefined;
+  const targets = [
+    httpTarget(ctx, 'api', apiTarget, gatewayCounters, (read) => {
+      underLoad.requests += read.requests;
+      underLoad.statements += read.statements;
+      lastRead = read;
+    }),
+  ];
   if (op.listIndex) {
     await ctx.baseline.call('serve', main);
-    ({ stats: bare } = await loadServer(ctx, { url: ctx.bareUrl, method: 'GET', path: '/' }, ctx.timing, {
-      reset: () => ctx.baseline.call('resetCounters'),
-      read: () => ctx.baseline.call('counters'),
-    }));
+    targets.push(
+      httpTarget(
+        ctx,
+        'bare',
+        { url: ctx.bareUrl, method: 'GET', path: '/' },
+        {
+          reset: () => ctx.baseline.call('resetCounters'),
+          read: () => ctx.baseline.call('counters'),
+        },
+      ),
+    );
   }
   await ctx.baseline.call('servePeer', op.peer);
   const peerSameAnswer = await samePeerAnswer(op, ctx, body);
-  const peerTarget: HttpTarget = {
-    url: ctx.peerUrl,
-    method: op.method,
-    path: '/',
-    headers: op.body ? { 'content-type': 'application/json' } : {},
-    body: op.body,
-  };
-  const { stats: peer } = await loadServer(ctx, peerTarget, ctx.timing, {
-    reset: () => ctx.baseline.call('resetPeerCounters'),
-    read: () => ctx.baseline.call('peerCounters'),
+  const peerTarget = httpTarget(
+    ctx,
+    'peer',
+    {
+      url: ctx.peerUrl,
+      method: op.method,
+      path: '/',
+      headers: op.body ? { 'content-type': 'application/json' } : {},
+      body: op.body,
+    },
+    { reset: () => ctx.baseline.call('resetPeerCounters'), read: () => ctx.baseline.call('peerCounters') },
+  );
+  // A peer that could not answer once (a timeout at a deep offset) is measured alone, after: its
+  // abandoned statements would keep the database busy through the next target's slice.
+  if (peerSameAnswer !== undefined) targets.push(peerTarget);
+  const drive = { statement: main, vary: createVariation(op, body), connections: ctx.timing.connections };
+  targets.push({
+    name: 'driver',
+    warm: () => ctx.baseline.call('drive', { ...drive, seconds: ctx.timing.warmupSeconds }),
+    slice: async (seconds) =>
+      (
+        await windowed(ctx, seconds, () =>
+          ctx.baseline.call('drive', {
+            ...drive,
+            seconds,
+            leadSeconds: LEAD_SECONDS,
+            tailSeconds: TAIL_SECONDS,
+          }),
+        )
+      ).sample,
   });
 
-  const drive = { statement: main, vary: createVariation(op, body), connections: ctx.timing.connections };
-  await ctx.baseline.call('drive', { ...drive, seconds: ctx.timing.warmupSeconds });
-  const driverDb = databaseMeter(ctx);
-  driverDb.start();
-  const driver = driverDb.per(await ctx.baseline.call('drive', { ...drive, seconds: ctx.timing.seconds }));
+  const { seconds } = ctx.timing;
+  const measured = await inTurns(targets, seconds, roundsFor(seconds));
+  let peer = measured.get('peer');
+  if (!peer) {
+    peer = (await inTurns([peerTarget], seconds, 1)).get('peer');
+    await ctx.baseline.call('settle');
+  }
+  // The soak: the API alone for its own length, for its memory over time and its errors.
+  const soak = op.soak ? (await inTurns(targets.slice(0, 1), ctx.soakSeconds, 1)).get('api') : undefined;
+  const api = measured.get('api');
+  const driver = measured.get('driver');
+  if (!api || !driver || !lastRead) throw new Error(`${op.name}: a target was not measured`);
   return {
     name: op.name,
     api,
-    bare,
+    bare: measured.get('bare'),
     driver,
     peer,
     peerSameAnswer,
+    soak,
     statements,
     main,
-    statementsUnderLoad: counters.statements / Math.max(1, counters.requests),
-    rss: counters.rss,
-    peakRssMb: counters.peakRssMb,
+    statementsUnderLoad: underLoad.statements / Math.max(1, underLoad.requests),
+    rss: lastRead.rss,
+    peakRssMb: lastRead.peakRssMb,
   };
 }

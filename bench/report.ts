@@ -63,6 +63,7 @@ export function formatTable(results: OperationResult[]): string {
       r.peer,
       ratios(r.api, r.peer),
     );
+    row('  soak: api alone', r.soak);
     // The load generator shares the cores with Postgres and the servers; the driver row has none.
     const load = [r.api, r.bare, r.peer].map((x) => num(x?.loadCpuMsPerRequest, 2)).join(' / ');
     lines.push(`  (autocannon's own CPU ms per answer, api / bare / peer: ${load})`);

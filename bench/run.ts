@@ -17,7 +17,7 @@ import { type ExplainReport, explain } from './explain.ts';
 import { type FirstInvocation, measureFirstInvocations } from './first-invocation.ts';
 import type { gatewayCommands } from './gateway-process.ts';
 import { applyLayout, databaseCpuMs, isLoopback } from './layout.ts';
-import { measureOperation, type OperationResult } from './measure.ts';
+import { measureOperation, type OperationResult, roundsFor } from './measure.ts';
 import { operations, parseOptions } from './plan.ts';
 import { formatBundles, formatExplain, formatFirstInvocations, formatTable } from './report.ts';
 
@@ -104,7 +104,7 @@ try {
   const budgets = checkBudgets(results, bundles, options.quick, explains, firstInvocations);
   failed = results.some(
     // The peer's failures (timeouts at deep offsets) are a finding about it, reported, not a broken run.
-    (r) => r.api.errors > 0 || r.driver.errors > 0 || (r.bare?.errors ?? 0) > 0,
+    (r) => r.api.errors > 0 || r.driver.errors > 0 || (r.bare?.errors ?? 0) > 0 || (r.soak?.errors ?? 0) > 0,
   );
 
   const version = await admin`select version()`;
@@ -126,7 +126,8 @@ try {
       ? `Layout: split, Postgres on cores ${layout.databaseCpus}, gateway, baselines and autocannon on ${layout.benchCpus}`
       : `Layout: shared cores${layout.why ? ` (split not set up: ${layout.why})` : ''}`,
     `2 workspaces × ${options.sessions} sessions; ${options.connections} connections, ` +
-      `${options.warmupSeconds} s warm-up + ${options.seconds} s per measurement (limit 250 API run: ${options.soakSeconds} s)`,
+      `${options.warmupSeconds} s warm-up, then ${options.seconds} s per target, taken in turns in slices of ` +
+      `${(options.seconds / roundsFor(options.seconds)).toFixed(1)} s; limit 250's API soak: ${options.soakSeconds} s alone`,
     '',
     formatTable(results),
     '',

@@ -44,3 +44,46 @@ export function summarize(latencies: number[], seconds: number, errors: number):
     errors,
   };
 }
+
+/**
+ * One slice of one target's load: what `summarize` needs, kept raw so slices taken at different
+ * times can be pooled (measure.ts interleaves the targets).
+ */
+export interface Sample {
+  /** Latencies (ms) of the successful requests. */
+  latencies: number[];
+  seconds: number;
+  errors: number;
+  /** CPU ms over the slice: the serving process (the client, for the driver), autocannon, the database. */
+  cpuMs?: number;
+  loadCpuMs?: number;
+  dbCpuMs?: number;
+}
+
+/** The slices as one run: latencies pooled, seconds, errors and CPU summed. */
+export function pool(samples: Sample[]): Stats {
+  const stats = summarize(
+    samples.flatMap((s) => s.latencies),
+    samples.reduce((a, s) => a + s.seconds, 0),
+    samples.reduce((a, s) => a + s.errors, 0),
+  );
+  const perRequest = (key: 'cpuMs' | 'loadCpuMs' | 'dbCpuMs') =>
+    samples.every((s) => s[key] !== undefined)
+      ? samples.reduce((a, s) => a + (s[key] ?? 0), 0) / Math.max(1, stats.requests)
+      : undefined;
+  const optional = {
+    cpuMsPerRequest: perRequest('cpuMs'),
+    loadCpuMsPerRequest: perRequest('loadCpuMs'),
+    dbCpuMsPerRequest: perRequest('dbCpuMs'),
+  };
+  return { ...stats, ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)) };
+}
+
+/** This process's CPU ms between two times (performance.now()), read by timers. */
+export function cpuBetween(from: number, to: number): Promise<number> {
+  const at = (time: number) =>
+    new Promise<NodeJS.CpuUsage>((resolve) =>
+      setTimeout(() => resolve(process.cpuUsage()), Math.max(0, time - performance.now())),
+    );
+  return Promise.all([at(from), at(to)]).then(([a, b]) => (b.user - a.user + b.system - a.system) / 1000);
+}
