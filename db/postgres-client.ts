@@ -189,6 +189,12 @@ export class PostgresClient implements DatabaseClient {
       connect_timeout: config.connectTimeoutSeconds ?? 5,
       max_lifetime: 60 * 30,
       onnotice: () => {},
+      // No array-type lookup on each new connection: no answer of the API's is a Postgres array
+      // (the API key's scopes come as JSON), and postgres.js 3.4.9 leaves that lookup's failure
+      // unhandled when the connection is destroyed during it: an unhandled rejection, which ends
+      // a Lambda process (test/hardening/chaos.test.ts met it). It also saves a round trip and a
+      // catalog query before each new connection's first statement.
+      fetch_types: false,
       // The server gives up on a statement before the request's deadline does.
       connection: {
         application_name: 'voice-agent-admin-api',

@@ -20,6 +20,7 @@ export async function authenticate(runner: SqlRunner, token: string): Promise<Pr
   const rows = await runner.rows<Principal>(sql`
       update api_keys set last_used_at = now()
       where token_hash = ${hashToken(token)} and revoked_at is null and (expires_at is null or expires_at > now())
-      returning id as "keyId", workspace_id as "workspaceId", principal_id as "principalId", scopes`);
+      returning id as "keyId", workspace_id as "workspaceId", principal_id as "principalId",
+        to_json(scopes) as scopes`);
   return rows[0];
 }
