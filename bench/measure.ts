@@ -3,7 +3,7 @@ import type { Child } from './child.ts';
 import type { gatewayCommands, Statement } from './gateway-process.ts';
 import { type HttpTarget, loadHttp, type Timing, type Window } from './load.ts';
 import type { Operation } from './plan.ts';
-import { pool, type Sample, type Stats } from './stats.ts';
+import { pool, readAt, type Sample, type Stats } from './stats.ts';
 
 export interface Context {
   gateway: Child<typeof gatewayCommands>;
@@ -35,9 +35,6 @@ interface ServerCounters<C extends { cpuMs: number; requests: number }> {
   read: () => Promise<C>;
 }
 
-const at = (time: number, then: () => unknown) =>
-  new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, time - performance.now()))).then(then);
-
 /**
  * One measured slice of `seconds`: `load` runs from LEAD_SECONDS before it to TAIL_SECONDS after
  * it and counts the answers within it; the database's CPU and the server's counters are read at its
@@ -55,11 +52,11 @@ async function windowed<C extends { cpuMs: number; requests: number }>(
   let dbCpuMs: number | undefined;
   let read: C | undefined;
   const meters = Promise.all([
-    at(window.start, async () => {
+    readAt(window.start, async () => {
       dbStart = ctx.databaseCpu();
       await counters?.reset();
     }),
-    at(window.end, async () => {
+    readAt(window.end, async () => {
       const dbEnd = ctx.databaseCpu();
       if (dbStart !== undefined && dbEnd !== undefined) dbCpuMs = dbEnd - dbStart;
       read = await counters?.read();
@@ -213,13 +210,12 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   };
   const underLoad = { requests: 0, statements: 0 };
   let lastRead: Awaited<ReturnType<typeof gatewayCounters.read>> | undefined;
-  const targets = [
-    httpTarget(ctx, 'api', apiTarget, gatewayCounters, (read) => {
-      underLoad.requests += read.requests;
-      underLoad.statements += read.statements;
-      lastRead = read;
-    }),
-  ];
+  const apiTurns = httpTarget(ctx, 'api', apiTarget, gatewayCounters, (read) => {
+    underLoad.requests += read.requests;
+    underLoad.statements += read.statements;
+    lastRead = read;
+  });
+  const targets = [apiTurns];
   if (op.listIndex) {
     await ctx.baseline.call('serve', main);
     targets.push(
@@ -275,8 +271,8 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
     peer = (await inTurns([peerTarget], seconds, 1)).get('peer');
     await ctx.baseline.call('settle');
   }
-  // The soak: the API alone for its own length, for its memory over time and its errors.
-  const soak = op.soak ? (await inTurns(targets.slice(0, 1), ctx.soakSeconds, 1)).get('api') : undefined;
+  // The soak: the API alone (warm already) for its own length, for its memory over time and its errors.
+  const soak = op.soak ? pool([await apiTurns.slice(ctx.soakSeconds)]) : undefined;
   const api = measured.get('api');
   const driver = measured.get('driver');
   if (!api || !driver || !lastRead) throw new Error(`${op.name}: a target was not measured`);

@@ -79,11 +79,16 @@ export function pool(samples: Sample[]): Stats {
   return { ...stats, ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)) };
 }
 
+/** `read()`'s result at `time` (performance.now()). */
+export const readAt = <T>(time: number, read: () => T): Promise<Awaited<T>> =>
+  new Promise((resolve) =>
+    setTimeout(() => resolve(read() as Awaited<T>), Math.max(0, time - performance.now())),
+  );
+
 /** This process's CPU ms between two times (performance.now()), read by timers. */
 export function cpuBetween(from: number, to: number): Promise<number> {
-  const at = (time: number) =>
-    new Promise<NodeJS.CpuUsage>((resolve) =>
-      setTimeout(() => resolve(process.cpuUsage()), Math.max(0, time - performance.now())),
-    );
-  return Promise.all([at(from), at(to)]).then(([a, b]) => (b.user - a.user + b.system - a.system) / 1000);
+  const usage = () => process.cpuUsage();
+  return Promise.all([readAt(from, usage), readAt(to, usage)]).then(
+    ([a, b]) => (b.user - a.user + b.system - a.system) / 1000,
+  );
 }
