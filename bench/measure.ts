@@ -93,6 +93,27 @@ function httpTarget<C extends { cpuMs: number; requests: number }>(
 }
 
 /**
+ * `target`, each of whose runs ends only when the baseline process's statements have: the peer's
+ * slowest statements (a deep offset under load) outlive the requests autocannon gave up on, up to
+ * the server's 10 s statement timeout, and would otherwise run through the next target's slice.
+ */
+function settling(ctx: Context, target: Target): Target {
+  const settle = () => ctx.baseline.call('settle');
+  return {
+    name: target.name,
+    warm: async () => {
+      await target.warm();
+      await settle();
+    },
+    slice: async (seconds) => {
+      const sample = await target.slice(seconds);
+      await settle();
+      return sample;
+    },
+  };
+}
+
+/**
  * The targets measured in turns, `seconds` each in all, split into `rounds` slices, the order
  * reversed every other round (A B C, C B A, A B C …), and each target's slices pooled. This
  * machine's speed drifts 10–40 % within minutes (docs/performance.md, "The machine"): measured one
@@ -232,21 +253,26 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   }
   await ctx.baseline.call('servePeer', op.peer);
   const peerSameAnswer = await samePeerAnswer(op, ctx, body);
-  const peerTarget = httpTarget(
-    ctx,
-    'peer',
-    {
-      url: ctx.peerUrl,
-      method: op.method,
-      path: '/',
-      headers: op.body ? { 'content-type': 'application/json' } : {},
-      body: op.body,
-    },
-    { reset: () => ctx.baseline.call('resetPeerCounters'), read: () => ctx.baseline.call('peerCounters') },
+  targets.push(
+    settling(
+      ctx,
+      httpTarget(
+        ctx,
+        'peer',
+        {
+          url: ctx.peerUrl,
+          method: op.method,
+          path: '/',
+          headers: op.body ? { 'content-type': 'application/json' } : {},
+          body: op.body,
+        },
+        {
+          reset: () => ctx.baseline.call('resetPeerCounters'),
+          read: () => ctx.baseline.call('peerCounters'),
+        },
+      ),
+    ),
   );
-  // A peer that could not answer once (a timeout at a deep offset) is measured alone, after: its
-  // abandoned statements would keep the database busy through the next target's slice.
-  if (peerSameAnswer !== undefined) targets.push(peerTarget);
   const drive = { statement: main, vary: createVariation(op, body), connections: ctx.timing.connections };
   targets.push({
     name: 'driver',
@@ -266,11 +292,6 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
 
   const { seconds } = ctx.timing;
   const measured = await inTurns(targets, seconds, roundsFor(seconds));
-  let peer = measured.get('peer');
-  if (!peer) {
-    peer = (await inTurns([peerTarget], seconds, 1)).get('peer');
-    await ctx.baseline.call('settle');
-  }
   // The soak: the API alone (warm already) for its own length, for its memory over time and its errors.
   const soak = op.soak ? pool([await apiTurns.slice(ctx.soakSeconds)]) : undefined;
   const api = measured.get('api');
@@ -281,7 +302,7 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
     api,
     bare: measured.get('bare'),
     driver,
-    peer,
+    peer: measured.get('peer'),
     peerSameAnswer,
     soak,
     statements,
