@@ -41,8 +41,7 @@ function matching(workspaceId: string, f: SessionFilters): Sql[] {
  * conversation, person and ledger entry: one statement, `limit + 1` rows, as JSON text. The page's
  * rows are read once by primary key (`offset 0` keeps each a probe: flattened, the planner
  * hash-joined the page against a sequential scan of sessions), and each agent version's JSON, half
- * of every item, is built once per page however many of its sessions the page holds, its agent and
- * version read by primary key too (joined, they were hashed from scans of both whole tables).
+ * of every item, is built once per page however many of its sessions the page holds.
  */
 export async function pageSessionsJson(
   runner: SqlRunner,
@@ -58,9 +57,8 @@ export async function pageSessionsJson(
     ),
     page_agents as materialized (
       select d.agent_id, d.agent_version_id, ${raw(SESSION_AGENT)} as agent
-      from (select distinct agent_id, agent_version_id from page_sessions) d
-      cross join lateral (select * from agents where agents.id = d.agent_id offset 0) a
-      cross join lateral (select * from agent_versions where agent_versions.id = d.agent_version_id offset 0) v
+      from (select distinct agent_id, agent_version_id from page_sessions) d, agents a, agent_versions v
+      where a.id = d.agent_id and v.id = d.agent_version_id
     )
     select ${raw(SESSION_ITEM)}::text as item
     from page_sessions s
