@@ -10,17 +10,26 @@ import { meterServer } from './server-meter.ts';
 import { cpuBetween, type Sample } from './stats.ts';
 
 // The baselines, in a process of their own: the same statement, without the API around it.
-// The client is configured as db/postgres-client.ts configures the API's (no prepared statements).
-const sql = postgres(process.env.BENCH_DATABASE_URL ?? '', {
-  max: Number(process.env.BENCH_POOL_MAX ?? 1),
-  prepare: false,
-  onnotice: () => {},
-  // autocannon gives up on a request after 10 s; the server should too, or the peer's abandoned
-  // deep-offset statements (minutes each) keep the cores busy long after the measurement.
-  connection: { application_name: 'vaa-bench-baseline', statement_timeout: 10_000 },
-});
-// The API's type parsers: timestamps stay text, JSON parameters arrive already serialised.
-asDrizzleDoes(sql);
+// The clients are configured as db/postgres-client.ts configures the API's (no prepared statements).
+const client = (applicationName: string) => {
+  const sql = postgres(process.env.BENCH_DATABASE_URL ?? '', {
+    max: Number(process.env.BENCH_POOL_MAX ?? 1),
+    prepare: false,
+    onnotice: () => {},
+    // autocannon gives up on a request after 10 s; the server should too, or the peer's abandoned
+    // deep-offset statements (minutes each) keep the cores busy long after the measurement.
+    connection: { application_name: applicationName, statement_timeout: 10_000 },
+  });
+  // The API's type parsers: timestamps stay text, JSON parameters arrive already serialised.
+  asDrizzleDoes(sql);
+  return sql;
+};
+// The bare server and the driver share connections that run only the API's statements, as the
+// API's own do. The peer has its own: a backend's cost for a statement depends on what it ran
+// before (its malloc keeps the size of the largest block it freed; docs/performance.md), and the
+// peer's bigger statements made the baselines' backends cheaper than the API's.
+const sql = client('vaa-bench-baseline');
+const peerSql = client('vaa-bench-peer');
 
 let serving: Statement | undefined;
 
@@ -46,7 +55,7 @@ const meter = meterServer(server);
 
 // The peer (bench/peer.ts): the idiomatic Drizzle version, on the same kind of bare server and
 // the same client settings.
-const runPeer = peer(sql, process.env.BENCH_WORKSPACE_ID ?? '', process.env.BENCH_PRINCIPAL_ID ?? '');
+const runPeer = peer(peerSql, process.env.BENCH_WORKSPACE_ID ?? '', process.env.BENCH_PRINCIPAL_ID ?? '');
 let peerServing: PeerOperation | undefined;
 const peerServer = createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -166,7 +175,8 @@ export const baselineCommands = {
   settle: async () => {
     for (let waited = 0; waited < 15_000; waited += 200) {
       const [row] = await sql`select count(*)::int as running from pg_stat_activity
-        where application_name = 'vaa-bench-baseline' and state = 'active' and pid <> pg_backend_pid()`;
+        where application_name in ('vaa-bench-baseline', 'vaa-bench-peer') and state = 'active'
+          and pid <> pg_backend_pid()`;
       if (!row?.running) return;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -184,6 +194,6 @@ serveCommands(
   async () => {
     server.close();
     peerServer.close();
-    await sql.end({ timeout: 5 });
+    await Promise.all([sql.end({ timeout: 5 }), peerSql.end({ timeout: 5 })]);
   },
 );
