@@ -24,12 +24,13 @@ const client = (applicationName: string) => {
   asDrizzleDoes(sql);
   return sql;
 };
-// The bare server and the driver share connections that run only the API's statements, as the
-// API's own do. The peer has its own: a backend's cost for a statement depends on what it ran
-// before (its malloc keeps the size of the largest block it freed; docs/performance.md), and the
-// peer's bigger statements made the baselines' backends cheaper than the API's.
-const sql = client('vaa-bench-baseline');
-const peerSql = client('vaa-bench-peer');
+// The bare server and the driver share connections that run the API's statements only (and
+// settle's probe), as the API's own do. The peer has its own: the same statement text cost a
+// backend less after it had run the peer's bigger statements (docs/performance.md, "The 250-row
+// page"), which made the driver look cheaper than the API.
+const APPLICATION = { baselines: 'vaa-bench-baseline', peer: 'vaa-bench-peer' } as const;
+const sql = client(APPLICATION.baselines);
+const peerSql = client(APPLICATION.peer);
 
 let serving: Statement | undefined;
 
@@ -175,7 +176,7 @@ export const baselineCommands = {
   settle: async () => {
     for (let waited = 0; waited < 15_000; waited += 200) {
       const [row] = await sql`select count(*)::int as running from pg_stat_activity
-        where application_name in ('vaa-bench-baseline', 'vaa-bench-peer') and state = 'active'
+        where application_name in (${APPLICATION.baselines}, ${APPLICATION.peer}) and state = 'active'
           and pid <> pg_backend_pid()`;
       if (!row?.running) return;
       await new Promise((resolve) => setTimeout(resolve, 200));

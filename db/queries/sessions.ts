@@ -41,7 +41,9 @@ function matching(workspaceId: string, f: SessionFilters): Sql[] {
  * conversation, person and ledger entry: one statement, `limit + 1` rows, as JSON text. The page's
  * rows are read once by primary key (`offset 0` keeps each a probe: flattened, the planner
  * hash-joined the page against a sequential scan of sessions), and each agent version's JSON, half
- * of every item, is built once per page however many of its sessions the page holds.
+ * of every item, is built once per page however many of its sessions the page holds. Its agent
+ * and version are joined, not probed by primary key: probed, the statement cost the database a
+ * third more CPU under load (docs/performance.md, "Agents and versions by primary key").
  */
 export async function pageSessionsJson(
   runner: SqlRunner,
