@@ -99,13 +99,8 @@ export interface DriveArgs {
 }
 
 let calls = 0;
-/**
- * The statement as sent, with the `vary` values replaced. The API writes its values into the text
- * (db/inline-values.ts), so they are replaced there; without parameters, the extended protocol
- * still, as the API sends it (`simple: false`).
- */
+/** The statement as sent (text and parameters, an unnamed statement), with the `vary` values replaced. */
 function replay({ statement, vary }: { statement: Statement; vary?: DriveArgs['vary'] }) {
-  let { query } = statement;
   let parameters = statement.parameters;
   if (vary) {
     const n = ++calls;
@@ -119,12 +114,8 @@ function replay({ statement, vary }: { statement: Statement; vary?: DriveArgs['v
       const how = typeof value === 'string' ? vary[value] : undefined;
       return how ? replaced(value as string, how) : value;
     });
-    for (const [key, how] of Object.entries(vary))
-      query = query.replaceAll(`'${key}'`, `'${replaced(key, how)}'`);
   }
-  return parameters.length > 0
-    ? sql.unsafe(query, parameters as never[])
-    : sql.unsafe(query, [], { simple: false } as postgres.UnsafeQueryOptions);
+  return sql.unsafe(statement.query, parameters as never[]);
 }
 
 /**

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { SqlRunner, Statement } from '#db/database.ts';
-import { inlineValues } from '#db/inline-values.ts';
 import { authenticate } from '#db/queries/api-keys.ts';
 import { pageSessionsJson } from '#db/queries/sessions.ts';
 import { listen } from '#infra/local/listen.ts';
@@ -48,15 +47,12 @@ export const handler = async () => {
   return { statusCode: 200, body: JSON.stringify(rows) };
 };`;
 
-/** The bare handler sending `statement` as the API and the driver row do (values inlined) instead of `select 1`. */
-const bareSending = (statement: Statement) => {
-  const inlined = inlineValues(statement);
-  const call =
-    inlined === undefined
-      ? `${JSON.stringify(statement.text)}, ${JSON.stringify(statement.values)}`
-      : `${JSON.stringify(inlined)}, [], { simple: false }`;
-  return BARE.replace('await sql`select 1 as one`', `await sql.unsafe(${call})`);
-};
+/** The bare handler sending `statement` as the API and the driver row do (with its parameters) instead of `select 1`. */
+const bareSending = (statement: Statement) =>
+  BARE.replace(
+    'await sql`select 1 as one`',
+    `await sql.unsafe(${JSON.stringify(statement.text)}, ${JSON.stringify(statement.values)})`,
+  );
 
 /** The statement a query function sends, caught instead of run. */
 async function statementOf(query: (runner: SqlRunner) => Promise<unknown>): Promise<Statement> {

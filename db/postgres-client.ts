@@ -2,7 +2,6 @@ import { connect, Socket } from 'node:net';
 import postgres from 'postgres';
 import type { DatabaseClient, DatabaseConfig, Driver, RunOptions, SqlRunner, Statement } from './database.ts';
 import { brokeTheConnection, failurePhase, refusedTheCredentials } from './errors.ts';
-import { inlineValues } from './inline-values.ts';
 
 /** Below the functions' 10 s timeout, with room for the answer: a hung database is a 503, not a timeout. */
 export const REQUEST_TIMEOUT_MS = 7_000;
@@ -89,20 +88,17 @@ export function asDrizzleDoes(sql: postgres.Sql) {
   serializers['3802'] = asIs;
 }
 
-/** Statements straight to postgres.js (`unsafe`: the text with its values inlined, no prepared statement). */
+/**
+ * Statements straight to postgres.js: the text and its values as parameters, an unnamed statement
+ * (no server-side prepared statement, which RDS Proxy would pin; docs/decisions.md).
+ */
 function runnerOver(sql: postgres.Sql | postgres.TransactionSql, inTransaction: boolean): SqlRunner {
   return {
     inTransaction,
-    rows: <T>(statement: Statement) => {
-      const inlined = inlineValues(statement);
-      // Without parameters, in one round trip; `simple: false` keeps the extended protocol, which
-      // takes one statement only (the simple protocol would run several).
-      const query =
-        inlined !== undefined
-          ? sql.unsafe(inlined, [], { simple: false } as postgres.UnsafeQueryOptions)
-          : sql.unsafe(statement.text, statement.values as postgres.ParameterOrJSON<never>[]);
-      return query as unknown as Promise<T[]>;
-    },
+    rows: <T>(statement: Statement) =>
+      sql.unsafe(statement.text, statement.values as postgres.ParameterOrJSON<never>[]) as unknown as Promise<
+        T[]
+      >,
     transaction: <T>(work: (tx: SqlRunner) => Promise<T>) => {
       const scope = (tx: postgres.TransactionSql) => work(runnerOver(tx, true));
       return (

@@ -9,11 +9,12 @@ import { FaultProxy } from '#test/hardening/support/proxy.ts';
 import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 
-// Every statement the API sends reaches Postgres in one round trip: its values are written into
-// its text (db/inline-values.ts), so postgres.js need not first ask for the parameters' types.
-// In AWS each round trip is one more hop through RDS Proxy.
+// Every statement the API sends goes with its values as parameters, as an unnamed statement (no
+// server-side prepared statement, which RDS Proxy would pin): postgres.js first sends Parse and
+// Describe, waits for the parameters' types, then Bind and Execute. Two round trips per statement,
+// never more: in AWS each one is a hop through RDS Proxy (docs/decisions.md).
 describe.skipIf(!usingPostgres())(
-  'one round trip per statement (real Postgres, through a counting proxy)',
+  'two round trips per statement (real Postgres, through a counting proxy; skipped on PGlite, which has no wire)',
   () => {
     let fresh: DatabaseHandle & { url?: string };
     let proxy: FaultProxy;
@@ -78,14 +79,20 @@ describe.skipIf(!usingPostgres())(
           ),
         ),
       };
-      expect(counts).toEqual({ authenticate: 1, create: 1, agents: 1, sessions: 1 });
+      expect(counts).toEqual({ authenticate: 2, create: 2, agents: 2, sessions: 2 });
     });
 
-    it('sends a statement with parameters instead when a value has no literal (NUL), as before: two', async () => {
-      expect(await roundTrips(() => handle.sql.rows(sql`select ${'a'}::text as v`))).toBe(1);
+    it('one for a statement without parameters; the values reach Postgres exactly, NUL refused by Postgres', async () => {
+      expect(await roundTrips(() => handle.sql.rows(sql`select 1 as v`))).toBe(1);
+      const hostile = "it's \\ 'odd' \\' $1 -- ;";
+      let rows: Array<{ v: string }> = [];
       expect(
-        await roundTrips(() => handle.sql.rows(sql`select ${'a\0b'}::text as v`).catch(() => undefined)),
+        await roundTrips(async () => (rows = await handle.sql.rows(sql`select ${hostile}::text as v`))),
       ).toBe(2);
+      expect(rows).toEqual([{ v: hostile }]);
+      await expect(handle.sql.rows(sql`select ${'a\0b'}::text as v`)).rejects.toMatchObject({
+        code: '22021',
+      });
     });
   },
 );
