@@ -127,17 +127,20 @@ describe('command-line tools', () => {
     expect(result).toEqual({ code: 1, stdout: '', stderr: 'token: no workspace "nosuchworkspace"\n' });
   });
 
-  it.skipIf(usingPostgres())('refuses an embedded database that another live process holds', async () => {
-    const lock = `${env.PGLITE_DATA_DIR}.lock`;
-    writeFileSync(lock, `${process.pid}\n`);
-    try {
-      const result = await cli('token', 'list', '--workspace', workspaceId);
-      expect(result).toMatchObject({ code: 1, stdout: '' });
-      expect(result.stderr).toContain(`is in use by process ${process.pid} (npm start?): stop it first`);
-    } finally {
-      rmSync(lock, { force: true });
-    }
-  });
+  it.skipIf(usingPostgres())(
+    'refuses an embedded database that another live process holds (PGlite only: skipped on a Postgres server, which many processes share)',
+    async () => {
+      const lock = `${env.PGLITE_DATA_DIR}.lock`;
+      writeFileSync(lock, `${process.pid}\n`);
+      try {
+        const result = await cli('token', 'list', '--workspace', workspaceId);
+        expect(result).toMatchObject({ code: 1, stdout: '' });
+        expect(result.stderr).toContain(`is in use by process ${process.pid} (npm start?): stop it first`);
+      } finally {
+        rmSync(lock, { force: true });
+      }
+    },
+  );
 
   it.each([
     [['--scopes', 'sessions:read,agents:delete'], 'unknown scope "agents:delete"'],

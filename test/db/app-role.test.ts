@@ -20,190 +20,193 @@ import { apiEvent } from '#test/helpers/events.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 
 /** The server is shared: the role's name is this run's own. Roles do not exist on PGlite. */
-describe.runIf(usingPostgres())('the application role (real Postgres)', () => {
-  const role = `vaa_app_${randomBytes(5).toString('hex')}`;
-  const password = randomBytes(18).toString('base64url');
-  let master: DatabaseHandle & { url?: string };
-  let app: DatabaseHandle;
-  const urlAs = (username: string, secret: string) => {
-    const url = new URL(master.url ?? '');
-    url.username = username;
-    url.password = secret;
-    return url.toString();
-  };
+describe.runIf(usingPostgres())(
+  'the application role (real Postgres; skipped on PGlite, which has one user)',
+  () => {
+    const role = `vaa_app_${randomBytes(5).toString('hex')}`;
+    const password = randomBytes(18).toString('base64url');
+    let master: DatabaseHandle & { url?: string };
+    let app: DatabaseHandle;
+    const urlAs = (username: string, secret: string) => {
+      const url = new URL(master.url ?? '');
+      url.username = username;
+      url.password = secret;
+      return url.toString();
+    };
 
-  beforeAll(async () => {
-    master = await freshDatabase();
-    // What the deploy trigger does: the migrations, then the role, on the master connection.
-    await migrate(master, undefined, { appRole: { username: role, password } });
-    app = await openDatabase({ kind: 'postgres', url: urlAs(role, password), poolMax: 2 });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await master?.close(); // drops the database, and with it every grant made in it
-    const server = postgres(process.env.DATABASE_URL ?? '', { max: 1, onnotice: () => {} });
-    await server.unsafe(`drop role if exists "${role}_clone"`);
-    await server.unsafe(`drop role if exists "${role}"`);
-    await server.end();
-  });
+    beforeAll(async () => {
+      master = await freshDatabase();
+      // What the deploy trigger does: the migrations, then the role, on the master connection.
+      await migrate(master, undefined, { appRole: { username: role, password } });
+      app = await openDatabase({ kind: 'postgres', url: urlAs(role, password), poolMax: 2 });
+    });
+    afterAll(async () => {
+      await app?.close();
+      await master?.close(); // drops the database, and with it every grant made in it
+      const server = postgres(process.env.DATABASE_URL ?? '', { max: 1, onnotice: () => {} });
+      await server.unsafe(`drop role if exists "${role}_clone"`);
+      await server.unsafe(`drop role if exists "${role}"`);
+      await server.end();
+    });
 
-  const asApp = async (statement: string) => {
-    try {
-      await app.db.execute(sql.raw(statement));
-      return 'allowed';
-    } catch (error) {
-      return sqlState(error);
-    }
-  };
+    const asApp = async (statement: string) => {
+      try {
+        await app.db.execute(sql.raw(statement));
+        return 'allowed';
+      } catch (error) {
+        return sqlState(error);
+      }
+    };
 
-  it('is a plain login role with the secret password, and no attribute beyond LOGIN', async () => {
-    const [row] = rowsOf<Record<string, unknown>>(
-      await master.db.execute(sql`
+    it('is a plain login role with the secret password, and no attribute beyond LOGIN', async () => {
+      const [row] = rowsOf<Record<string, unknown>>(
+        await master.db.execute(sql`
         select rolcanlogin, rolsuper, rolcreatedb, rolcreaterole, rolreplication, rolbypassrls,
                rolpassword is not null as has_password
         from pg_authid where rolname = ${role}`),
-    );
-    expect(row).toEqual({
-      rolcanlogin: true,
-      rolsuper: false,
-      rolcreatedb: false,
-      rolcreaterole: false,
-      rolreplication: false,
-      rolbypassrls: false,
-      has_password: true,
+      );
+      expect(row).toEqual({
+        rolcanlogin: true,
+        rolsuper: false,
+        rolcreatedb: false,
+        rolcreaterole: false,
+        rolreplication: false,
+        rolbypassrls: false,
+        has_password: true,
+      });
     });
-  });
 
-  it('has privileges listed for every table the migrations create, and only those', async () => {
-    const tables = rowsOf<{ name: string }>(
-      await master.db.execute(
-        sql`select table_name as name from information_schema.tables where table_schema = 'public'`,
-      ),
-    ).map((t) => t.name);
-    expect(APP_PRIVILEGES.map(([table]) => getTableName(table)).sort()).toEqual(tables.sort());
-    const granted = rowsOf<{ table_name: string; privilege_type: string }>(
-      await master.db.execute(sql`
+    it('has privileges listed for every table the migrations create, and only those', async () => {
+      const tables = rowsOf<{ name: string }>(
+        await master.db.execute(
+          sql`select table_name as name from information_schema.tables where table_schema = 'public'`,
+        ),
+      ).map((t) => t.name);
+      expect(APP_PRIVILEGES.map(([table]) => getTableName(table)).sort()).toEqual(tables.sort());
+      const granted = rowsOf<{ table_name: string; privilege_type: string }>(
+        await master.db.execute(sql`
         select table_name, privilege_type from information_schema.role_table_grants
         where grantee = ${role} order by table_name, privilege_type`),
-    );
-    const expected = APP_PRIVILEGES.flatMap(([table, privileges]) =>
-      privileges.map((p) => ({ table_name: getTableName(table), privilege_type: p })),
-    ).sort((a, b) =>
-      `${a.table_name} ${a.privilege_type}`.localeCompare(`${b.table_name} ${b.privilege_type}`),
-    );
-    expect(granted).toEqual(expected);
-  });
-
-  describe('serves every operation, through the real handlers', () => {
-    let tenant: Tenant;
-    beforeAll(async () => {
-      // The admin function's operations: a workspace with its theme, a key, a demo workspace.
-      tenant = await createTenant(app.db);
-    });
-
-    it('seeds a demo workspace and revokes a key', async () => {
-      const seeded = await seedDemoWorkspace(app.db, { sessions: 5 });
-      expect(seeded.counts.sessions).toBe(5);
-      expect(await revokeApiKey(app.db, seeded.keyId)).toBe(true);
-    });
-
-    it('authorises a bearer token (recording its last use)', async () => {
-      const authorize = buildAuthorizer({ database: app, logger: silentLogger });
-      const result = await authorize({
-        type: 'REQUEST',
-        headers: { authorization: `Bearer ${tenant.token}` },
-        requestContext: { requestId: 'role-test' },
-      } as unknown as AuthorizerEvent);
-      expect(result).toMatchObject({ isAuthorized: true, context: { workspaceId: tenant.workspaceId } });
-    });
-
-    it('creates an agent idempotently, then lists agents and sessions', async () => {
-      const createAgent = buildCreateAgent({ database: app, logger: silentLogger });
-      const post = () =>
-        createAgent(
-          apiEvent({
-            method: 'POST',
-            path: '/agents',
-            body: { name: 'Role check' },
-            headers: { 'idempotency-key': 'role-1' },
-            caller: tenant,
-          }),
-        );
-      const first = await post();
-      expect(first.statusCode).toBe(201);
-      expect((await post()).body).toBe(first.body);
-      const agents = await buildListAgents({ database: app, logger: silentLogger })(
-        apiEvent({ path: '/agents', caller: tenant }),
       );
-      expect(agents.statusCode).toBe(200);
-      expect(JSON.parse(agents.body ?? '[]')).toHaveLength(1);
-      const sessions = await buildListSessions({ database: app, logger: silentLogger })(
-        apiEvent({ path: '/sessions', caller: tenant }),
+      const expected = APP_PRIVILEGES.flatMap(([table, privileges]) =>
+        privileges.map((p) => ({ table_name: getTableName(table), privilege_type: p })),
+      ).sort((a, b) =>
+        `${a.table_name} ${a.privilege_type}`.localeCompare(`${b.table_name} ${b.privilege_type}`),
       );
-      expect(sessions.statusCode).toBe(200);
+      expect(granted).toEqual(expected);
     });
-  });
 
-  it('cannot create, drop, alter or truncate anything, nor delete or update what the app never does', async () => {
-    const refused = {
-      'create table role_probe (id int)': '42501',
-      'create temporary table role_probe (id int)': '42501',
-      'create schema role_probe': '42501',
-      'create index role_probe on agents (name)': '42501',
-      'create function role_probe() returns int language sql as $$ select 1 $$': '42501',
-      'create view role_probe as select 1 as one': '42501',
-      'alter table agents add column role_probe int': '42501',
-      'drop table idempotency_keys': '42501',
-      'truncate agents': '42501',
-      'truncate idempotency_keys': '42501',
-      'delete from agents': '42501',
-      'update agents set name = name': '42501',
-      'delete from workspaces': '42501',
-      'update sessions set name = name': '42501',
-      'create role role_probe': '42501',
-      'create database role_probe': '42501',
-    };
-    const outcomes: Record<string, string | undefined> = {};
-    for (const statement of Object.keys(refused)) outcomes[statement] = await asApp(statement);
-    expect(outcomes).toEqual(refused);
-  });
-
-  it('cannot read the migration journal', async () => {
-    expect(await asApp('select * from drizzle.__drizzle_migrations')).toBe('42501');
-  });
-
-  it('loses on the next run a privilege granted by hand', async () => {
-    await master.db.execute(sql.raw(`grant delete, truncate on agents to "${role}"`));
-    expect(await asApp('delete from agents where false')).toBe('allowed');
-    await ensureAppRole(master.db, { username: role, password });
-    expect(await asApp('delete from agents where false')).toBe('42501');
-  });
-
-  it("serves through the rotation's clone, a member of the role, without touching the role's password", async () => {
-    const clone = `${role}_clone`;
-    // What Secrets Manager's alternating-users rotation does on its first run.
-    await master.db.execute(sql.raw(`create role "${clone}" with login password 'first'`));
-    await master.db.execute(sql.raw(`grant "${role}" to "${clone}"`));
-    const before = rowsOf<{ p: string }>(
-      await master.db.execute(sql`select rolpassword as p from pg_authid where rolname = ${role}`),
-    );
-    await ensureAppRole(master.db, { username: clone, password: 'second' });
-    const after = rowsOf<{ p: string }>(
-      await master.db.execute(sql`select rolpassword as p from pg_authid where rolname = ${role}`),
-    );
-    expect(after).toEqual(before);
-    const viaClone = await openDatabase({ kind: 'postgres', url: urlAs(clone, 'second'), poolMax: 1 });
-    try {
-      const tenant = await createTenant(viaClone.db);
-      const listed = await buildListAgents({ database: viaClone, logger: silentLogger })(
-        apiEvent({ path: '/agents', caller: tenant }),
-      );
-      expect(listed.statusCode).toBe(200);
-      await expect(viaClone.db.execute(sql`truncate agents`)).rejects.toMatchObject({
-        cause: { code: '42501' },
+    describe('serves every operation, through the real handlers', () => {
+      let tenant: Tenant;
+      beforeAll(async () => {
+        // The admin function's operations: a workspace with its theme, a key, a demo workspace.
+        tenant = await createTenant(app.db);
       });
-    } finally {
-      await viaClone.close();
-    }
-  });
-});
+
+      it('seeds a demo workspace and revokes a key', async () => {
+        const seeded = await seedDemoWorkspace(app.db, { sessions: 5 });
+        expect(seeded.counts.sessions).toBe(5);
+        expect(await revokeApiKey(app.db, seeded.keyId)).toBe(true);
+      });
+
+      it('authorises a bearer token (recording its last use)', async () => {
+        const authorize = buildAuthorizer({ database: app, logger: silentLogger });
+        const result = await authorize({
+          type: 'REQUEST',
+          headers: { authorization: `Bearer ${tenant.token}` },
+          requestContext: { requestId: 'role-test' },
+        } as unknown as AuthorizerEvent);
+        expect(result).toMatchObject({ isAuthorized: true, context: { workspaceId: tenant.workspaceId } });
+      });
+
+      it('creates an agent idempotently, then lists agents and sessions', async () => {
+        const createAgent = buildCreateAgent({ database: app, logger: silentLogger });
+        const post = () =>
+          createAgent(
+            apiEvent({
+              method: 'POST',
+              path: '/agents',
+              body: { name: 'Role check' },
+              headers: { 'idempotency-key': 'role-1' },
+              caller: tenant,
+            }),
+          );
+        const first = await post();
+        expect(first.statusCode).toBe(201);
+        expect((await post()).body).toBe(first.body);
+        const agents = await buildListAgents({ database: app, logger: silentLogger })(
+          apiEvent({ path: '/agents', caller: tenant }),
+        );
+        expect(agents.statusCode).toBe(200);
+        expect(JSON.parse(agents.body ?? '[]')).toHaveLength(1);
+        const sessions = await buildListSessions({ database: app, logger: silentLogger })(
+          apiEvent({ path: '/sessions', caller: tenant }),
+        );
+        expect(sessions.statusCode).toBe(200);
+      });
+    });
+
+    it('cannot create, drop, alter or truncate anything, nor delete or update what the app never does', async () => {
+      const refused = {
+        'create table role_probe (id int)': '42501',
+        'create temporary table role_probe (id int)': '42501',
+        'create schema role_probe': '42501',
+        'create index role_probe on agents (name)': '42501',
+        'create function role_probe() returns int language sql as $$ select 1 $$': '42501',
+        'create view role_probe as select 1 as one': '42501',
+        'alter table agents add column role_probe int': '42501',
+        'drop table idempotency_keys': '42501',
+        'truncate agents': '42501',
+        'truncate idempotency_keys': '42501',
+        'delete from agents': '42501',
+        'update agents set name = name': '42501',
+        'delete from workspaces': '42501',
+        'update sessions set name = name': '42501',
+        'create role role_probe': '42501',
+        'create database role_probe': '42501',
+      };
+      const outcomes: Record<string, string | undefined> = {};
+      for (const statement of Object.keys(refused)) outcomes[statement] = await asApp(statement);
+      expect(outcomes).toEqual(refused);
+    });
+
+    it('cannot read the migration journal', async () => {
+      expect(await asApp('select * from drizzle.__drizzle_migrations')).toBe('42501');
+    });
+
+    it('loses on the next run a privilege granted by hand', async () => {
+      await master.db.execute(sql.raw(`grant delete, truncate on agents to "${role}"`));
+      expect(await asApp('delete from agents where false')).toBe('allowed');
+      await ensureAppRole(master.db, { username: role, password });
+      expect(await asApp('delete from agents where false')).toBe('42501');
+    });
+
+    it("serves through the rotation's clone, a member of the role, without touching the role's password", async () => {
+      const clone = `${role}_clone`;
+      // What Secrets Manager's alternating-users rotation does on its first run.
+      await master.db.execute(sql.raw(`create role "${clone}" with login password 'first'`));
+      await master.db.execute(sql.raw(`grant "${role}" to "${clone}"`));
+      const before = rowsOf<{ p: string }>(
+        await master.db.execute(sql`select rolpassword as p from pg_authid where rolname = ${role}`),
+      );
+      await ensureAppRole(master.db, { username: clone, password: 'second' });
+      const after = rowsOf<{ p: string }>(
+        await master.db.execute(sql`select rolpassword as p from pg_authid where rolname = ${role}`),
+      );
+      expect(after).toEqual(before);
+      const viaClone = await openDatabase({ kind: 'postgres', url: urlAs(clone, 'second'), poolMax: 1 });
+      try {
+        const tenant = await createTenant(viaClone.db);
+        const listed = await buildListAgents({ database: viaClone, logger: silentLogger })(
+          apiEvent({ path: '/agents', caller: tenant }),
+        );
+        expect(listed.statusCode).toBe(200);
+        await expect(viaClone.db.execute(sql`truncate agents`)).rejects.toMatchObject({
+          cause: { code: '42501' },
+        });
+      } finally {
+        await viaClone.close();
+      }
+    });
+  },
+);

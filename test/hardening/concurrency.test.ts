@@ -126,87 +126,90 @@ describe('concurrency', () => {
     expect(await countIn('agents', tenant)).toBe(agents.length);
   });
 
-  describe.skipIf(!usingPostgres())('on the real server', () => {
-    const stats = async () => {
-      const [row] = await (admin as postgres.Sql)`
+  describe.skipIf(!usingPostgres())(
+    'on the real server (skipped on PGlite, which runs one statement at a time)',
+    () => {
+      const stats = async () => {
+        const [row] = await (admin as postgres.Sql)`
         select (select deadlocks from pg_stat_database where datname = current_database())::int as deadlocks,
                (select count(*) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid())::int as connections`;
-      return row as { deadlocks: number; connections: number };
-    };
+        return row as { deadlocks: number; connections: number };
+      };
 
-    it('holds 200 mixed concurrent requests without a deadlock, a 5xx or a connection beyond the pool', async () => {
-      const before = await stats();
-      const tenant = await createTenant(handle.db);
-      const counts = await rowCounts(handle.db);
-      const requests: Promise<ApiResult>[] = [];
-      for (let i = 0; i < 200; i++) {
-        if (i % 4 === 0) requests.push(app.listSessions(apiEvent({ path: '/sessions', caller: tenant })));
-        else if (i % 4 === 1)
-          requests.push(
-            app.listAgents(apiEvent({ path: '/agents', query: 'includeTotal=true', caller: tenant })),
-          );
-        else
-          requests.push(
-            post(
-              tenant,
-              { name: `Mixed ${i % 7}`, ...(i % 3 ? {} : { slug: `mixed-${i % 5}` }) },
-              i % 5 ? {} : { 'idempotency-key': `mixed-${i % 9}` },
-            ),
-          );
-      }
-      held += requests.length;
-      const results = await Promise.all(requests);
-      for (const r of results) expect(r.statusCode).toBeLessThan(500);
-      const created = results.filter(
-        (r) => r.statusCode === 201 && r.headers['idempotent-replayed'] !== 'true',
-      );
-      const after = await rowCounts(handle.db);
-      expect(after.agents - counts.agents).toBe(new Set(created.map((r) => JSON.parse(r.body).id)).size);
-      const now = await stats();
-      expect(now.deadlocks).toBe(before.deadlocks);
-      // The pool never grows past its size, plus the connections the test itself holds.
-      expect(now.connections).toBeLessThanOrEqual(POOL + 1);
-    });
-
-    it('leaves no connection behind: a process opened, loaded, broken (recycled) and closed holds none', async () => {
-      const proxy = await FaultProxy.start(handle.url as string);
-      const url = new URL(proxy.url(handle.url as string));
-      url.searchParams.set('application_name', 'vaa-leak-test');
-      const own = await openDatabase({
-        kind: 'postgres',
-        url: url.toString(),
-        poolMax: 5,
-        requestTimeoutMs: 1_500,
+      it('holds 200 mixed concurrent requests without a deadlock, a 5xx or a connection beyond the pool', async () => {
+        const before = await stats();
+        const tenant = await createTenant(handle.db);
+        const counts = await rowCounts(handle.db);
+        const requests: Promise<ApiResult>[] = [];
+        for (let i = 0; i < 200; i++) {
+          if (i % 4 === 0) requests.push(app.listSessions(apiEvent({ path: '/sessions', caller: tenant })));
+          else if (i % 4 === 1)
+            requests.push(
+              app.listAgents(apiEvent({ path: '/agents', query: 'includeTotal=true', caller: tenant })),
+            );
+          else
+            requests.push(
+              post(
+                tenant,
+                { name: `Mixed ${i % 7}`, ...(i % 3 ? {} : { slug: `mixed-${i % 5}` }) },
+                i % 5 ? {} : { 'idempotency-key': `mixed-${i % 9}` },
+              ),
+            );
+        }
+        held += requests.length;
+        const results = await Promise.all(requests);
+        for (const r of results) expect(r.statusCode).toBeLessThan(500);
+        const created = results.filter(
+          (r) => r.statusCode === 201 && r.headers['idempotent-replayed'] !== 'true',
+        );
+        const after = await rowCounts(handle.db);
+        expect(after.agents - counts.agents).toBe(new Set(created.map((r) => JSON.parse(r.body).id)).size);
+        const now = await stats();
+        expect(now.deadlocks).toBe(before.deadlocks);
+        // The pool never grows past its size, plus the connections the test itself holds.
+        expect(now.connections).toBeLessThanOrEqual(POOL + 1);
       });
-      const ownApp = buildApp({ database: own, logger: silentLogger });
-      const tenant = await createTenant(handle.db);
-      const ours = async () =>
-        (
-          await (admin as postgres.Sql)`select count(*)::int as n from pg_stat_activity where application_name = 'vaa-leak-test'`
-        )[0]?.n;
-      try {
-        const burst = () =>
-          Promise.all(
-            Array.from({ length: 40 }, () =>
-              ownApp.listAgents(apiEvent({ path: '/agents', caller: tenant })),
-            ),
-          );
-        for (const r of await burst()) expect(r.statusCode).toBe(200);
-        expect(await ours()).toBeLessThanOrEqual(5);
-        // Cut every connection mid-burst: the client is replaced, the old one must not linger.
-        const cut = burst();
-        proxy.resetAll();
-        for (const r of await cut) expect([200, 503]).toContain(r.statusCode);
-        for (const r of await burst()) expect(r.statusCode).toBe(200);
-        held += 120;
-        await new Promise((done) => setTimeout(done, 300));
-        expect(await ours()).toBeLessThanOrEqual(5);
-      } finally {
-        await own.close();
-        await proxy.close();
-      }
-      for (let i = 0; i < 50 && (await ours()) > 0; i++) await new Promise((done) => setTimeout(done, 100));
-      expect(await ours()).toBe(0);
-    });
-  });
+
+      it('leaves no connection behind: a process opened, loaded, broken (recycled) and closed holds none', async () => {
+        const proxy = await FaultProxy.start(handle.url as string);
+        const url = new URL(proxy.url(handle.url as string));
+        url.searchParams.set('application_name', 'vaa-leak-test');
+        const own = await openDatabase({
+          kind: 'postgres',
+          url: url.toString(),
+          poolMax: 5,
+          requestTimeoutMs: 1_500,
+        });
+        const ownApp = buildApp({ database: own, logger: silentLogger });
+        const tenant = await createTenant(handle.db);
+        const ours = async () =>
+          (
+            await (admin as postgres.Sql)`select count(*)::int as n from pg_stat_activity where application_name = 'vaa-leak-test'`
+          )[0]?.n;
+        try {
+          const burst = () =>
+            Promise.all(
+              Array.from({ length: 40 }, () =>
+                ownApp.listAgents(apiEvent({ path: '/agents', caller: tenant })),
+              ),
+            );
+          for (const r of await burst()) expect(r.statusCode).toBe(200);
+          expect(await ours()).toBeLessThanOrEqual(5);
+          // Cut every connection mid-burst: the client is replaced, the old one must not linger.
+          const cut = burst();
+          proxy.resetAll();
+          for (const r of await cut) expect([200, 503]).toContain(r.statusCode);
+          for (const r of await burst()) expect(r.statusCode).toBe(200);
+          held += 120;
+          await new Promise((done) => setTimeout(done, 300));
+          expect(await ours()).toBeLessThanOrEqual(5);
+        } finally {
+          await own.close();
+          await proxy.close();
+        }
+        for (let i = 0; i < 50 && (await ours()) > 0; i++) await new Promise((done) => setTimeout(done, 100));
+        expect(await ours()).toBe(0);
+      });
+    },
+  );
 });

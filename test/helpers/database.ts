@@ -5,6 +5,7 @@ import postgres from 'postgres';
 import { inject } from 'vitest';
 import { closingAlso, type DatabaseHandle, embeddedClient, openDatabase } from '#db/client.ts';
 
+/** vitest.config.ts chose the database: DATABASE_URL is the server's, or empty on PGlite. */
 export const usingPostgres = () => Boolean(process.env.DATABASE_URL);
 
 /**

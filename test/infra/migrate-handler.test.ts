@@ -107,79 +107,86 @@ function migrationsFolder(statements: string[]): string {
   return dir;
 }
 
-describe.runIf(usingPostgres())('migrations on a real Postgres server', () => {
-  let database: DatabaseHandle & { url?: string };
-  let config: DatabaseConfig;
-  beforeAll(async () => {
-    database = await freshDatabase();
-    config = { kind: 'postgres', url: database.url ?? '' };
-  });
-  afterAll(() => database.close());
+describe.runIf(usingPostgres())(
+  'migrations on a real Postgres server (skipped on PGlite: the handler connects to a server)',
+  () => {
+    let database: DatabaseHandle & { url?: string };
+    let config: DatabaseConfig;
+    beforeAll(async () => {
+      database = await freshDatabase();
+      config = { kind: 'postgres', url: database.url ?? '' };
+    });
+    afterAll(() => database.close());
 
-  it("run with the migration session's long statement timeout and short lock timeout, not the API's 6 s", async () => {
-    // The migration checks its own session: a mismatch raises, and fails the run.
-    const folder = migrationsFolder([
-      `do $$ begin
+    it("run with the migration session's long statement timeout and short lock timeout, not the API's 6 s", async () => {
+      // The migration checks its own session: a mismatch raises, and fails the run.
+      const folder = migrationsFolder([
+        `do $$ begin
          if current_setting('statement_timeout') <> '10min' or current_setting('lock_timeout') <> '5s' then
            raise exception 'session: statement_timeout %, lock_timeout %',
              current_setting('statement_timeout'), current_setting('lock_timeout');
          end if;
        end $$;`,
-    ]);
-    expect(
-      await applyMigrations(config, { remainingMs: () => 60_000, logger: silent, migrationsFolder: folder }),
-    ).toEqual({ attempts: 1 });
-  });
+      ]);
+      expect(
+        await applyMigrations(config, {
+          remainingMs: () => 60_000,
+          logger: silent,
+          migrationsFolder: folder,
+        }),
+      ).toEqual({ attempts: 1 });
+    });
 
-  it('fail at once on a statement timeout (57014), without retrying it as transient', async () => {
-    const opened: DatabaseHandle[] = [];
-    const warnings: unknown[] = [];
-    await expect(
-      applyMigrations(config, {
+    it('fail at once on a statement timeout (57014), without retrying it as transient', async () => {
+      const opened: DatabaseHandle[] = [];
+      const warnings: unknown[] = [];
+      await expect(
+        applyMigrations(config, {
+          remainingMs: () => 600_000,
+          retryDelayMs: 1,
+          logger: (level, message) => warnings.push([level, message]),
+          open: flakyOpen(0, opened),
+          migrationsFolder: migrationsFolder(['select pg_sleep(2)']),
+          session: { statementTimeoutMs: 200, lockTimeoutMs: 1_000 },
+        }),
+      ).rejects.toMatchObject({ cause: { code: '57014' } });
+      expect(opened).toHaveLength(1);
+      expect(warnings).toEqual([]);
+    });
+
+    it('retry a lock timeout a few times, then fail the deploy; once the lock is free they apply', async () => {
+      const holder = postgres(database.url ?? '', { max: 1, onnotice: () => {} });
+      const folder = migrationsFolder(['alter table workspaces add column lock_probe int']);
+      const options = {
         remainingMs: () => 600_000,
         retryDelayMs: 1,
-        logger: (level, message) => warnings.push([level, message]),
-        open: flakyOpen(0, opened),
-        migrationsFolder: migrationsFolder(['select pg_sleep(2)']),
-        session: { statementTimeoutMs: 200, lockTimeoutMs: 1_000 },
-      }),
-    ).rejects.toMatchObject({ cause: { code: '57014' } });
-    expect(opened).toHaveLength(1);
-    expect(warnings).toEqual([]);
-  });
-
-  it('retry a lock timeout a few times, then fail the deploy; once the lock is free they apply', async () => {
-    const holder = postgres(database.url ?? '', { max: 1, onnotice: () => {} });
-    const folder = migrationsFolder(['alter table workspaces add column lock_probe int']);
-    const options = {
-      remainingMs: () => 600_000,
-      retryDelayMs: 1,
-      logger: silent,
-      migrationsFolder: folder,
-      session: { statementTimeoutMs: 60_000, lockTimeoutMs: 200 },
-      lockAttempts: 3,
-    };
-    const opened: DatabaseHandle[] = [];
-    let release: () => void = () => {};
-    const held = holder.begin(async (tx) => {
-      await tx`lock table workspaces in access exclusive mode`;
-      await new Promise<void>((resolve) => {
-        release = resolve;
+        logger: silent,
+        migrationsFolder: folder,
+        session: { statementTimeoutMs: 60_000, lockTimeoutMs: 200 },
+        lockAttempts: 3,
+      };
+      const opened: DatabaseHandle[] = [];
+      let release: () => void = () => {};
+      const held = holder.begin(async (tx) => {
+        await tx`lock table workspaces in access exclusive mode`;
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
       });
-    });
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await expect(applyMigrations(config, { ...options, open: flakyOpen(0, opened) })).rejects.toMatchObject(
-        {
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await expect(
+          applyMigrations(config, { ...options, open: flakyOpen(0, opened) }),
+        ).rejects.toMatchObject({
           cause: { code: '55P03' },
-        },
-      );
-      expect(opened).toHaveLength(3);
-    } finally {
-      release();
-      await held;
-      await holder.end();
-    }
-    expect(await applyMigrations(config, options)).toEqual({ attempts: 1 });
-  });
-});
+        });
+        expect(opened).toHaveLength(3);
+      } finally {
+        release();
+        await held;
+        await holder.end();
+      }
+      expect(await applyMigrations(config, options)).toEqual({ attempts: 1 });
+    });
+  },
+);
