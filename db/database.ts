@@ -44,7 +44,7 @@ export interface RunOptions {
    * a fresh one, within the same deadline. Other work is run again only when it failed while a
    * connection was being obtained, so nothing of it reached the database.
    */
-  idempotent: boolean;
+  repeatable: boolean;
 }
 
 /** The driver under a client, for whoever wraps it (Drizzle, for the tools). */

@@ -185,11 +185,9 @@ export class PostgresClient implements DatabaseClient {
       connect_timeout: config.connectTimeoutSeconds ?? 5,
       max_lifetime: 60 * 30,
       onnotice: () => {},
-      // No array-type lookup on each new connection: no answer of the API's is a Postgres array
-      // (the API key's scopes come as JSON), and postgres.js 3.4.9 leaves that lookup's failure
-      // unhandled when the connection is destroyed during it: an unhandled rejection, which ends
-      // a Lambda process (test/hardening/chaos.test.ts met it). It also saves a round trip and a
-      // catalog query before each new connection's first statement.
+      // No array-type lookup on each new connection: no answer of the API's is a Postgres array,
+      // and postgres.js 3.4.9 leaves that lookup's failure unhandled when the connection is
+      // destroyed during it, which ends a Lambda process (docs/decisions.md).
       fetch_types: false,
       // The server gives up on a statement before the request's deadline does.
       connection: {
@@ -213,7 +211,7 @@ export class PostgresClient implements DatabaseClient {
    * black-holed socket would hold the pool for minutes) and `DatabaseTimeout` is thrown, while the
    * abandoned work settles in the background.
    */
-  async run<T>(work: (sql: SqlRunner) => Promise<T>, { idempotent }: RunOptions): Promise<T> {
+  async run<T>(work: (sql: SqlRunner) => Promise<T>, { repeatable }: RunOptions): Promise<T> {
     let using = this.#current;
     let expired = false;
     const attempts = (async () => {
@@ -230,10 +228,10 @@ export class PostgresClient implements DatabaseClient {
           // Again on the fresh client: a read (twice at most: under repeated kills the fresh
           // connection can be ended too), or once work of which nothing reached the server; and
           // once more with the credentials refreshUrl gave (the repeat may be what met them).
-          const mayRepeat = idempotent || failurePhase(error) === 'connecting';
+          const mayRepeat = repeatable || failurePhase(error) === 'connecting';
           if (expired || !mayRepeat) throw error;
           if (newUrl && !renewed) renewed = true;
-          else if (++repeats > (idempotent ? READ_REPEATS : 1)) throw error;
+          else if (++repeats > (repeatable ? READ_REPEATS : 1)) throw error;
         }
       }
     })();

@@ -21,7 +21,7 @@ export const build =
   async (event) => {
     try {
       const principal = await database.run((sql) => principalFor(sql, event.headers?.authorization), {
-        idempotent: true,
+        repeatable: true,
       });
       if (!principal) return deny;
       return {

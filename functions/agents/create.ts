@@ -20,7 +20,7 @@ export const build = (deps: Deps) =>
     const agent = newAgent(body, req.caller);
     const key = idempotencyKeyOf(req);
     const create = async (sql: SqlRunner) => json(req.requestId, 201, await createOrConflict(sql, agent));
-    return key ? idempotent(deps.database, req, key, body, create) : create(req.sql);
+    return key ? idempotent(deps.database, req, key, body, create) : create(req.runner);
   });
 
 export const handler = lambda(build);

@@ -11,9 +11,9 @@ export const build = (deps: Deps) =>
   route(routes.listAgents, deps, async (req) => {
     const query = parseQuery(AgentListQuery, agentListParams, req.event);
     const list = listRequest(query, 'agents');
-    const rows = await pageAgentsJson(req.sql, req.caller.workspaceId, list.window, list.filters);
+    const rows = await pageAgentsJson(req.runner, req.caller.workspaceId, list.window, list.filters);
     const total = query.includeTotal
-      ? await countAgents(req.sql, req.caller.workspaceId, list.filters)
+      ? await countAgents(req.runner, req.caller.workspaceId, list.filters)
       : undefined;
     return listResponse(req, list, rows, total);
   });

@@ -34,7 +34,7 @@ export async function idempotent(
   body: unknown,
   work: (tx: SqlRunner) => Promise<ApiResult>,
 ): Promise<ApiResult> {
-  const { sql } = req;
+  const { runner: sql } = req;
   const { workspaceId } = req.caller;
   const claim = await claimKey(sql, workspaceId, key, fingerprint(body));
   switch (claim.kind) {
@@ -75,7 +75,7 @@ export async function idempotent(
       return result;
     });
   } catch (error) {
-    await database.run((fresh) => releaseKey(fresh, workspaceId, key), { idempotent: true }).catch(() => {});
+    await database.run((fresh) => releaseKey(fresh, workspaceId, key), { repeatable: true }).catch(() => {});
     throw error;
   }
 }

@@ -27,8 +27,8 @@ export interface Request {
   event: ApiEvent;
   requestId: string;
   caller: Caller;
-  /** The database for this attempt (a read that lost its connection is run again on a fresh one). */
-  sql: SqlRunner;
+  /** Runs this attempt's statements (a read that lost its connection is run again on a fresh one). */
+  runner: SqlRunner;
 }
 
 const callerFrom = (p: {
@@ -78,9 +78,9 @@ export function route(
           const caller = await callerOf(event, sql);
           if (!caller) throw unauthenticated();
           if (!caller.scopes.has(def.scope)) throw missingScope(def.scope);
-          return operation({ event, requestId, caller, sql });
+          return operation({ event, requestId, caller, runner: sql });
         },
-        { idempotent: def.method === 'GET' },
+        { repeatable: def.method === 'GET' },
       );
     } catch (error) {
       result = problem(requestId, toProblem(error, logger, { requestId, route: def.name }));

@@ -11,9 +11,9 @@ export const build = (deps: Deps) =>
   route(routes.listSessions, deps, async (req) => {
     const query = parseQuery(SessionListQuery, sessionListParams, req.event);
     const list = listRequest(query, 'sessions');
-    const rows = await pageSessionsJson(req.sql, req.caller.workspaceId, list.window, list.filters);
+    const rows = await pageSessionsJson(req.runner, req.caller.workspaceId, list.window, list.filters);
     const total = query.includeTotal
-      ? await countSessions(req.sql, req.caller.workspaceId, list.filters)
+      ? await countSessions(req.runner, req.caller.workspaceId, list.filters)
       : undefined;
     return listResponse(req, list, rows, total);
   });

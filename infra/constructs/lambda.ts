@@ -33,8 +33,8 @@ const ESM_REQUIRE_BANNER =
 /**
  * How every function is bundled (bench/bundles.ts builds the same). The source map is written
  * beside the bundle without a `sourceMappingURL` comment and then moved out of the asset (see
- * `SOURCE_MAPS_DIR`): nothing at run time reads it (no `--enable-source-maps`, which cost 7-8 ms
- * per cold start), and it was ~60 % of each zip.
+ * `SOURCE_MAPS_DIR`): nothing at run time reads it (no `--enable-source-maps`, which slows every
+ * cold start), and it would be most of each zip.
  */
 export const BUNDLING = {
   format: OutputFormat.ESM,

@@ -11,8 +11,8 @@ import { FaultProxy } from './support/proxy.ts';
 import { sleep, within } from './support/timing.ts';
 
 const connectionLost = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
-const write = { idempotent: false };
-const read = { idempotent: true };
+const write = { repeatable: false };
+const read = { repeatable: true };
 
 describe.skipIf(!usingPostgres())(
   'db/client.ts: replacing a broken client (real Postgres; skipped on PGlite, which has no connection to break)',

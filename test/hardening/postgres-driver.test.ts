@@ -64,7 +64,7 @@ describe.skipIf(!usingPostgres())(
       try {
         const { value, ms } = await within(
           3_000,
-          client.run((q) => q.rows(sql`select 1`), { idempotent: true }).catch((e: unknown) => e),
+          client.run((q) => q.rows(sql`select 1`), { repeatable: true }).catch((e: unknown) => e),
         );
         expect(failurePhase(value)).toBe('connecting');
         expect(ms).toBeLessThan(1_000);
