@@ -115,7 +115,7 @@ function replay({ statement, vary }: { statement: Statement; vary?: DriveArgs['v
       return how ? replaced(value as string, how) : value;
     });
   }
-  return sql.unsafe(statement.query, parameters as never[]);
+  return sql.unsafe(statement.query, parameters as never[], { simple: false } as postgres.UnsafeQueryOptions);
 }
 
 /**

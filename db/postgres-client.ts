@@ -90,15 +90,21 @@ export function asDrizzleDoes(sql: postgres.Sql) {
 
 /**
  * Statements straight to postgres.js: the text and its values as parameters, an unnamed statement
- * (no server-side prepared statement, which RDS Proxy would pin; docs/decisions.md).
+ * (no server-side prepared statement, which RDS Proxy would pin; docs/decisions.md). Always the
+ * extended protocol, which takes one statement per text: postgres.js would send a text without
+ * parameters as a simple query, which runs as many as it holds.
  */
+const EXTENDED = { simple: false } as postgres.UnsafeQueryOptions;
+
 function runnerOver(sql: postgres.Sql | postgres.TransactionSql, inTransaction: boolean): SqlRunner {
   return {
     inTransaction,
     rows: <T>(statement: Statement) =>
-      sql.unsafe(statement.text, statement.values as postgres.ParameterOrJSON<never>[]) as unknown as Promise<
-        T[]
-      >,
+      sql.unsafe(
+        statement.text,
+        statement.values as postgres.ParameterOrJSON<never>[],
+        EXTENDED,
+      ) as unknown as Promise<T[]>,
     transaction: <T>(work: (tx: SqlRunner) => Promise<T>) => {
       const scope = (tx: postgres.TransactionSql) => work(runnerOver(tx, true));
       return (
