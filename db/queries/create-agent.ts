@@ -65,9 +65,8 @@ export async function createAgent(runner: SqlRunner, agent: NewAgent): Promise<A
  * Inserts the agent and its version 1 and returns the API representation, in one statement (so
  * one round trip and atomic without an explicit transaction). A slug collision surfaces as the
  * unique violation `agents_workspace_slug`. Unlike a list's items, the answer is shaped here from
- * the inserted rows: written in the statement, its ~45 fields cost Postgres ~0.2 ms more per create
- * (a fifth of its CPU for one), which the database pays for every create while the functions scale
- * out (docs/performance.md). The field lists are the lists' own (AGENT_COLUMNS, generated).
+ * the inserted rows, so the database, which does not scale out, does not build the 45-field
+ * projection (docs/decisions.md). The field lists are the lists' own (AGENT_COLUMNS, generated).
  */
 async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
   const agentId = createId();
