@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Column } from '../queries/row-json.ts';
 import { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '../schema/index.ts';
 import {
@@ -9,48 +9,117 @@ import {
   PERSON_FIELDS,
   SESSION_FIELDS,
 } from './fields.ts';
-import { columnsOf, jsonOf, textOf } from './json.ts';
+import { columnOf as c, columnsOf, jsonOf, tableOf as t, textOf } from './json.ts';
+
+/** A statement's slot, filled when it runs (a sql-template-tag value of the generated function). */
+const slot = (name: string) => sql.raw(`\${${name}}`);
+
+/** A generated statement: why it is written so, its slots, and its text. */
+interface Statement {
+  doc: string;
+  slots: readonly string[];
+  text: SQL;
+}
+
+const PAGE_SLOTS = ['page', 'dir', 'total'] as const;
+const [page, dir, total] = PAGE_SLOTS.map(slot);
 
 /**
- * Each list item's and answer's JSON, built in the statement from the Drizzle tables and the field
- * lists: rendered to SQL text by `npm run db:generate` into db/queries/items.generated.ts, which the
- * statements use (the handlers' bundles carry neither Drizzle nor the tables), and which a test
- * holds equal to what this renders now.
+ * The lists' statements, written against the Drizzle tables and the field lists and rendered to SQL
+ * text by `npm run db:generate` into db/queries/items.generated.ts, which the handlers run (their
+ * bundles carry neither Drizzle nor the tables); a test holds that file equal to what this renders
+ * now. Every alias a statement reads is defined in it. Slots: `page` is the `page` CTE (the
+ * window's ids and created_ats, db/queries/list-window.ts), `dir` the list's direction, `total`
+ * the count of matching rows (a scalar subquery, so in the page's snapshot) or `null::int`. The
+ * one-row `t` left-joined to the page carries the total even when the page is empty (then `item` is
+ * null).
  */
-export function renderItems(): Record<string, string> {
+export function renderStatements(): Record<string, Statement> {
+  const agentItem = (indent: string) =>
+    jsonOf(
+      agents,
+      'a',
+      AGENT_FIELDS,
+      { version: jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS, {}, `${indent}  `) },
+      indent,
+    );
   return {
-    /**
-     * A session (read as `s`) with its agent (and the version it ran on), conversation, person and
-     * ledger entry. Scalar subqueries rather than joins: one index probe each all the same, but a
-     * fraction of a six-way join's planning time, and a missing ledger entry is simply `null`. The
-     * agent is `ag.agent`: SESSION_AGENT, built once per agent version of the page (the statement
-     * in db/queries/sessions.ts), `null` when the agent or the version is missing.
-     */
-    SESSION_ITEM: textOf(
-      jsonOf(sessions, 's', SESSION_FIELDS, {
-        agent: sql`ag.agent`,
-        conversation: sql`(select ${jsonOf(conversations, 'c', CONVERSATION_FIELDS)} from ${conversations} c where c.id = s.conversation_id)`,
-        person: sql`(select ${jsonOf(persons, 'p', PERSON_FIELDS)} from ${persons} p where p.id = s.person_id)`,
-        ledger: sql`(select ${jsonOf(ledgerEntries, 'l', LEDGER_ENTRY_FIELDS)} from ${ledgerEntries} l where l.session_id = s.id)`,
-      }),
-    ),
-    /** The agent (read as `a`) a session embeds, with the version (read as `v`) the session ran on. */
-    SESSION_AGENT: textOf(
-      jsonOf(agents, 'a', AGENT_FIELDS, { version: jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS) }),
-    ),
-    /** An agent (read as `a`) with its latest version (highest number). */
-    AGENT_ITEM: textOf(
-      jsonOf(agents, 'a', AGENT_FIELDS, {
-        version: sql`(select ${jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS)} from ${agentVersions} v
-      where v.agent_id = a.id order by v.version desc limit 1)`,
-      }),
-    ),
+    sessionPage: {
+      doc:
+        'A page of sessions, each with its agent (and the version the session ran on), conversation, ' +
+        "person and ledger entry. The page's rows are read once by primary key (`offset 0` keeps each " +
+        'a probe: flattened, the planner hash-joined the page against a sequential scan of sessions), ' +
+        "and each agent version's JSON, half of every item, is built once per page. Agents and " +
+        'versions are joined, not probed by primary key (docs/performance.md). Conversation, person ' +
+        "and ledger entry are scalar subqueries: one index probe each, a fraction of a join's " +
+        'planning time, and a missing ledger entry is simply `null`.',
+      slots: PAGE_SLOTS,
+      text: sql`
+with ${page},
+page_sessions as materialized (
+  select s.*
+  from page
+  cross join lateral (select * from ${t(sessions)} where ${t(sessions)}.${c(sessions.id)} = page.${c(sessions.id)} offset 0) s
+),
+page_agents as materialized (
+  select d.${c(sessions.agentId)}, d.${c(sessions.agentVersionId)}, ${agentItem('  ')} as agent
+  from (select distinct ${c(sessions.agentId)}, ${c(sessions.agentVersionId)} from page_sessions) d,
+    ${t(agents)} a,
+    ${t(agentVersions)} v
+  where ${c(agents.id, 'a')} = d.${c(sessions.agentId)} and ${c(agentVersions.id, 'v')} = d.${c(sessions.agentVersionId)}
+)
+select t.total, case when ${c(sessions.id, 's')} is null then null else ${jsonOf(
+        sessions,
+        's',
+        SESSION_FIELDS,
+        {
+          agent: sql`ag.agent`,
+          conversation: sql`(select ${jsonOf(conversations, 'c', CONVERSATION_FIELDS, {}, '    ')}
+    from ${t(conversations)} c where ${c(conversations.id, 'c')} = ${c(sessions.conversationId, 's')})`,
+          person: sql`(select ${jsonOf(persons, 'p', PERSON_FIELDS, {}, '    ')}
+    from ${t(persons)} p where ${c(persons.id, 'p')} = ${c(sessions.personId, 's')})`,
+          ledger: sql`(select ${jsonOf(ledgerEntries, 'l', LEDGER_ENTRY_FIELDS, {}, '    ')}
+    from ${t(ledgerEntries)} l where ${c(ledgerEntries.sessionId, 'l')} = ${c(sessions.id, 's')})`,
+        },
+        '',
+      )} end::text as item
+from (select ${total} as total) t
+left join (
+  page_sessions s
+  left join page_agents ag
+    on ag.${c(sessions.agentId)} = ${c(sessions.agentId, 's')} and ag.${c(sessions.agentVersionId)} = ${c(sessions.agentVersionId, 's')}
+) on true
+order by ${c(sessions.createdAt, 's')} ${dir}, ${c(sessions.id, 's')} ${dir}`,
+    },
+    agentPage: {
+      doc: 'A page of agents, each with its latest version (highest number), each read by primary key.',
+      slots: PAGE_SLOTS,
+      text: sql`
+with ${page}
+select t.total, (
+  select ${jsonOf(
+    agents,
+    'a',
+    AGENT_FIELDS,
+    {
+      version: sql`(select ${jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS, {}, '      ')}
+      from ${t(agentVersions)} v where ${c(agentVersions.agentId, 'v')} = ${c(agents.id, 'a')}
+      order by ${c(agentVersions.version, 'v')} desc limit 1)`,
+    },
+    '  ',
+  )}
+  from ${t(agents)} a where ${c(agents.id, 'a')} = page.${c(agents.id)}
+)::text as item
+from (select ${total} as total) t
+left join page on true
+order by page.${c(agents.createdAt)} ${dir}, page.${c(agents.id)} ${dir}`,
+    },
   };
 }
 
 /**
  * The columns a created agent's answer is built from in the function (db/queries/create-agent.ts),
- * with `fromRowJson`: the same field lists as AGENT_ITEM's.
+ * with `fromRowJson`: the same field lists as the agent page's.
  */
 export function renderColumns(): Record<string, Column[]> {
   return {
@@ -59,13 +128,27 @@ export function renderColumns(): Record<string, Column[]> {
   };
 }
 
+/** A statement as a function of its slots returning sql-template-tag's `Sql`. */
+function statementModule(name: string, { doc, slots, text }: Statement): string {
+  const body = textOf(text);
+  const rest = slots.reduce((s, n) => s.replaceAll(`\${${n}}`, ''), body);
+  if (/[`\\]|\$\{/.test(rest)) throw new Error(`${name}: a backtick, backslash or \${ outside a slot`);
+  const comment = doc.replace(/(.{1,96})(\s+|$)/g, ' * $1\n').trimEnd();
+  const params = slots.map((s) => `${s}: Sql`).join(', ');
+  return `/**\n${comment}\n */\nexport const ${name} = (${params}): Sql => sql\`${body}\`;\n`;
+}
+
 /** The generated module's text. */
 export function itemsModule(): string {
-  const items = Object.entries(renderItems())
-    .map(([name, text]) => `export const ${name} = ${JSON.stringify(text)};\n`)
+  const statements = Object.entries(renderStatements())
+    .map(([name, statement]) => statementModule(name, statement))
     .join('\n');
   const columns = Object.entries(renderColumns())
     .map(([name, list]) => `export const ${name}: readonly Column[] = ${JSON.stringify(list)};\n`)
     .join('\n');
-  return `// Generated by \`npm run db:generate\` from db/projections/items.ts: do not edit.\n\nimport type { Column } from './row-json.ts';\n\n${items}\n${columns}`;
+  return (
+    '// Generated by `npm run db:generate` from db/projections/items.ts: do not edit.\n\n' +
+    "import sql, { type Sql } from 'sql-template-tag';\nimport type { Column } from './row-json.ts';\n\n" +
+    `${statements}\n${columns}`
+  );
 }

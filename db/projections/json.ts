@@ -1,6 +1,13 @@
-import { getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { type Column as DrizzleColumn, getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
 import { PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 import type { Column } from '../queries/row-json.ts';
+import { sqlName } from './names.ts';
+
+/** A table's SQL name, as the statement writes it. */
+export const tableOf = (table: PgTable) => sql.raw(sqlName(getTableName(table)));
+/** A column's SQL name, read through `alias` when given. */
+export const columnOf = (column: DrizzleColumn, alias?: string) =>
+  sql.raw(alias === undefined ? sqlName(column.name) : `${alias}.${sqlName(column.name)}`);
 
 /** Postgres's text form of timestamptz is not ISO 8601; this is, in UTC with milliseconds. */
 export const isoTimestamp = (expr: SQL) =>
@@ -12,28 +19,30 @@ export type FieldOf<T extends PgTable> = keyof T['_']['columns'] & string;
 /**
  * The JSON object of the listed `fields` of `table` as read through `alias` (a table alias or a CTE
  * returning its rows), keyed by the TypeScript property names, i.e. the API's field names, then
- * the `embedded` objects. Only what is listed: a column added to the table reaches no answer until
- * its projection (and the response schema) name it. Building the JSON in the statement keeps each
- * list to one round trip with its embedded objects. `row_to_json` of a one-row select rather than
- * `json_build_object`: the same document, written without the spaces around each colon (8 % fewer
- * bytes at limit 250) and a little faster to build (docs/performance.md).
+ * the `embedded` objects, one member a line at `indent`. Only what is listed: a column added to the
+ * table reaches no answer until its projection (and the response schema) name it. Building the JSON
+ * in the statement keeps each list to one round trip with its embedded objects. `row_to_json` of a
+ * one-row select rather than `json_build_object`: the same document without the spaces around each
+ * colon, and cheaper to build (docs/performance.md).
  */
 export function jsonOf<T extends PgTable>(
   table: T,
   alias: string,
   fields: readonly FieldOf<T>[],
   embedded: Record<string, SQL> = {},
+  indent = '',
 ): SQL {
   const pairs: [string, SQL][] = columnsOf(table, fields).map(([column, field, timestamp]) => {
-    const ref = sql`${sql.identifier(alias)}.${sql.identifier(column)}`;
+    const ref = sql.raw(`${alias}.${sqlName(column)}`);
     return [field, timestamp ? isoTimestamp(ref) : ref];
   });
   pairs.push(...Object.entries(embedded));
+  const line = `\n${indent}  `;
   const members = sql.join(
-    pairs.map(([key, value]) => sql`${value} as ${sql.identifier(key)}`),
-    sql`, `,
+    pairs.map(([key, value]) => sql`${value} as ${sql.raw(sqlName(key))}`),
+    sql.raw(`,${line}`),
   );
-  return sql`(select row_to_json(j) from (select ${members}) j)`;
+  return sql`(select row_to_json(j) from (select${sql.raw(line)}${members}${sql.raw(`\n${indent}`)}) j)`;
 }
 
 /** The listed `fields` of `table` as `[column, field, timestamp]`, for `fromRowJson` (db/queries/row-json.ts). */

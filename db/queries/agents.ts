@@ -2,9 +2,9 @@ import sql, { type Sql } from 'sql-template-tag';
 import type { agentStatus } from '#contract/enums.ts';
 import type { Agent } from '#contract/schemas/agent.ts';
 import type { SqlRunner } from '../database.ts';
-import { AGENT_ITEM } from './items.generated.ts';
-import type { JsonText } from './json-text.ts';
-import { countMatching, isIn, type ListWindow, pageItems } from './list-window.ts';
+import { agentPage } from './items.generated.ts';
+import { isIn, type ListWindow, type Page, runPage } from './list-window.ts';
+import { agents as A } from './names.generated.ts';
 
 export interface AgentFilters {
   status?: (typeof agentStatus)[number][];
@@ -18,35 +18,25 @@ const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 // A workspace holds few agents: its slice of the list index bounds every filter's scan.
 function matching(workspaceId: string, f: AgentFilters): Sql[] {
+  const column = (name: Sql) => sql`${A.$}.${name}`;
   return [
-    sql`agents.workspace_id = ${workspaceId}`,
-    f.status && isIn('agents.status', f.status),
-    f.slug === undefined ? undefined : sql`agents.slug = ${f.slug}`,
-    f.q === undefined ? undefined : sql`agents.name ilike ${`%${likeLiteral(f.q)}%`}`,
+    sql`${column(A.workspaceId)} = ${workspaceId}`,
+    f.status && isIn(column(A.status), f.status),
+    f.slug === undefined ? undefined : sql`${column(A.slug)} = ${f.slug}`,
+    f.q === undefined ? undefined : sql`${column(A.name)} ilike ${`%${likeLiteral(f.q)}%`}`,
   ].filter((c): c is Sql => c !== undefined);
 }
 
-/** One page of a workspace's agents as JSON text; `limit + 1` rows so the caller knows if more follow. */
+/**
+ * One page of a workspace's agents as JSON text (`agentPage`), `limit + 1` items so the caller
+ * knows if more follow, and with `includeTotal` how many match, counted in the same statement.
+ */
 export function pageAgentsJson(
   runner: SqlRunner,
   workspaceId: string,
   window: ListWindow,
   filters: AgentFilters = {},
-): Promise<JsonText<Agent>[]> {
-  return pageItems<Agent>(runner, 'agents', 'a', AGENT_ITEM, matching(workspaceId, filters), window);
-}
-
-/** The same page parsed, for callers that want objects (the seeders' checks, tests). */
-export async function pageAgents(
-  runner: SqlRunner,
-  workspaceId: string,
-  window: ListWindow,
-  filters: AgentFilters = {},
-): Promise<Agent[]> {
-  return (await pageAgentsJson(runner, workspaceId, window, filters)).map((item) => JSON.parse(item));
-}
-
-/** How many agents match, for `includeTotal`. */
-export function countAgents(runner: SqlRunner, workspaceId: string, filters: AgentFilters): Promise<number> {
-  return countMatching(runner, 'agents', matching(workspaceId, filters));
+  includeTotal = false,
+): Promise<Page<Agent>> {
+  return runPage<Agent>(runner, agentPage, A, matching(workspaceId, filters), window, includeTotal);
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import sql from 'sql-template-tag';
 import type { SqlRunner } from '../database.ts';
+import { apiKeys as K } from './names.generated.ts';
 
 export const TOKEN_PREFIX = 'vak_';
 
@@ -18,9 +19,10 @@ export interface Principal {
 /** The live key for a token (not revoked, not expired), marking it used; one statement. */
 export async function authenticate(runner: SqlRunner, token: string): Promise<Principal | undefined> {
   const rows = await runner.rows<Principal>(sql`
-      update api_keys set last_used_at = now()
-      where token_hash = ${hashToken(token)} and revoked_at is null and (expires_at is null or expires_at > now())
-      returning id as "keyId", workspace_id as "workspaceId", principal_id as "principalId",
-        to_json(scopes) as scopes`);
+      update ${K.$} set ${K.lastUsedAt} = now()
+      where ${K.tokenHash} = ${hashToken(token)} and ${K.revokedAt} is null
+        and (${K.expiresAt} is null or ${K.expiresAt} > now())
+      returning ${K.id} as "keyId", ${K.workspaceId} as "workspaceId", ${K.principalId} as "principalId",
+        to_json(${K.scopes}) as scopes`);
   return rows[0];
 }

@@ -1,10 +1,11 @@
 import { createId } from '@paralleldrive/cuid2';
-import sql from 'sql-template-tag';
+import sql, { raw, type Sql } from 'sql-template-tag';
 import type { Agent } from '#contract/schemas/agent.ts';
 import type { VersionConfig } from '#contract/schemas/config.ts';
 import type { SqlRunner } from '../database.ts';
 import { constraintName, sqlState } from '../errors.ts';
 import { AGENT_COLUMNS, AGENT_VERSION_COLUMNS } from './items.generated.ts';
+import { agents as A, enums as E, themes as T, agentVersions as V } from './names.generated.ts';
 import { fromRowJson } from './row-json.ts';
 
 // Apart from the lists: only the create function makes ids, so only its bundle carries cuid2.
@@ -35,6 +36,7 @@ export class SlugTaken extends Error {
 /** A derived slug lost the race to concurrent creates of the same name this many times. */
 export class SlugsExhausted extends Error {}
 
+// The unique constraint's name (db/schema/agents.ts).
 const SLUG_TAKEN = 'agents_workspace_slug';
 // Each round of a race has one winner, so this many rounds serve that many concurrent same-name creates.
 const DERIVED_SLUG_ATTEMPTS = 25;
@@ -63,9 +65,8 @@ export async function createAgent(runner: SqlRunner, agent: NewAgent): Promise<A
  * Inserts the agent and its version 1 and returns the API representation, in one statement (so
  * one round trip and atomic without an explicit transaction). A slug collision surfaces as the
  * unique violation `agents_workspace_slug`. Unlike a list's items, the answer is shaped here from
- * the inserted rows: written in the statement, its ~45 fields cost Postgres ~0.2 ms more per create
- * (a fifth of its CPU for one), which the database pays for every create while the functions scale
- * out (docs/performance.md). The field lists are the lists' own (AGENT_COLUMNS, generated).
+ * the inserted rows, so the database, which does not scale out, does not build the 45-field
+ * projection (docs/decisions.md). The field lists are the lists' own (AGENT_COLUMNS, generated).
  */
 async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
   const agentId = createId();
@@ -73,24 +74,20 @@ async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
   const slug =
     'given' in input.slug
       ? sql`${input.slug.given}::varchar`
-      : sql`(select case when not exists (select 1 from agents where workspace_id = ${workspaceId} and slug = b.base)
-            then b.base
-            else b.base || '-' || (select coalesce(max(substring(slug from length(b.base) + 2)::int), 1) + 1
-              from agents where workspace_id = ${workspaceId} and slug ~ ('^' || b.base || '-[0-9]{1,9}$'))
-            end from (select ${input.slug.derivedFrom}::varchar as base) b)`;
+      : derivedSlug(workspaceId, input.slug.derivedFrom);
   const v = input.version;
   const rows = await runner.rows<{ agent: string; version: string }>(sql`
     with new_agent as (
-      insert into agents (id, workspace_id, name, description, slug, created_by, updated_by)
+      insert into ${A.$} (${A.id}, ${A.workspaceId}, ${A.name}, ${A.description}, ${A.slug}, ${A.createdBy}, ${A.updatedBy})
       values (${agentId}, ${workspaceId}, ${input.name}, ${input.description}, ${slug}, ${by}, ${by})
       returning *
     ), new_version as (
-      insert into agent_versions (id, agent_id, version, workspace_id, theme_id, config, system_prompt,
-        knowledge_base_id, input_mode, follow_up, created_by, updated_by)
+      insert into ${V.$} (${V.id}, ${V.agentId}, ${V.version}, ${V.workspaceId}, ${V.themeId}, ${V.config},
+        ${V.systemPrompt}, ${V.knowledgeBaseId}, ${V.inputMode}, ${V.followUp}, ${V.createdBy}, ${V.updatedBy})
       values (${createId()}, ${agentId}, 1, ${workspaceId},
-        (select id from themes where workspace_id = ${workspaceId} and is_default),
+        (select ${T.id} from ${T.$} where ${T.workspaceId} = ${workspaceId} and ${T.isDefault}),
         ${v.config === null ? null : JSON.stringify(v.config)}::jsonb, ${v.systemPrompt}, ${v.knowledgeBaseId},
-        ${`{${v.inputMode.join(',')}}`}::input_mode[], ${v.followUp}, ${by}, ${by})
+        ${`{${v.inputMode.join(',')}}`}::${E.inputMode}[], ${v.followUp}, ${by}, ${by})
       returning *
     )
     select row_to_json(new_agent)::text as agent, row_to_json(new_version)::text as version
@@ -99,4 +96,31 @@ async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
   if (!row) throw new Error('insert returned no row');
   const agent = fromRowJson(JSON.parse(row.agent), AGENT_COLUMNS);
   return { ...agent, version: fromRowJson(JSON.parse(row.version), AGENT_VERSION_COLUMNS) } as Agent;
+}
+
+/**
+ * The first free slug of `base`, `base-2`, `base-3`, … in the workspace, as one expression: the
+ * smallest `n + 1` not taken, where `n` is 1 or an existing suffix. Some `n + 1` is always free (the
+ * largest suffix's), and the smallest is at most the number of the base's slugs + 2, so whatever
+ * slugs exist (`x-999999999` included) it ends, and `base` (at most AGENT_SLUG_MAX - 15 characters,
+ * functions/agents/slug.ts) with its suffix stays within the limit. Suffixes of more than 10
+ * digits are never the smallest free one, so they are left out rather than cast.
+ */
+function derivedSlug(workspaceId: string, base: string) {
+  const taken = (candidate: Sql) =>
+    sql`exists (select 1 from ${A.$} where ${A.workspaceId} = ${workspaceId} and ${A.slug} = ${candidate})`;
+  return sql`(
+      select case when not ${taken(raw('b.base'))} then b.base else b.base || '-' || (
+        select min(n.k + 1)
+        from (
+          select 1::bigint as k
+          union all
+          select substring(${A.slug} from length(b.base) + 2)::bigint from ${A.$}
+          where ${A.workspaceId} = ${workspaceId} and left(${A.slug}, length(b.base) + 1) = b.base || '-'
+            and substring(${A.slug} from length(b.base) + 2) ~ '^[1-9][0-9]{0,9}$'
+        ) n
+        where not ${taken(sql`b.base || '-' || (n.k + 1)`)}
+      ) end
+      from (select ${base}::varchar as base) b
+    )`;
 }

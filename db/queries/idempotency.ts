@@ -1,6 +1,7 @@
 import sql from 'sql-template-tag';
 import { IDEMPOTENCY_KEY_HOURS } from '#contract/limits.ts';
 import type { SqlRunner } from '../database.ts';
+import { idempotencyKeys as I } from './names.generated.ts';
 
 /** How long a key remembers its answer, and after how long an unfinished claim counts as abandoned. */
 export const KEY_LIFETIME = `${IDEMPOTENCY_KEY_HOURS} hours`;
@@ -24,25 +25,28 @@ export async function claimKey(
   requestHash: string,
 ): Promise<Claim> {
   const claimed = await runner.rows(sql`
-      insert into idempotency_keys as k (workspace_id, key, request_hash) values (${workspaceId}, ${key}, ${requestHash})
-      on conflict (workspace_id, key) do update
-        set request_hash = excluded.request_hash, response_status = null, response_body = null, created_at = now()
-        where k.created_at < now() - ${KEY_LIFETIME}::interval
-           or (k.response_status is null and k.created_at < now() - ${ABANDONED_AFTER}::interval)
+      insert into ${I.$} as k (${I.workspaceId}, ${I.key}, ${I.requestHash})
+      values (${workspaceId}, ${key}, ${requestHash})
+      on conflict (${I.workspaceId}, ${I.key}) do update
+        set ${I.requestHash} = excluded.${I.requestHash}, ${I.responseStatus} = null, ${I.responseBody} = null,
+          ${I.createdAt} = now()
+        where k.${I.createdAt} < now() - ${KEY_LIFETIME}::interval
+           or (k.${I.responseStatus} is null and k.${I.createdAt} < now() - ${ABANDONED_AFTER}::interval)
       returning 1`);
   if (claimed.length > 0) return { kind: 'claimed' };
   const [held] = await runner.rows<{
-    request_hash: string;
-    response_status: number | null;
-    response_body: string | null;
+    requestHash: string;
+    responseStatus: number | null;
+    responseBody: string | null;
   }>(sql`
-      select request_hash, response_status, response_body from idempotency_keys
-      where workspace_id = ${workspaceId} and key = ${key}`);
+      select ${I.requestHash} as "requestHash", ${I.responseStatus} as "responseStatus",
+        ${I.responseBody} as "responseBody"
+      from ${I.$} where ${I.workspaceId} = ${workspaceId} and ${I.key} = ${key}`);
   // Deleted between the two statements (released after a failure): treat as still in flight.
   if (!held) return { kind: 'in-flight' };
-  if (held.request_hash !== requestHash) return { kind: 'mismatch' };
-  if (held.response_status === null || held.response_body === null) return { kind: 'in-flight' };
-  return { kind: 'replay', status: held.response_status, body: held.response_body };
+  if (held.requestHash !== requestHash) return { kind: 'mismatch' };
+  if (held.responseStatus === null || held.responseBody === null) return { kind: 'in-flight' };
+  return { kind: 'replay', status: held.responseStatus, body: held.responseBody };
 }
 
 /** Records the answer; run in the same transaction as the work it answers for. */
@@ -54,13 +58,13 @@ export async function completeKey(
   body: string,
 ) {
   await runner.rows(sql`
-    update idempotency_keys set response_status = ${status}, response_body = ${body}
-    where workspace_id = ${workspaceId} and key = ${key}`);
+    update ${I.$} set ${I.responseStatus} = ${status}, ${I.responseBody} = ${body}
+    where ${I.workspaceId} = ${workspaceId} and ${I.key} = ${key}`);
 }
 
 /** Frees a claim whose request failed without an answer worth replaying, so a retry can run. */
 export async function releaseKey(runner: SqlRunner, workspaceId: string, key: string) {
   await runner.rows(sql`
-    delete from idempotency_keys
-    where workspace_id = ${workspaceId} and key = ${key} and response_status is null`);
+    delete from ${I.$}
+    where ${I.workspaceId} = ${workspaceId} and ${I.key} = ${key} and ${I.responseStatus} is null`);
 }

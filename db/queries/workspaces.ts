@@ -1,8 +1,11 @@
 import { createId } from '@paralleldrive/cuid2';
-import { asc, sql } from 'drizzle-orm';
+import { type AnyColumn, asc, sql } from 'drizzle-orm';
 import type { Database } from '../client.ts';
 import { themes, workspaces } from '../schema/index.ts';
 import { rowsOf } from './rows.ts';
+
+/** A column's bare name, as an insert's column list wants it (Drizzle writes columns qualified). */
+const c = (column: AnyColumn) => sql.identifier(column.name);
 
 /** A workspace always comes with its default theme (new agent versions point at it). */
 export async function createWorkspace(
@@ -13,8 +16,12 @@ export async function createWorkspace(
   const themeId = createId();
   const [row] = rowsOf<{ createdAt: string | Date }>(
     await db.execute(sql`
-      with w as (insert into ${workspaces} (id, name) values (${id}, ${name}) returning id, created_at)
-      insert into ${themes} (id, workspace_id, name, is_default) select ${themeId}, w.id, 'Default', true from w
+      with w as (
+        insert into ${workspaces} (${c(workspaces.id)}, ${c(workspaces.name)}) values (${id}, ${name})
+        returning ${c(workspaces.id)} as id, ${c(workspaces.createdAt)} as created_at
+      )
+      insert into ${themes} (${c(themes.id)}, ${c(themes.workspaceId)}, ${c(themes.name)}, ${c(themes.isDefault)})
+      select ${themeId}, w.id, 'Default', true from w
       returning (select created_at from w) as "createdAt"`),
   );
   return { id, themeId, createdAt: new Date(row?.createdAt ?? Number.NaN).toISOString() };
@@ -29,6 +36,6 @@ export function listWorkspaces(db: Database) {
 }
 
 export async function workspaceExists(db: Database, id: string): Promise<boolean> {
-  const rows = rowsOf(await db.execute(sql`select 1 from ${workspaces} where id = ${id}`));
+  const rows = rowsOf(await db.execute(sql`select 1 from ${workspaces} where ${c(workspaces.id)} = ${id}`));
   return rows.length > 0;
 }

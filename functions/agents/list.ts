@@ -1,6 +1,6 @@
 import { routes } from '#contract/routes.ts';
 import { AgentListQuery, agentListParams } from '#contract/schemas/list-queries.ts';
-import { countAgents, pageAgentsJson } from '#db/queries/agents.ts';
+import { pageAgentsJson } from '#db/queries/agents.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { listRequest, listResponse } from '../http/pagination.ts';
 import { parseQuery } from '../http/query.ts';
@@ -11,11 +11,14 @@ export const build = (deps: Deps) =>
   route(routes.listAgents, deps, async (req) => {
     const query = parseQuery(AgentListQuery, agentListParams, req.event);
     const list = listRequest(query, 'agents');
-    const rows = await pageAgentsJson(req.runner, req.caller.workspaceId, list.window, list.filters);
-    const total = query.includeTotal
-      ? await countAgents(req.runner, req.caller.workspaceId, list.filters)
-      : undefined;
-    return listResponse(req, list, rows, total);
+    const page = await pageAgentsJson(
+      req.runner,
+      req.caller.workspaceId,
+      list.window,
+      list.filters,
+      query.includeTotal === true,
+    );
+    return listResponse(req, list, page.items, page.total);
   });
 
 export const handler = lambda(build);

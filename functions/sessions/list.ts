@@ -1,6 +1,6 @@
 import { routes } from '#contract/routes.ts';
 import { SessionListQuery, sessionListParams } from '#contract/schemas/list-queries.ts';
-import { countSessions, pageSessionsJson } from '#db/queries/sessions.ts';
+import { pageSessionsJson } from '#db/queries/sessions.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { listRequest, listResponse } from '../http/pagination.ts';
 import { parseQuery } from '../http/query.ts';
@@ -11,11 +11,14 @@ export const build = (deps: Deps) =>
   route(routes.listSessions, deps, async (req) => {
     const query = parseQuery(SessionListQuery, sessionListParams, req.event);
     const list = listRequest(query, 'sessions');
-    const rows = await pageSessionsJson(req.runner, req.caller.workspaceId, list.window, list.filters);
-    const total = query.includeTotal
-      ? await countSessions(req.runner, req.caller.workspaceId, list.filters)
-      : undefined;
-    return listResponse(req, list, rows, total);
+    const page = await pageSessionsJson(
+      req.runner,
+      req.caller.workspaceId,
+      list.window,
+      list.filters,
+      query.includeTotal === true,
+    );
+    return listResponse(req, list, page.items, page.total);
   });
 
 export const handler = lambda(build);

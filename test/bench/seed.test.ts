@@ -3,8 +3,8 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionList } from '#contract/schemas/session.ts';
 import type { DatabaseHandle } from '#db/client.ts';
-import { pageSessions } from '#db/queries/sessions.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
+import { pageSessions } from '#test/helpers/pages.ts';
 import { listStructures, type Structure } from '../../bench/bulk-load.ts';
 import { countRows, SEEDED_TABLES, type SeededWorkspace, seedWorkspaces, shapeOf } from '../../bench/seed.ts';
 

@@ -2,11 +2,10 @@ import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { pgTable, text, varchar } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ITEMS_PATH } from '#cli/projections.ts';
+import { GENERATED } from '#cli/projections.ts';
 import { Agent, AgentList } from '#contract/schemas/agent.ts';
 import { SessionList } from '#contract/schemas/session.ts';
 import type { DatabaseHandle } from '#db/client.ts';
-import { itemsModule } from '#db/projections/items.ts';
 import { jsonOf } from '#db/projections/json.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { build as buildCreate } from '#functions/agents/create.ts';
@@ -94,8 +93,11 @@ describe('projections list their fields', () => {
   });
 });
 
-describe('the generated item SQL', () => {
-  it('is what db/projections/items.ts renders from the tables now (run `npm run db:generate` after changing either)', () => {
-    expect(readFileSync(ITEMS_PATH, 'utf8')).toBe(itemsModule());
-  });
+describe('the generated files', () => {
+  it.each(Object.entries(GENERATED))(
+    '%s is what db/projections renders from db/schema now (run `npm run db:generate` after changing either)',
+    (path, render) => {
+      expect(readFileSync(path, 'utf8')).toBe(render());
+    },
+  );
 });

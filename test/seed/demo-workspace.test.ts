@@ -5,12 +5,11 @@ import { scopes } from '#contract/routes.ts';
 import { AgentList } from '#contract/schemas/agent.ts';
 import { SessionList } from '#contract/schemas/session.ts';
 import type { DatabaseHandle } from '#db/client.ts';
-import { pageAgents } from '#db/queries/agents.ts';
 import { authenticate } from '#db/queries/api-keys.ts';
 import { rowsOf } from '#db/queries/rows.ts';
-import { pageSessions } from '#db/queries/sessions.ts';
 import { type SeededWorkspace, seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
+import { pageAgents, pageSessions } from '#test/helpers/pages.ts';
 
 describe('seedDemoWorkspace', () => {
   let handle: DatabaseHandle;

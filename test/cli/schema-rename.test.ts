@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usingPostgres } from '#test/helpers/database.ts';
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '../..');
+// Copied as the checks read it: no dependencies (linked instead), history or build output.
+const SKIPPED = new Set(['node_modules', '.git', 'cdk.out', 'coverage']);
+
+/** Runs a step of `npm run check` in `dir`; its exit code and output. */
+async function step(dir: string, command: string, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await run(join(dir, 'node_modules/.bin', command), args, {
+      cwd: dir,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, output: failed.stdout + failed.stderr };
+  }
+}
+
+function edit(dir: string, file: string, from: string, to: string) {
+  const path = join(dir, file);
+  const text = readFileSync(path, 'utf8');
+  if (!text.includes(from)) throw new Error(`${file} holds no ${from}`);
+  writeFileSync(path, text.replace(from, to));
+}
+
+// A copy of the tree, renamed in db/schema as a careless change would: `npm run check` must fail.
+// It touches no database, so it runs once, on the PGlite run.
+describe.skipIf(usingPostgres())(
+  'a rename in db/schema fails `npm run check` (on a copy of the tree; PGlite run only, no database used)',
+  () => {
+    let dir: string;
+
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'vaa-rename-'));
+      cpSync(ROOT, dir, { recursive: true, filter: (source) => !SKIPPED.has(source.slice(ROOT.length + 1)) });
+      symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('the SQL names of a column (sessions.conversation_id) and a table (agents): generated files stale, migrations behind', async () => {
+      // The copy as it is passes, so the failures below are the renames'.
+      expect(await step(dir, 'tsx', 'cli/check-schema.ts')).toMatchObject({ code: 0 });
+
+      edit(dir, 'db/schema/sessions.ts', "id('conversation_id')", "id('conversation_ref')");
+      edit(dir, 'db/schema/agents.ts', "pgTable(\n  'agents',", "pgTable(\n  'agent_profiles',");
+      const renamed = await step(dir, 'tsx', 'cli/check-schema.ts');
+      expect(renamed.code).toBe(1);
+      expect(renamed.output).toContain('stale: db/queries/names.generated.ts');
+      expect(renamed.output).toContain('stale: db/queries/items.generated.ts');
+      expect(renamed.output).toContain('tables.public.sessions.columns.conversation_ref');
+      expect(renamed.output).toContain('tables.public.agent_profiles');
+
+      // Regenerated without a migration, the statements follow the schema but the database would not.
+      expect(await step(dir, 'tsx', 'cli/projections.ts')).toMatchObject({ code: 0 });
+      expect(readFileSync(join(dir, 'db/queries/items.generated.ts'), 'utf8')).toContain(
+        's.conversation_ref',
+      );
+      const regenerated = await step(dir, 'tsx', 'cli/check-schema.ts');
+      expect(regenerated.code).toBe(1);
+      expect(regenerated.output).not.toContain('stale:');
+      expect(regenerated.output).toContain('db/schema differs from db/migrations');
+    }, 120_000);
+
+    it("a column's TypeScript name (sessions.conversationId): tsc", async () => {
+      edit(dir, 'db/schema/sessions.ts', 'conversationId: id(', 'conversationRef: id(');
+      const checked = await step(dir, 'tsc', '--noEmit', '-p', '.');
+      expect(checked.code).not.toBe(0);
+      expect(checked.output).toMatch(/db\/projections\/fields\.ts.*error TS/);
+      expect(checked.output).toContain('conversationId');
+    }, 180_000);
+  },
+);
