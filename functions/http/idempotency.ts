@@ -21,6 +21,14 @@ export function idempotencyKeyOf(req: Request): string | undefined {
 }
 
 /**
+ * A stored problem, told as this request's: its `requestId` is the one in this answer's
+ * `x-request-id` header and in this request's log line (the first answer's id would match neither).
+ */
+function withRequestId(problemText: string, requestId: string): string {
+  return JSON.stringify({ ...(JSON.parse(problemText) as object), requestId });
+}
+
+/**
  * Runs `work` at most once per key and body within the key's lifetime (per workspace): a repeat
  * gets the first answer again, a different body under the same key 422, and a repeat while the
  * first is still running 409. The work and the recorded answer commit together; a 4xx answer
@@ -58,7 +66,7 @@ export async function idempotent(
           ...baseHeaders(req.requestId),
           'idempotent-replayed': 'true',
         },
-        body: claim.body,
+        body: claim.status >= 400 ? withRequestId(claim.body, req.requestId) : claim.body,
       };
   }
   try {

@@ -310,8 +310,12 @@ describe('POST /agents', () => {
       const first = await post({ name: 'B', slug: 'dup' }, { 'idempotency-key': 'key-4' });
       const again = await post({ name: 'B', slug: 'dup' }, { 'idempotency-key': 'key-4' });
       expectProblem(first, 409, ['slug']);
-      expect(again.statusCode).toBe(409);
-      expect(again.body).toBe(first.body);
+      const { requestId: _, ...answer } = JSON.parse(first.body);
+      // The same problem, told as this request's: its requestId is the one in its x-request-id.
+      expect(expectProblem(again, 409, ['slug'])).toEqual({
+        ...answer,
+        requestId: again.headers['x-request-id'],
+      });
     });
 
     it('scopes keys to the workspace', async () => {
