@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import { NAME_MAX } from './limits.ts';
 import { scopes } from './routes.ts';
-import { choiceOf, Id, Timestamp } from './schemas/common.ts';
+import { choiceOf, Id, readableName, Timestamp } from './schemas/common.ts';
 
 const MINUTE_MS = 60_000;
 const UNIT_MS = { m: MINUTE_MS, h: 60 * MINUTE_MS, d: 24 * 60 * MINUTE_MS } as const;
@@ -28,6 +28,7 @@ const name = v.pipe(
   v.trim(),
   v.minLength(1, `must be 1 to ${NAME_MAX} characters`),
   v.maxLength(NAME_MAX, `must be 1 to ${NAME_MAX} characters`),
+  ...readableName,
 );
 const Scope = choiceOf(scopes);
 const Lifetime = v.pipe(

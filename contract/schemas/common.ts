@@ -58,6 +58,10 @@ export const text = (max: number) => v.pipe(v.string(), atMost(max));
 const CONTROL = /\p{Cc}/u;
 const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/u;
 const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
+// Code points that render as nothing (U+200B, U+2060, U+FEFF, U+3164 HANGUL FILLER, which is a
+// letter): a name of only these looks empty. U+2028/U+2029 break a line, which a name never does.
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+const LINE_SEPARATOR = /[\u2028\u2029]/u;
 
 const refuse = (pattern: RegExp, message: string, allowed?: RegExp) =>
   v.check<string, string>((s) => !pattern.test(allowed ? s.replace(allowed, '') : s), message);
@@ -66,7 +70,11 @@ const refuse = (pattern: RegExp, message: string, allowed?: RegExp) =>
 export const readableName = [
   refuse(CONTROL, 'must not contain control characters'),
   refuse(BIDI_CONTROL, 'must not contain bidirectional override characters'),
-  v.check<string, string>((s) => s === '' || VISIBLE.test(s), 'must contain at least one visible character'),
+  refuse(LINE_SEPARATOR, 'must not contain line or paragraph separators (U+2028, U+2029)'),
+  v.check<string, string>(
+    (s) => s === '' || VISIBLE.test(s.replace(INVISIBLE, '')),
+    'must contain at least one visible character',
+  ),
 ] as const;
 
 /** Free text: may keep line breaks and tabs, but no other control characters or bidi overrides. */
