@@ -16,11 +16,11 @@ import { median } from './stats.ts';
 
 /**
  * A Lambda's first invocation as far as it can be had locally: a fresh `node` imports the bundle
- * (NODE_OPTIONS as deployed), then calls the handler once, which reads the database secret from a
- * Secrets Manager stand-in (HTTP, the endpoint variable the SDK honours) and connects through a TLS
+ * (NODE_OPTIONS as deployed), then calls the handler once, which signs an IAM database token
+ * in-process (the SDK twin reads a Secrets Manager stand-in instead) and connects through a TLS
  * front (a self-signed certificate the process trusts through NODE_EXTRA_CA_CERTS, `verify-full`)
  * to the bench database. What never runs here: the Lambda runtime's own init, the VPC network,
- * RDS Proxy, IAM, and Secrets Manager's real latency.
+ * RDS Proxy, IAM's check of the token, and Secrets Manager's real latency.
  */
 export interface FirstInvocation {
   name: string;
@@ -28,20 +28,22 @@ export interface FirstInvocation {
   twin?: string;
   /** Median ms: import of the bundle. */
   importMs: number;
-  /** Median ms: the first call, from handler(event) to its answer (secret, connect, query). */
+  /** Median ms: the first call, from handler(event) to its answer (token, connect, query). */
   firstCallMs: number;
   /** Median ms: process start to the first answer. */
   totalMs: number;
 }
 
-/** The bare handler: the same signed fetch for the secret, postgres.js, one query. */
+/** The bare handler: the same in-process IAM token as the functions, postgres.js, one query. */
 const BARE = `import postgres from 'postgres';
-import { getSecretString } from './functions/secret.ts';
+import { Signer } from '@aws-sdk/rds-signer';
 let sql;
 export const handler = async () => {
   if (!sql) {
-    const s = JSON.parse(await getSecretString(process.env.DATABASE_SECRET_ARN));
-    sql = postgres({ host: s.host, port: s.port, database: s.dbname, username: s.username, password: s.password, ssl: 'verify-full', max: 1, prepare: false });
+    const e = process.env;
+    const port = Number(e.DATABASE_PORT);
+    const password = await new Signer({ hostname: e.DATABASE_HOST, port, username: e.DATABASE_IAM_USER, region: e.AWS_REGION }).getAuthToken();
+    sql = postgres({ host: e.DATABASE_HOST, port, database: e.DATABASE_NAME, username: e.DATABASE_IAM_USER, password, ssl: 'verify-full', max: 1, prepare: false });
   }
   const rows = await sql\`select 1 as one\`;
   return { statusCode: 200, body: JSON.stringify(rows) };
@@ -70,12 +72,18 @@ async function statementOf(query: (runner: SqlRunner) => Promise<unknown>): Prom
   return caught;
 }
 
-/** The same with the AWS SDK's Secrets Manager client, as the functions read the secret before. */
-const SDK = BARE.replace(
-  "import { getSecretString } from './functions/secret.ts';",
-  `import { SecretsManagerClient, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-const getSecretString = async (id) => (await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: id }))).SecretString;`,
-);
+/** The same reading a password from Secrets Manager with the AWS SDK, as the functions did before IAM auth. */
+const SDK = `import postgres from 'postgres';
+import { SecretsManagerClient, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+let sql;
+export const handler = async () => {
+  if (!sql) {
+    const s = JSON.parse((await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: process.env.DATABASE_SECRET_ARN }))).SecretString);
+    sql = postgres({ host: s.host, port: s.port, database: s.dbname, username: s.username, password: s.password, ssl: 'verify-full', max: 1, prepare: false });
+  }
+  const rows = await sql\`select 1 as one\`;
+  return { statusCode: 200, body: JSON.stringify(rows) };
+};`;
 
 const run = promisify(execFile);
 
@@ -130,6 +138,11 @@ export async function measureFirstInvocations(
       PATH: process.env.PATH ?? '',
       ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}),
       NODE_EXTRA_CA_CERTS: certFile,
+      // The functions sign an IAM token (the trust-auth bench server ignores it); the SDK twin reads the secret.
+      DATABASE_IAM_USER: decodeURIComponent(target.username) || 'postgres',
+      DATABASE_HOST: 'localhost',
+      DATABASE_PORT: String(front.port),
+      DATABASE_NAME: target.pathname.slice(1),
       DATABASE_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:bench',
       AWS_REGION: 'eu-west-1',
       AWS_ACCESS_KEY_ID: 'AKIDBENCH',

@@ -48,10 +48,13 @@ export const CLONE_SUFFIX = '_clone';
 export const baseRoleName = (username: string) =>
   username.endsWith(CLONE_SUFFIX) ? username.slice(0, -CLONE_SUFFIX.length) : username;
 
-export interface AppCredentials {
-  readonly username: string;
-  readonly password: string;
-}
+/**
+ * How the app role logs in: with a password (local servers, tests), or, in AWS, by IAM database
+ * authentication (`rds_iam`, Aurora's role for it), which leaves it no password at all.
+ */
+export type AppCredentials =
+  | { readonly username: string; readonly password: string }
+  | { readonly username: string; readonly iam: true };
 
 // Serialises two migration runs that would both try to create the role.
 const ROLE_LOCK = 7_142_001;
@@ -72,13 +75,18 @@ export async function ensureAppRole(db: Database, credentials: AppCredentials): 
     const exists = rowsOf(await t.execute(sql`select 1 from pg_roles where rolname = ${base}`)).length > 0;
     if (!exists)
       await t.execute(sql`create role ${role} login nosuperuser nocreatedb nocreaterole noinherit`);
-    // Utility statements take no parameters: the server quotes the password itself.
-    const [statement] = rowsOf<{ statement: string }>(
-      await t.execute(
-        sql`select format('alter role %I with login password %L', ${credentials.username}::text, ${credentials.password}::text) as statement`,
-      ),
-    );
-    if (statement) await t.execute(sql.raw(statement.statement));
+    if ('iam' in credentials) {
+      await t.execute(sql`alter role ${role} with login password null`);
+      await t.execute(sql`grant rds_iam to ${role}`);
+    } else {
+      // Utility statements take no parameters: the server quotes the password itself.
+      const [statement] = rowsOf<{ statement: string }>(
+        await t.execute(
+          sql`select format('alter role %I with login password %L', ${credentials.username}::text, ${credentials.password}::text) as statement`,
+        ),
+      );
+      if (statement) await t.execute(sql.raw(statement.statement));
+    }
     // Nobody but the owner creates objects; the app connects and reads its schema, no more.
     const database = sql.identifier(await currentDatabase(t));
     await t.execute(sql`revoke all on database ${database} from public`);

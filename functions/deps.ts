@@ -1,8 +1,8 @@
 import { databaseConfigFromEnv } from '#db/config.ts';
 import type { DatabaseClient, DatabaseConfig } from '#db/database.ts';
 import { openPostgres } from '#db/postgres-client.ts';
+import { databaseUrlWithToken } from './database-token.ts';
 import { createLogger, invocation, type Logger } from './http/log.ts';
-import { getSecretString } from './secret.ts';
 
 type PostgresConfig = Extract<DatabaseConfig, { kind: 'postgres' }>;
 
@@ -13,20 +13,20 @@ export interface Deps {
 }
 
 /**
- * In AWS the credentials live in Secrets Manager and the host is `DATABASE_HOST` (RDS Proxy in
- * prod, the cluster's writer on a preview) or the secret's own; elsewhere `DATABASE_URL`.
+ * In AWS the API functions connect as the app role with an IAM token (`DATABASE_IAM_USER`,
+ * functions/database-token.ts); the migration function as master, with the password in Secrets
+ * Manager (`DATABASE_SECRET_ARN`). Elsewhere `DATABASE_URL`.
  */
 export async function databaseConfigForLambda(env = process.env): Promise<PostgresConfig> {
+  if (env.DATABASE_IAM_USER) return { kind: 'postgres', url: await databaseUrlWithToken(env), poolMax: 1 };
   if (!env.DATABASE_SECRET_ARN) {
     const config = databaseConfigFromEnv(env);
     // A function always has a server: the embedded database is the tools' and the tests'.
-    if (config.kind !== 'postgres') throw new Error('Set DATABASE_URL or DATABASE_SECRET_ARN.');
+    if (config.kind !== 'postgres')
+      throw new Error('Set DATABASE_URL, DATABASE_IAM_USER or DATABASE_SECRET_ARN.');
     return config;
   }
-  // One signed request, not the SDK client: see functions/secret.ts (and docs/performance.md).
-  const { username, password, host, port, dbname } = JSON.parse(
-    await getSecretString(env.DATABASE_SECRET_ARN, env),
-  );
+  const { username, password, host, port, dbname } = JSON.parse(await secretString(env.DATABASE_SECRET_ARN));
   const url = new URL(`postgres://${env.DATABASE_HOST ?? host}:${port ?? 5432}/${dbname ?? 'postgres'}`);
   url.username = encodeURIComponent(username);
   url.password = encodeURIComponent(password);
@@ -34,13 +34,21 @@ export async function databaseConfigForLambda(env = process.env): Promise<Postgr
   return { kind: 'postgres', url: url.toString(), poolMax: 1 };
 }
 
+/** The master secret, for the migration function only: imported when called, so API functions never load it. */
+async function secretString(secretId: string): Promise<string> {
+  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+  const secret = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretId }));
+  if (secret.SecretString === undefined) throw new Error('The database secret has no SecretString');
+  return secret.SecretString;
+}
+
 /**
- * The deployed configuration, which also knows how to get a current URL: after a password rotation
- * the server refuses the cached credentials, and the client asks for the secret again.
+ * The deployed configuration, which also knows how to get a current URL when the server refuses
+ * the credentials: a fresh token once the first has expired (IAM), or the rotated master password.
  */
 export async function refreshingDatabaseConfig(env = process.env): Promise<PostgresConfig> {
   const config = await databaseConfigForLambda(env);
-  if (!env.DATABASE_SECRET_ARN) return config;
+  if (!env.DATABASE_IAM_USER && !env.DATABASE_SECRET_ARN) return config;
   const refreshUrl = async () => (await databaseConfigForLambda(env)).url;
   return { ...config, refreshUrl };
 }

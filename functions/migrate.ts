@@ -61,23 +61,11 @@ export async function applyMigrations(config: DatabaseConfig, options: Migration
   }
 }
 
-/** The application secret: its `username` and `password` become the app role's. */
-export async function readAppCredentials(secretArn: string): Promise<AppCredentials> {
-  // The AWS SDK ships with the Lambda runtime and is left out of the bundle.
-  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-  const secret = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: secretArn }));
-  const { username, password } = JSON.parse(secret.SecretString ?? '{}');
-  if (typeof username !== 'string' || typeof password !== 'string') {
-    throw new Error('The application secret has no username and password');
-  }
-  return { username, password };
-}
-
 /**
  * The deploy trigger's entry point (infra/constructs/migrations.ts): it runs before the API
  * functions are updated, with db/migrations copied beside the bundle, where db/migrate.ts looks.
- * It connects with the master secret (DATABASE_SECRET_ARN) and gives the role named by the
- * application secret (APP_SECRET_ARN) its privileges and password. A thrown error fails the
+ * It connects with the master secret (DATABASE_SECRET_ARN) and gives the app role (APP_IAM_USER)
+ * its privileges and IAM database authentication, no password. A thrown error fails the
  * deployment, which CloudFormation then rolls back.
  */
 export function handler(
@@ -85,11 +73,11 @@ export function handler(
   context: Pick<Context, 'getRemainingTimeInMillis'> & Partial<LambdaContext>,
 ) {
   return asInvocation(context, async () => {
-    const appSecretArn = process.env.APP_SECRET_ARN;
+    const appUser = process.env.APP_IAM_USER;
     return applyMigrations(await databaseConfigForLambda(), {
       remainingMs: () => context.getRemainingTimeInMillis(),
       logger: createLogger(),
-      appRole: appSecretArn ? await readAppCredentials(appSecretArn) : undefined,
+      appRole: appUser ? { username: appUser, iam: true } : undefined,
     });
   });
 }

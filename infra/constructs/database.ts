@@ -1,16 +1,17 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { type IConnectable, Port } from 'aws-cdk-lib/aws-ec2';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import {
   AuroraPostgresEngineVersion,
   CaCertificate,
-  ClientPasswordAuthType,
   ClusterInstance,
   Credentials,
   DatabaseCluster,
   DatabaseClusterEngine,
   type DatabaseProxy,
   DatabaseSecret,
+  DefaultAuthScheme,
   ParameterGroup,
 } from 'aws-cdk-lib/aws-rds';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -48,16 +49,15 @@ export const PROXY_BORROW_TIMEOUT_SECONDS = Math.floor(REQUEST_TIMEOUT_MS / 1000
 export type DatabaseRoute = 'pooled' | 'master';
 
 /**
- * Aurora PostgreSQL Serverless v2 with encrypted storage and TLS required, and two secrets: the
- * master user's (migrations and rotation only) and the application role's (every API function).
- * Prod adds a reader in the other AZ, and an RDS Proxy (TLS required) pools the app's connections.
+ * Aurora PostgreSQL Serverless v2 with encrypted storage and TLS required. The master user's
+ * password is a secret (migrations and its rotation only); the application role has no password:
+ * every API function signs an IAM database token (functions/database-token.ts). Prod adds a
+ * reader in the other AZ, and an RDS Proxy (TLS and end-to-end IAM) pools the app's connections.
  */
 export class Database extends Construct {
   readonly cluster: DatabaseCluster;
   /** The master user: DDL and role management. Readable by the migration function only. */
   readonly masterSecret: ISecret;
-  /** The application role (db/roles.ts): what every API function connects with. */
-  readonly appSecret: ISecret;
   readonly proxy?: DatabaseProxy;
   readonly #network: Network;
 
@@ -68,13 +68,6 @@ export class Database extends Construct {
     // Created here rather than by the cluster so that its removal policy follows the stage.
     const secret = new DatabaseSecret(this, 'Secret', { username: 'postgres', dbname: DATABASE_NAME });
     secret.applyRemovalPolicy(config.removalPolicy);
-    // `masterarn` in it is what alternating-users rotation logs in with to create the clone.
-    const appSecret = new DatabaseSecret(this, 'AppSecret', {
-      username: APP_USERNAME,
-      dbname: DATABASE_NAME,
-      masterSecret: secret,
-    });
-    appSecret.applyRemovalPolicy(config.removalPolicy);
     const parameterGroup = new ParameterGroup(this, 'Parameters', {
       engine: ENGINE,
       description: 'TLS required for every connection',
@@ -94,6 +87,8 @@ export class Database extends Construct {
       engine: ENGINE,
       parameterGroup,
       credentials: Credentials.fromSecret(secret),
+      // The app role logs in with IAM tokens (`rds_iam`, granted by the migration function).
+      iamAuthentication: true,
       defaultDatabaseName: DATABASE_NAME,
       writer: ClusterInstance.serverlessV2('Writer', instance(zoneOf(0))),
       // Promotion tier 1 (scaleWithWriter): sized like the writer, so a failover lands on enough capacity.
@@ -112,10 +107,6 @@ export class Database extends Construct {
       deletionProtection: settings.deletionProtection,
       removalPolicy: settings.removalPolicy,
     });
-    Validations.of(this.cluster).acknowledge({
-      id: 'AwsSolutions-RDS6',
-      reason: 'Password auth from Secrets Manager (read per function); IAM tokens are not used by the app',
-    });
     if (!settings.deletionProtection) {
       Validations.of(this.cluster).acknowledge({
         id: 'AwsSolutions-RDS10',
@@ -124,53 +115,57 @@ export class Database extends Construct {
     }
     // The attached secrets also carry the cluster's host and port (rotation reads them there).
     this.masterSecret = this.cluster.secret ?? secret;
-    this.appSecret = appSecret.attach(this.cluster);
 
     if (settings.proxy) {
       const proxySecurityGroup = network.securityGroup(this, 'ProxySecurityGroup', 'RDS Proxy');
+      // End-to-end IAM: the proxy, too, reaches the database with a token of its role, as the app role.
+      const proxyRole = new Role(this, 'ProxyRole', { assumedBy: new ServicePrincipal('rds.amazonaws.com') });
+      this.cluster.grantConnect(proxyRole, APP_USERNAME);
       this.proxy = this.cluster.addProxy('Proxy', {
         vpc: network.vpc,
         vpcSubnets: network.isolated,
         securityGroups: [proxySecurityGroup],
+        role: proxyRole,
         // Only the app role comes through the proxy: the master user connects to the writer directly.
-        secrets: [this.appSecret],
+        defaultAuthScheme: DefaultAuthScheme.IAM_AUTH,
         requireTLS: true,
-        iamAuth: false,
-        clientPasswordAuthType: ClientPasswordAuthType.POSTGRES_SCRAM_SHA_256,
         maxConnectionsPercent: PROXY_MAX_CONNECTIONS_PERCENT,
         maxIdleConnectionsPercent: PROXY_MAX_IDLE_CONNECTIONS_PERCENT,
         borrowTimeout: Duration.seconds(PROXY_BORROW_TIMEOUT_SECONDS),
         debugLogging: false,
       });
-      // Harmless if the proxy fetches its secret over the service's own path, required if not.
-      network.allowSecretsFrom(proxySecurityGroup, 'Secrets Manager from RDS Proxy');
     }
   }
 
   /**
-   * Lets `fn` (sending from `client`) open connections: read of one secret, a path to the proxy
-   * or the writer, and the environment functions/deps.ts reads. `DATABASE_SECRET_ARN` always names
-   * the secret the function connects with: the app secret for the API, the master secret for migrations.
+   * Lets `fn` (sending from `client`) open connections: a path to the proxy or the writer, the
+   * environment functions/deps.ts reads, and the credentials. `pooled`: `rds-db:connect` as the
+   * app role (IAM token, `DATABASE_IAM_USER`); `master`: read of the master secret
+   * (`DATABASE_SECRET_ARN`), for the migration function only.
    */
   connect(
     fn: IFunction & { addEnvironment(key: string, value: string): unknown },
     client: IConnectable,
     route: DatabaseRoute,
   ) {
-    const secret = route === 'pooled' ? this.appSecret : this.masterSecret;
-    secret.grantRead(fn);
-    this.#network.allowSecretsFrom(client, 'Secrets Manager from functions');
     const proxy = route === 'pooled' ? this.proxy : undefined;
     (proxy ?? this.cluster).connections.allowFrom(client, Port.tcp(5432), 'Postgres from functions');
-    fn.addEnvironment('DATABASE_SECRET_ARN', secret.secretArn);
+    if (route === 'pooled') {
+      (proxy ?? this.cluster).grantConnect(fn, APP_USERNAME);
+      fn.addEnvironment('DATABASE_IAM_USER', APP_USERNAME);
+      fn.addEnvironment('DATABASE_NAME', DATABASE_NAME);
+    } else {
+      this.masterSecret.grantRead(fn);
+      this.#network.allowSecretsFrom(client, 'Secrets Manager from functions');
+      fn.addEnvironment('DATABASE_SECRET_ARN', this.masterSecret.secretArn);
+    }
     fn.addEnvironment('DATABASE_HOST', proxy ? proxy.endpoint : this.cluster.clusterEndpoint.hostname);
     fn.addEnvironment('DATABASE_SSLMODE', 'verify-full');
     if (!proxy) fn.addEnvironment('NODE_EXTRA_CA_CERTS', RUNTIME_CA_BUNDLE);
   }
 
-  /** The migration function sets the app role's password from this secret: read, never connect. */
-  shareAppSecret(fn: IFunction & { addEnvironment(key: string, value: string): unknown }) {
-    this.appSecret.grantRead(fn);
-    fn.addEnvironment('APP_SECRET_ARN', this.appSecret.secretArn);
+  /** The migration function creates the app role and grants it IAM authentication: it needs its name only. */
+  shareAppRole(fn: IFunction & { addEnvironment(key: string, value: string): unknown }) {
+    fn.addEnvironment('APP_IAM_USER', APP_USERNAME);
   }
 }

@@ -15,11 +15,12 @@ import { repoRoot, type StageConfig } from '../stage.ts';
 import type { Network } from './network.ts';
 
 /**
- * Left out of every bundle: the AWS SDK ships with the Lambda runtime, and PGlite (with its WASM)
- * serves only local runs; db/client.ts imports it lazily, so Postgres-only bundles never load it.
+ * Left out of every bundle: the AWS SDK's clients ship with the Lambda runtime, and PGlite (with
+ * its WASM) serves only local runs; db/client.ts imports it lazily, so Postgres-only bundles never
+ * load it. `@aws-sdk/rds-signer` is bundled: the runtime is not documented to carry it.
  */
 export const EXTERNAL_MODULES = [
-  '@aws-sdk/*',
+  '@aws-sdk/client-*',
   '@electric-sql/pglite',
   '@electric-sql/pglite/*',
   'drizzle-orm/pglite',

@@ -53,9 +53,9 @@ export class Migrations extends Construct {
       reservedConcurrency: 1,
     });
     // DDL goes to the writer itself as master, never through the proxy's pooled sessions; the
-    // app secret is read only for the password the app role gets (db/roles.ts).
+    // app role it creates gets IAM authentication, no password (db/roles.ts).
     database.connect(this.function, securityGroup, 'master');
-    database.shareAppSecret(this.function);
+    database.shareAppRole(this.function);
     this.trigger = new Trigger(this, 'Trigger', {
       handler: this.function,
       timeout: MIGRATION_TIMEOUT,

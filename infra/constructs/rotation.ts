@@ -16,21 +16,17 @@ export interface SecretRotationProps {
 }
 
 /**
- * Secrets Manager rotation of both secrets, by the functions AWS hosts (a `HostedRotationLambda`
- * expanded by the `AWS::SecretsManager-2024-09-16` transform), placed in the isolated subnets
- * beside the database and reaching Secrets Manager through the VPC endpoint.
+ * Secrets Manager rotation of the master secret (single user: it changes its own password; only
+ * migrations and rotation use it), by the function AWS hosts (a `HostedRotationLambda` expanded by
+ * the `AWS::SecretsManager-2024-09-16` transform), placed in the isolated subnets beside the
+ * database and reaching Secrets Manager through the VPC endpoint. The app role has no password to
+ * rotate: it logs in with IAM tokens (functions/database-token.ts).
  *
- * - master: single user (it changes its own password; only migrations and rotation use it).
- * - app: alternating users. Rotation logs in as master, creates `voice_agent_app_clone` as a
- *   member of the app role, and from then on alternates the password it changes, so the
- *   credentials in the secret's AWSCURRENT always work while a rotation runs.
- *
- * The hosted functions get names we choose, so that their log groups can exist beforehand with
- * the stage's retention and are deleted with the stack instead of outliving it.
+ * The hosted function gets a name we choose, so that its log group can exist beforehand with the
+ * stage's retention and is deleted with the stack instead of outliving it.
  */
 export class SecretRotation extends Construct {
   readonly master: RotationSchedule;
-  readonly app: RotationSchedule;
   readonly logGroups: LogGroup[] = [];
 
   constructor(scope: Construct, id: string, { config, network, database, after }: SecretRotationProps) {
@@ -49,33 +45,19 @@ export class SecretRotation extends Construct {
       hostedRotation: HostedRotation.postgreSqlSingleUser({ ...placement, functionName: masterName }),
       automaticallyAfter: every,
     });
-    const appName = this.functionName(config, 'app');
-    this.app = new RotationSchedule(this, 'App', {
-      secret: database.appSecret,
-      hostedRotation: HostedRotation.postgreSqlMultiUser({
-        ...placement,
-        functionName: appName,
-        masterSecret: database.masterSecret,
-      }),
-      automaticallyAfter: every,
+    const logs = new LogGroup(this, 'MasterLogs', {
+      logGroupName: `/aws/lambda/${masterName}`,
+      retention: config.logRetention,
+      removalPolicy: config.removalPolicy,
     });
-    for (const [schedule, name] of [
-      [this.master, masterName],
-      [this.app, appName],
-    ] as const) {
-      const logs = new LogGroup(this, `${name === masterName ? 'Master' : 'App'}Logs`, {
-        logGroupName: `/aws/lambda/${name}`,
-        retention: config.logRetention,
-        removalPolicy: config.removalPolicy,
-      });
-      this.logGroups.push(logs);
-      // The first rotation runs as soon as the schedule exists: its logs, and the app role, must be there.
-      schedule.node.addDependency(logs, ...after);
-    }
+    this.logGroups.push(logs);
+    // The first rotation runs as soon as the schedule exists: its logs must be there, and the
+    // migrations must not have the password changed under them.
+    this.master.node.addDependency(logs, ...after);
   }
 
   /** Function names are account-wide: the stack name keeps stages apart (≤ 64 characters). */
-  private functionName(config: StageConfig, which: 'master' | 'app') {
+  private functionName(config: StageConfig, which: 'master') {
     return `${config.stackName}-${which}-rotation`;
   }
 }

@@ -210,3 +210,49 @@ describe.runIf(usingPostgres())(
     });
   },
 );
+
+/**
+ * In AWS the migration function gives the role IAM database authentication instead of a password:
+ * Aurora's `rds_iam` role, which a plain server lacks, so this run creates it (shared, harmless).
+ */
+describe.runIf(usingPostgres())(
+  'the application role with IAM authentication (real Postgres; skipped on PGlite, which has one user)',
+  () => {
+    const role = `vaa_iam_${randomBytes(5).toString('hex')}`;
+    let master: DatabaseHandle;
+
+    beforeAll(async () => {
+      master = await freshDatabase();
+      await master.db.execute(
+        sql.raw(`do $$ begin create role rds_iam; exception when duplicate_object then null; end $$`),
+      );
+      await migrate(master, undefined, { appRole: { username: role, password: 'was-set-before' } });
+      await ensureAppRole(master.db, { username: role, iam: true });
+    });
+    afterAll(async () => {
+      await master?.close();
+      const server = postgres(process.env.DATABASE_URL ?? '', { max: 1, onnotice: () => {} });
+      await server.unsafe(`drop role if exists "${role}"`);
+      await server.end();
+    });
+
+    it('is a member of rds_iam with no password left, and keeps exactly its privileges', async () => {
+      const [row] = rowsOf<{ password: string | null; iam: boolean; login: boolean }>(
+        await master.db.execute(
+          sql`select rolpassword as password, rolcanlogin as login, pg_has_role(rolname, 'rds_iam', 'member') as iam
+            from pg_authid where rolname = ${role}`,
+        ),
+      );
+      expect(row).toEqual({ password: null, login: true, iam: true });
+      const granted = rowsOf<{ table_name: string; privilege_type: string }>(
+        await master.db.execute(
+          sql`select table_name, privilege_type from information_schema.role_table_grants where grantee = ${role}`,
+        ),
+      );
+      const expected = APP_PRIVILEGES.flatMap(([table, privileges]) =>
+        privileges.map((privilege) => `${getTableName(table)} ${privilege}`),
+      );
+      expect(granted.map((g) => `${g.table_name} ${g.privilege_type}`).sort()).toEqual(expected.sort());
+    });
+  },
+);

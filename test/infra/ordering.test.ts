@@ -37,7 +37,6 @@ describe.each(['prod', 'feature-x'])('the migration trigger of %s', (stage) => {
     expect(before).toContain(writer);
     expect(before).toContain(idsOfType(synth.template, 'AWS::EC2::VPCEndpoint')[0]);
     expect(before).toContain(logicalId(synth.stack, synth.stack.database.masterSecret));
-    expect(before).toContain(logicalId(synth.stack, synth.stack.database.appSecret));
     for (const rule of [
       ...idsOfType(synth.template, 'AWS::EC2::SecurityGroupIngress'),
       ...idsOfType(synth.template, 'AWS::EC2::SecurityGroupEgress'),
@@ -47,7 +46,7 @@ describe.each(['prod', 'feature-x'])('the migration trigger of %s', (stage) => {
     for (const fn of synth.stack.functions.all) expect(before).not.toContain(logicalId(synth.stack, fn));
   });
 
-  it('runs before the secrets are first rotated: the app role must exist, and the master password stay put', () => {
+  it('runs before the master secret is first rotated: its password must stay put while migrations run', () => {
     for (const id of idsOfType(synth.template, 'AWS::SecretsManager::RotationSchedule')) {
       expect(prerequisites(resources, id)).toContain(triggerId);
     }

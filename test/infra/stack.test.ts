@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_CACHE_TTL_SECONDS, routeKey, routeList } from '#contract/routes.ts';
 import { REQUEST_TIMEOUT_MS } from '#db/client.ts';
 import {
+  APP_USERNAME,
+  DATABASE_NAME,
   PROXY_BORROW_TIMEOUT_SECONDS,
   PROXY_MAX_CONNECTIONS_PERCENT,
   RUNTIME_CA_BUNDLE,
@@ -60,15 +62,16 @@ describe.each(stages)('the $stage stack', (expected) => {
       'AWS::RDS::DBCluster': 1,
       'AWS::RDS::DBInstance': expected.instances,
       'AWS::RDS::DBProxy': expected.proxies,
-      'AWS::SecretsManager::Secret': 2,
-      'AWS::SecretsManager::RotationSchedule': 2,
+      // The master's only: the app role logs in with IAM tokens and has no password.
+      'AWS::SecretsManager::Secret': 1,
+      'AWS::SecretsManager::RotationSchedule': 1,
       'AWS::EC2::VPCEndpoint': 1,
       'AWS::EC2::NatGateway': 0,
       'AWS::EC2::InternetGateway': 0,
       'AWS::SNS::Topic': 1,
       'AWS::SNS::Subscription': 1,
-      // 6 functions of ours, 2 providers, 2 hosted rotation functions, access logs, flow logs
-      'AWS::Logs::LogGroup': 12,
+      // 6 functions of ours, 2 providers, the hosted rotation function, access logs, flow logs
+      'AWS::Logs::LogGroup': 11,
       'Custom::Trigger': 1,
       ...expected.counts,
     };
@@ -93,9 +96,8 @@ describe.each(stages)('the $stage stack', (expected) => {
     }
   });
 
-  it('lets each API function read the app secret only, and the migration function both secrets', () => {
+  it('lets each API function connect as the app role by IAM only, and only the migration function read the master secret', () => {
     const { database, functions, migrations } = synth.stack;
-    const app = { Ref: logicalId(synth.stack, database.appSecret) };
     const master = { Ref: logicalId(synth.stack, database.masterSecret) };
     const tracing = {
       Effect: 'Allow',
@@ -107,12 +109,20 @@ describe.each(stages)('the $stage stack', (expected) => {
       Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
       Resource: resource,
     });
-    const statementsOf = (fn: (typeof functions.all)[number]) =>
+    // rds-db:connect on `dbuser:<proxy or cluster resource id>/voice_agent_app`, nothing wider.
+    const connectAsApp = {
+      Effect: 'Allow',
+      Action: 'rds-db:connect',
+      Resource: { 'Fn::Join': ['', expect.arrayContaining([`/${APP_USERNAME}`])] },
+    };
+    const statementsOf = (fn: { role?: { node: { tryFindChild(id: string): unknown } } }) =>
       resources[logicalId(synth.stack, fn.role?.node.tryFindChild('DefaultPolicy') as never)]?.Properties
         .PolicyDocument.Statement;
-    for (const fn of functions.all) expect(statementsOf(fn)).toEqual([tracing, read(app)]);
-    expect(statementsOf(migrations.function)).toEqual([tracing, read([app, master])]);
-    // Nothing else in the template may read the master secret (the hosted rotation functions live outside it).
+    for (const fn of functions.all) expect(statementsOf(fn)).toEqual([tracing, connectAsApp]);
+    const connectArn = JSON.stringify(statementsOf(functions.authorizer)[1].Resource);
+    expect(connectArn).toContain(':dbuser:');
+    expect(statementsOf(migrations.function)).toEqual([tracing, read(master)]);
+    // Nothing else in the template may read the master secret (the hosted rotation function lives outside it).
     const readers = Object.entries(resources)
       .filter(
         ([, r]) =>
@@ -122,47 +132,40 @@ describe.each(stages)('the $stage stack', (expected) => {
     expect(readers).toEqual([
       logicalId(synth.stack, migrations.function.role?.node.tryFindChild('DefaultPolicy') as never),
     ]);
+    // The app role has no password anywhere: one secret in the stack, the master's.
+    expect(idsOfType(synth.template, 'AWS::SecretsManager::Secret')).toHaveLength(1);
+    synth.template.hasResourceProperties('AWS::RDS::DBCluster', { EnableIAMDatabaseAuthentication: true });
   });
 
-  it('connects the API functions and the authorizer with the app secret, the migration function with the master secret', () => {
+  it('connects the API functions and the authorizer by IAM token as the app role, the migration function with the master secret', () => {
     const { database, functions, migrations } = synth.stack;
     for (const fn of functions.all) {
       const env = resources[logicalId(synth.stack, fn)]?.Properties.Environment.Variables;
-      expect(env.DATABASE_SECRET_ARN).toEqual({ Ref: logicalId(synth.stack, database.appSecret) });
-      expect(env.APP_SECRET_ARN).toBeUndefined();
+      expect(env).toMatchObject({ DATABASE_IAM_USER: APP_USERNAME, DATABASE_NAME: DATABASE_NAME });
+      expect(env.DATABASE_SECRET_ARN).toBeUndefined();
     }
     const env = resources[logicalId(synth.stack, migrations.function)]?.Properties.Environment.Variables;
     expect(env).toMatchObject({
       DATABASE_SECRET_ARN: { Ref: logicalId(synth.stack, database.masterSecret) },
-      APP_SECRET_ARN: { Ref: logicalId(synth.stack, database.appSecret) },
+      APP_IAM_USER: APP_USERNAME,
     });
+    expect(env.DATABASE_IAM_USER).toBeUndefined();
   });
 
-  it('rotates both secrets with hosted functions inside the VPC, the app one alternating users, after the migrations', () => {
+  it('rotates the master secret only, with a hosted function inside the VPC, after the migrations', () => {
     const { database } = synth.stack;
     const triggerId = idsOfType(synth.template, 'Custom::Trigger')[0];
     const schedules = idsOfType(synth.template, 'AWS::SecretsManager::RotationSchedule').map(
       (id) => resources[id],
     );
-    const bySecret = (secret: unknown) =>
-      schedules.find(
-        (r) =>
-          JSON.stringify(r?.Properties.SecretId) ===
-          JSON.stringify({ Ref: logicalId(synth.stack, secret as never) }),
-      );
-    const inVpc = {
-      VpcSecurityGroupIds: expect.anything(),
-      VpcSubnetIds: expect.anything(),
-    };
-    expect(bySecret(database.masterSecret)?.Properties).toMatchObject({
-      HostedRotationLambda: { RotationType: 'PostgreSQLSingleUser', ...inVpc },
-      RotationRules: { ScheduleExpression: 'rate(30 days)' },
-    });
-    expect(bySecret(database.appSecret)?.Properties).toMatchObject({
+    expect(schedules.map((r) => r?.Properties.SecretId)).toEqual([
+      { Ref: logicalId(synth.stack, database.masterSecret) },
+    ]);
+    expect(schedules[0]?.Properties).toMatchObject({
       HostedRotationLambda: {
-        RotationType: 'PostgreSQLMultiUser',
-        MasterSecretArn: { Ref: logicalId(synth.stack, database.masterSecret) },
-        ...inVpc,
+        RotationType: 'PostgreSQLSingleUser',
+        VpcSecurityGroupIds: expect.anything(),
+        VpcSubnetIds: expect.anything(),
       },
       RotationRules: { ScheduleExpression: 'rate(30 days)' },
     });
@@ -276,7 +279,7 @@ describe.each(stages)('the $stage stack', (expected) => {
   it('points the API functions at the proxy in prod, at the TLS-verified writer in previews', () => {
     for (const fn of synth.stack.functions.all) {
       const env = resources[logicalId(synth.stack, fn)]?.Properties.Environment.Variables;
-      expect(env).toMatchObject({ DATABASE_SECRET_ARN: expect.anything(), DATABASE_SSLMODE: 'verify-full' });
+      expect(env).toMatchObject({ DATABASE_IAM_USER: APP_USERNAME, DATABASE_SSLMODE: 'verify-full' });
       if (expected.proxies) {
         expect(env.DATABASE_HOST['Fn::GetAtt'][1]).toBe('Endpoint');
         expect(env.NODE_EXTRA_CA_CERTS).toBeUndefined();
@@ -326,13 +329,29 @@ describe('the prod stack only', () => {
     ]);
   });
 
-  it('pools through a proxy holding only the app secret, with headroom and a borrow timeout under the request deadline', () => {
+  it('pools through a proxy with end-to-end IAM and no secret, with headroom and a borrow timeout under the request deadline', () => {
     synth.template.hasResourceProperties('AWS::RDS::DBProxy', {
       RequireTLS: true,
-      Auth: [
-        Match.objectLike({ SecretArn: { Ref: logicalId(synth.stack, synth.stack.database.appSecret) } }),
-      ],
+      DefaultAuthScheme: 'IAM_AUTH',
+      Auth: Match.absent(),
     });
+    // The proxy's own role may connect to the cluster as the app role, and read no secret.
+    const proxy = Object.values(resources).find((r) => r.Type === 'AWS::RDS::DBProxy');
+    const roleId = proxy?.Properties.RoleArn['Fn::GetAtt'][0];
+    const policies = Object.values(resources).filter(
+      (r) =>
+        r.Type === 'AWS::IAM::Policy' &&
+        JSON.stringify(r.Properties.Roles) === JSON.stringify([{ Ref: roleId }]),
+    );
+    expect(policies.map((p) => p.Properties.PolicyDocument.Statement)).toEqual([
+      [
+        {
+          Effect: 'Allow',
+          Action: 'rds-db:connect',
+          Resource: { 'Fn::Join': ['', expect.arrayContaining([`/${APP_USERNAME}`])] },
+        },
+      ],
+    ]);
     synth.template.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
       ConnectionPoolConfigurationInfo: {
         MaxConnectionsPercent: PROXY_MAX_CONNECTIONS_PERCENT,
