@@ -1,5 +1,3 @@
-import { Signer } from '@aws-sdk/rds-signer';
-
 /**
  * An IAM database authentication token for the app role: a SigV4-presigned `connect` request,
  * signed in-process by the AWS SDK with the function's own credentials (no network call, no
@@ -14,6 +12,9 @@ export async function databaseUrlWithToken(env: NodeJS.ProcessEnv = process.env)
     throw new Error('DATABASE_HOST, DATABASE_IAM_USER and AWS_REGION are needed to sign a database token');
   }
   const port = Number(env.DATABASE_PORT ?? 5432);
+  // Loaded on first use, not at module init: the signer and its credential chain are most of the
+  // bundle, and only the container's first connection (and a refused one) needs them.
+  const { Signer } = await import('@aws-sdk/rds-signer');
   const token = await new Signer({ hostname, port, username, region }).getAuthToken();
   const url = new URL(`postgres://${hostname}:${port}/${env.DATABASE_NAME ?? 'postgres'}`);
   url.username = encodeURIComponent(username);
