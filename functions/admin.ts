@@ -16,7 +16,7 @@ import {
   lifetimeMs,
 } from '#contract/admin.ts';
 import { scopes as allScopes } from '#contract/routes.ts';
-import { DEFAULT_TIER, type TierName } from '#contract/tiers.ts';
+import { DEFAULT_TIER } from '#contract/tiers.ts';
 import { type Database, withDrizzle } from '#db/client.ts';
 import { isDatabaseUnavailable, sqlState } from '#db/errors.ts';
 import { createApiKey, listApiKeys, revokeApiKeyOf } from '#db/queries/manage-api-keys.ts';
@@ -25,6 +25,7 @@ import { createWorkspace, listWorkspaces, workspaceExists } from '#db/queries/wo
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import { type Deps, lambda } from './deps.ts';
 import { describeIssue } from './http/validation.ts';
+import { type UsagePlanKeys, usagePlanKeysFromEnv } from './usage-plan-keys.ts';
 
 export interface AdminSettings {
   /** The stage's name, for messages. */
@@ -38,16 +39,14 @@ export interface AdminSettings {
   usagePlanKeys?: UsagePlanKeys;
 }
 
-/** The deployed side of tiers: one API key per workspace, in exactly its tier's usage plan. */
-export interface UsagePlanKeys {
-  /** Idempotent: creates the key when missing, leaves every other plan, joins `tier`'s. */
-  place(workspaceId: string, tier: TierName): Promise<void>;
-}
-
-/** The stack sets STAGE and DEMO_SEED; without them seeding is refused (fail closed). */
+/**
+ * The stack sets STAGE and DEMO_SEED; without them seeding is refused (fail closed). USAGE_PLAN_IDS
+ * (infra/constructs/usage-plans.ts) turns on the API keys' placement.
+ */
 export const adminSettingsFromEnv = (env = process.env): AdminSettings => ({
   stage: env.STAGE ?? 'unknown',
   demoSeed: env.DEMO_SEED === 'allowed',
+  usagePlanKeys: usagePlanKeysFromEnv(env),
 });
 
 /** A command that cannot be done as asked: answered with its code and message, exit 1 in a CLI. */

@@ -12,14 +12,12 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, type IConstruct } from 'constructs';
 import { type TierName, tierNames, tiers } from '#contract/tiers.ts';
+import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
 
 export interface UsagePlansProps {
   api: apigateway.RestApi;
   stage: apigateway.Stage;
 }
-
-/** The environment variable that hands the admin function each tier's usage plan id, as JSON. */
-export const USAGE_PLAN_IDS_ENV = 'USAGE_PLAN_IDS';
 
 export class UsagePlans extends Construct {
   readonly plans: Readonly<Record<TierName, apigateway.UsagePlan>>;

@@ -4,7 +4,8 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { tierNames, tiers } from '#contract/tiers.ts';
-import { USAGE_PLAN_IDS_ENV, UsagePlans } from '#infra/constructs/usage-plans.ts';
+import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
+import { UsagePlans } from '#infra/constructs/usage-plans.ts';
 import { AUTHORIZATION_RATE_LIMIT, IP_RATE_LIMIT, protectStage } from '#infra/constructs/waf.ts';
 
 /** A minimal REST API as the stack builds one: a Lambda authorizer in front of a proxy method. */
