@@ -4,15 +4,7 @@
  * its tier's usage plan (infra/constructs/usage-plans.ts). `place` is idempotent, so running
  * `workspace.tier` again repairs a key that a failed call left out of place.
  */
-import {
-  APIGatewayClient,
-  ConflictException,
-  CreateApiKeyCommand,
-  CreateUsagePlanKeyCommand,
-  DeleteUsagePlanKeyCommand,
-  GetApiKeysCommand,
-  NotFoundException,
-} from '@aws-sdk/client-api-gateway';
+import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import * as v from 'valibot';
 import { type TierName, tierNames, usageIdentifierOf } from '#contract/tiers.ts';
 
@@ -32,15 +24,23 @@ const PlanIds = v.strictObject(
   >,
 );
 
-const ignore = (type: new (...args: never[]) => Error) => (error: unknown) => {
-  if (!(error instanceof type)) throw error;
+/** API Gateway's error names that mean "already so": the key is already in the plan, or not in it. */
+const ignore = (name: 'ConflictException' | 'NotFoundException') => (error: unknown) => {
+  if ((error as Error | null)?.name !== name) throw error;
 };
+
+// Loaded on first use: the Lambda runtime provides the SDK (bundles leave @aws-sdk/* out), and a
+// stage without usage plans, or a CLI run locally, never needs it.
+const sdk = () => import('@aws-sdk/client-api-gateway');
 
 export function usagePlanKeys(
   planIds: Readonly<Record<TierName, string>>,
-  client: APIGatewayClient = new APIGatewayClient({}),
+  makeClient: () => Promise<APIGatewayClient> = async () => new (await sdk()).APIGatewayClient({}),
 ): UsagePlanKeys {
+  let client: APIGatewayClient | undefined;
   async function keyIdOf(workspaceId: string): Promise<string> {
+    const { CreateApiKeyCommand, GetApiKeysCommand } = await sdk();
+    client ??= await makeClient();
     const name = usageIdentifierOf(workspaceId);
     // The name query matches prefixes; names are the same length, so this is the one key or none.
     const found = await client.send(new GetApiKeysCommand({ nameQuery: name, limit: 500 }));
@@ -61,16 +61,18 @@ export function usagePlanKeys(
   return {
     async place(workspaceId, tier) {
       const keyId = await keyIdOf(workspaceId);
+      const { CreateUsagePlanKeyCommand, DeleteUsagePlanKeyCommand } = await sdk();
+      const api = client as APIGatewayClient;
       // Leave the other plans first: API Gateway refuses a key in two plans of the same stage. Until
       // the join, the workspace's requests are refused (403): a tier change is an operator's act.
       for (const other of tierNames.filter((name) => name !== tier)) {
-        await client
+        await api
           .send(new DeleteUsagePlanKeyCommand({ usagePlanId: planIds[other], keyId }))
-          .catch(ignore(NotFoundException));
+          .catch(ignore('NotFoundException'));
       }
-      await client
+      await api
         .send(new CreateUsagePlanKeyCommand({ usagePlanId: planIds[tier], keyId, keyType: 'API_KEY' }))
-        .catch(ignore(ConflictException));
+        .catch(ignore('ConflictException'));
     },
   };
 }
