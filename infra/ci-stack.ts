@@ -28,7 +28,8 @@ export interface CiIdentityProps {
 
 /**
  * Who may deploy, set up once per account by an administrator (docs/deploying.md): GitHub's OIDC
- * provider and two roles, one per GitHub environment. A workflow job gets a role only when its
+ * provider and three roles, one per GitHub environment (prod's plan role prepares change sets and
+ * cannot execute them). A workflow job gets a role only when its
  * token's `sub` names the repository and that environment, and the `production` environment only
  * admits `main`: a branch's copy of the workflow cannot reach prod, whatever it passes to cdk.
  *
@@ -41,6 +42,8 @@ export class CiIdentityStack extends Stack {
   readonly provider: IOidcProvider;
   readonly previewRole: Role;
   readonly prodRole: Role;
+  /** Prepares prod's change set for review (CI job prod-plan); cannot execute it. */
+  readonly prodPlanRole: Role;
 
   constructor(scope: Construct, id: string, props: CiIdentityProps) {
     super(scope, id, { description: 'GitHub OIDC deploy roles of the voice agent administration API' });
@@ -68,9 +71,19 @@ export class CiIdentityStack extends Stack {
       functions: `${prod}-*`,
       qualifier,
     });
+    this.prodPlanRole = this.deployRole('ProdPlanRole', props.repository, 'production-plan', {
+      stacks: [prod, `${prod}-*`],
+      functions: `${prod}-*`,
+      qualifier,
+      planOnly: true,
+    });
     new CfnOutput(this, 'PreviewRoleArn', {
       value: this.previewRole.roleArn,
       description: 'vars.AWS_PREVIEW_ROLE_ARN',
+    });
+    new CfnOutput(this, 'ProdPlanRoleArn', {
+      value: this.prodPlanRole.roleArn,
+      description: 'vars.AWS_PROD_PLAN_ROLE_ARN',
     });
     new CfnOutput(this, 'ProdRoleArn', {
       value: this.prodRole.roleArn,
@@ -81,8 +94,14 @@ export class CiIdentityStack extends Stack {
   private deployRole(
     id: string,
     repository: string,
-    environment: 'preview' | 'production',
-    scope: { stacks: string[]; functions: string; deniedStack?: string; qualifier: string },
+    environment: 'preview' | 'production' | 'production-plan',
+    scope: {
+      stacks: string[];
+      functions: string;
+      deniedStack?: string;
+      qualifier: string;
+      planOnly?: boolean;
+    },
   ): Role {
     const stackArn = (name: string) => arn(`cloudformation:{region}:{account}:stack/${name}/*`);
     // Functions CloudFormation names after their stack: the admin function the seed and smoke commands invoke.
@@ -90,7 +109,11 @@ export class CiIdentityStack extends Stack {
     const assets = arn(`s3:::cdk-${scope.qualifier}-assets-{account}-{region}`);
     const wildcards = [
       [scope.stacks.map(stackArn), 'CloudFormation appends a generated id to each stack ARN'],
-      [[functions], 'CloudFormation names functions after their stack, with a generated suffix'],
+      ...(scope.planOnly
+        ? []
+        : ([
+            [[functions], 'CloudFormation names functions after their stack, with a generated suffix'],
+          ] as const)),
       [
         [arn('cloudformation:{region}:aws:transform/SecretsManager-*')],
         'Any version of the Secrets Manager transform',
@@ -104,20 +127,27 @@ export class CiIdentityStack extends Stack {
         actions: [
           'cloudformation:CreateChangeSet',
           'cloudformation:DeleteChangeSet',
-          'cloudformation:DeleteStack',
           'cloudformation:DescribeChangeSet',
           'cloudformation:DescribeStackEvents',
           'cloudformation:DescribeStackResources',
           'cloudformation:DescribeStacks',
-          'cloudformation:ExecuteChangeSet',
           'cloudformation:GetTemplate',
           'cloudformation:GetTemplateSummary',
+          'cloudformation:ListChangeSets',
           'cloudformation:ListStackResources',
-          'cloudformation:UpdateTerminationProtection',
           // A stack created or updated with stack-level tags (infra/stack.ts) needs these.
           'cloudformation:TagResource',
           'cloudformation:UntagResource',
-        ],
+          // The plan role prepares what a reviewer approves; only the approved job changes the stack.
+          ...(scope.planOnly
+            ? []
+            : [
+                'cloudformation:DeleteStack',
+                'cloudformation:ExecuteChangeSet',
+                'cloudformation:SetStackPolicy',
+                'cloudformation:UpdateTerminationProtection',
+              ]),
+        ].sort(),
         resources: scope.stacks.map((name) => stackArn(name).real),
       }),
       // The rotation schedules use the Secrets Manager transform; a change set naming it needs this.
@@ -153,12 +183,16 @@ export class CiIdentityStack extends Stack {
         actions: ['ssm:GetParameter', 'ssm:GetParameters'],
         resources: [arn(`ssm:{region}:{account}:parameter/cdk-bootstrap/${scope.qualifier}/version`).real],
       }),
-      new PolicyStatement({
-        sid: 'InvokeAdmin',
-        actions: ['lambda:InvokeFunction'],
-        resources: [functions.real],
-      }),
     ];
+    if (!scope.planOnly) {
+      statements.push(
+        new PolicyStatement({
+          sid: 'InvokeAdmin',
+          actions: ['lambda:InvokeFunction'],
+          resources: [functions.real],
+        }),
+      );
+    }
     if (scope.deniedStack) {
       // By name for the stack itself, by its `stage` tag (a stack tag, which CloudFormation copies
       // onto nested stacks and the functions) for the rest: a name pattern would also catch previews
