@@ -9,6 +9,7 @@ import { Migrations } from './constructs/migrations.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { Network } from './constructs/network.ts';
 import { giveProvidersLogGroups } from './constructs/provider-logs.ts';
+import { Releases } from './constructs/releases.ts';
 import { SecretRotation } from './constructs/rotation.ts';
 import type { StageConfig } from './stage.ts';
 
@@ -25,6 +26,7 @@ export class AdminApiStack extends Stack {
   readonly api: Api;
   readonly monitoring: Monitoring;
   readonly rotation: SecretRotation;
+  readonly releases: Releases;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     const tags = { project: 'voice-agent-admin-api', stage: config.stage };
@@ -61,10 +63,18 @@ export class AdminApiStack extends Stack {
       config,
       api: this.api,
       functions: new Map([
-        ...[...this.functions.byRoute].map(([route, fn]) => [route.name, fn] as const),
-        [authorizer.name, this.functions.authorizer],
+        ...[...this.functions.functionByRoute].map(([route, fn]) => [route.name, fn] as const),
+        [authorizer.name, this.functions.authorizerFunction],
       ]),
       database: this.database,
+    });
+    this.releases = new Releases(this, 'Releases', {
+      config,
+      aliases: new Map([
+        ...[...this.functions.byRoute].map(([route, alias]) => [route.name, alias] as const),
+        [authorizer.name, this.functions.authorizer],
+      ]),
+      alarms: this.monitoring.releaseAlarms,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'AdminFunctionName', {

@@ -47,6 +47,11 @@ export interface StageConfig {
     readonly authorizerConcurrency: number;
   };
   readonly api: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * How CodeDeploy moves each function's `live` alias to a new version: 10 % for 5 minutes, then
+   * the rest (rolled back if the function's alarms fire), or all at once.
+   */
+  readonly release: 'canary' | 'all-at-once';
   /** Secrets Manager interface endpoint ENIs: one per AZ costs ~7 USD a month each. */
   readonly secretsEndpointAzs: 1 | 2;
   /** Alarm notifications go to this address (`-c alarmEmail=…`); required where `durable`. */
@@ -71,6 +76,7 @@ const production = {
   },
   functions: { memoryMb: 512, routeConcurrency: 100, authorizerConcurrency: 100 },
   api: { rateLimit: 200, burstLimit: 400 },
+  release: 'canary',
   secretsEndpointAzs: 2,
   rotationDays: 30,
 } as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail'>;
@@ -92,6 +98,7 @@ const preview = {
   },
   functions: { memoryMb: 512, routeConcurrency: 5, authorizerConcurrency: 5 },
   api: { rateLimit: 20, burstLimit: 40 },
+  release: 'all-at-once',
   secretsEndpointAzs: 1,
   rotationDays: 30,
 } as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail'>;

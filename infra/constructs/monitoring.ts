@@ -48,6 +48,8 @@ export interface MonitoringProps {
 export class Monitoring extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
+  /** Each function's error and duration alarms: CodeDeploy rolls a release back when one fires. */
+  readonly releaseAlarms = new Map<string, Alarm[]>();
 
   constructor(scope: Construct, id: string, { config, api, functions, database }: MonitoringProps) {
     super(scope, id);
@@ -101,12 +103,12 @@ export class Monitoring extends Construct {
     for (const [name, fn] of functions) {
       const prefix = constructId(name);
       const timeoutMs = fn.timeout?.toMilliseconds() ?? 3_000;
-      this.alarm(`${prefix}DurationNearTimeout`, {
+      const duration = this.alarm(`${prefix}DurationNearTimeout`, {
         metric: fn.metricDuration({ period: PERIOD, statistic: 'Maximum' }),
         threshold: Math.floor(timeoutMs * DURATION_NEAR_TIMEOUT),
         description: `${name}: an invocation took over ${DURATION_NEAR_TIMEOUT * 100}% of its ${timeoutMs} ms timeout`,
       });
-      this.alarm(`${prefix}Errors`, {
+      const errors = this.alarm(`${prefix}Errors`, {
         metric: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
         threshold: 0,
         description: `${name}: invocations failed (uncaught errors or timeouts)`,
@@ -116,6 +118,7 @@ export class Monitoring extends Construct {
         threshold: 0,
         description: `${name}: invocations throttled`,
       });
+      this.releaseAlarms.set(name, [errors, duration]);
     }
 
     const maxConnections = approxMaxConnections(config.database.maxCapacity);
@@ -178,5 +181,6 @@ export class Monitoring extends Construct {
     alarm.addAlarmAction(action);
     alarm.addOkAction(action);
     this.alarms.push(alarm);
+    return alarm;
   }
 }
