@@ -3,6 +3,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { authorizer } from '#contract/routes.ts';
 import { Api } from './constructs/api.ts';
+import { Backups, DataKey } from './constructs/data-safety.ts';
 import { Database } from './constructs/database.ts';
 import { ApiFunctions } from './constructs/functions.ts';
 import { Migrations } from './constructs/migrations.ts';
@@ -27,6 +28,8 @@ export class AdminApiStack extends Stack {
   readonly monitoring: Monitoring;
   readonly rotation: SecretRotation;
   readonly releases: Releases;
+  readonly dataKey: DataKey;
+  readonly backups?: Backups;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     const tags = { project: 'voice-agent-admin-api', stage: config.stage };
@@ -40,7 +43,20 @@ export class AdminApiStack extends Stack {
       tags,
     });
     this.network = new Network(this, 'Network', { config });
-    this.database = new Database(this, 'Database', { config, network: this.network });
+    this.dataKey = new DataKey(this, 'DataKey', { config });
+    this.database = new Database(this, 'Database', {
+      config,
+      network: this.network,
+      key: this.dataKey.forGrants,
+    });
+    if (config.backup) {
+      this.backups = new Backups(this, 'Backups', {
+        config,
+        database: this.database,
+        key: this.dataKey.forGrants,
+        keepDays: config.backup.keepDays,
+      });
+    }
     this.functions = new ApiFunctions(this, 'Functions', {
       config,
       network: this.network,

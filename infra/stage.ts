@@ -54,6 +54,8 @@ export interface StageConfig {
   readonly release: 'canary' | 'all-at-once';
   /** Secrets Manager interface endpoint ENIs: one per AZ costs ~7 USD a month each. */
   readonly secretsEndpointAzs: 1 | 2;
+  /** AWS Backup of the cluster (daily, continuous, copied to a locked vault); none on previews. */
+  readonly backup?: { readonly keepDays: number };
   /** Alarm notifications go to this address (`-c alarmEmail=…`); required where `durable`. */
   readonly alarmEmail?: string;
   /** Days between automatic rotations of the master and the application secrets. */
@@ -78,6 +80,7 @@ const production = {
   api: { rateLimit: 200, burstLimit: 400 },
   release: 'canary',
   secretsEndpointAzs: 2,
+  backup: { keepDays: 35 },
   rotationDays: 30,
 } as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail'>;
 

@@ -23,7 +23,7 @@ const stages = [
     minCapacity: 0.5,
     maxCapacity: 8,
     instances: 2,
-    counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 12, 'AWS::CloudWatch::Alarm': 19 },
+    counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 13, 'AWS::CloudWatch::Alarm': 19 },
   },
   {
     stage: 'feature-x',
@@ -53,7 +53,7 @@ describe.each(stages)('the $stage stack', (expected) => {
 
   it('has the expected resources', () => {
     const counts = {
-      // 6 of ours, the pre-traffic hook (its role and CodeDeploy's are the 2 roles more), the trigger's and the default-SG custom resource providers
+      // 6 of ours, the pre-traffic hook (its role and CodeDeploy's are 2 roles more; prod's backup role 1), the trigger's and the default-SG custom resource providers
       'AWS::Lambda::Function': 9,
       // Routes and authorizer: a version behind a `live` alias, released by its own deployment group
       // (and the migration function's version, which the trigger invokes)
