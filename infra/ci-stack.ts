@@ -2,6 +2,7 @@ import { type App, Aws, CfnOutput, Stack, Validations } from 'aws-cdk-lib';
 import {
   Effect,
   type IOidcProvider,
+  ManagedPolicy,
   OidcProviderNative,
   PolicyDocument,
   PolicyStatement,
@@ -10,6 +11,12 @@ import {
 } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import {
+  BOUNDARY_POLICY_NAME,
+  boundaryPolicyDocument,
+  EXECUTION_POLICY_NAME,
+  executionPolicyDocument,
+} from './account-policies.ts';
 import { PROD, STACK_PREFIX } from './stage.ts';
 
 export const GITHUB_ISSUER = 'token.actions.githubusercontent.com';
@@ -44,6 +51,10 @@ export class CiIdentityStack extends Stack {
   readonly prodRole: Role;
   /** Prepares prod's change set for review (CI job prod-plan); cannot execute it. */
   readonly prodPlanRole: Role;
+  /** For `cdk bootstrap --cloudformation-execution-policies` in place of AdministratorAccess. */
+  readonly executionPolicy: ManagedPolicy;
+  /** The permissions boundary of every role the API stacks create. */
+  readonly roleBoundary: ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: CiIdentityProps) {
     super(scope, id, { description: 'GitHub OIDC deploy roles of the voice agent administration API' });
@@ -57,6 +68,36 @@ export class CiIdentityStack extends Stack {
           clientIds: ['sts.amazonaws.com'],
         });
     const qualifier = props.qualifier ?? DEFAULT_QUALIFIER;
+    this.executionPolicy = new ManagedPolicy(this, 'ExecutionPolicy', {
+      managedPolicyName: EXECUTION_POLICY_NAME,
+      description:
+        'CloudFormation execution policy of the API stacks (cdk bootstrap --cloudformation-execution-policies)',
+      document: executionPolicyDocument(),
+    });
+    this.roleBoundary = new ManagedPolicy(this, 'RoleBoundary', {
+      managedPolicyName: BOUNDARY_POLICY_NAME,
+      description: 'Permissions boundary of every role the API stacks create',
+      document: boundaryPolicyDocument(),
+    });
+    for (const policy of [this.executionPolicy, this.roleBoundary]) {
+      const statements: { Action?: string | string[] }[] = this.resolve(policy.document.toJSON()).Statement;
+      const wildcards = statements.flatMap((st) => [st.Action ?? []].flat()).filter((a) => a.includes('*'));
+      const findings = [
+        ...new Set(wildcards.map((action) => `Action::${action}`)),
+        'Resource::*',
+        'Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/*',
+      ];
+      Validations.of(policy).acknowledge(
+        ...findings.map((finding) => ({
+          id: `AwsSolutions-IAM5[${finding}]`,
+          reason: 'Service-wide on purpose: the ceiling of what the stacks may create and their roles may do',
+        })),
+      );
+    }
+    new CfnOutput(this, 'ExecutionPolicyArn', {
+      value: this.executionPolicy.managedPolicyArn,
+      description: 'cdk bootstrap --cloudformation-execution-policies',
+    });
 
     const prod = `${STACK_PREFIX}-${PROD}`;
     this.previewRole = this.deployRole('PreviewDeployRole', props.repository, 'preview', {

@@ -1,7 +1,9 @@
 import { type App, CfnOutput, Stack, Tags, Validations } from 'aws-cdk-lib';
+import { ManagedPolicy, PermissionsBoundary } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { authorizer } from '#contract/routes.ts';
+import { BOUNDARY_POLICY_NAME } from './account-policies.ts';
 import { Api } from './constructs/api.ts';
 import { Backups, DataKey } from './constructs/data-safety.ts';
 import { Database } from './constructs/database.ts';
@@ -98,6 +100,11 @@ export class AdminApiStack extends Stack {
       description:
         'Admin commands (npm run workspace/token/db:seed/smoke -- --stage <stage>): IAM invoke only',
     });
+    // Every role this stack creates (functions, providers, hook, CodeDeploy, backup) stays inside
+    // the account's boundary, created with the deploy identity (infra/account-policies.ts).
+    PermissionsBoundary.of(this).apply(
+      ManagedPolicy.fromManagedPolicyName(this, 'RoleBoundary', BOUNDARY_POLICY_NAME),
+    );
     for (const [key, value] of Object.entries(tags)) Tags.of(this).add(key, value);
     giveProvidersLogGroups(this, config);
   }
