@@ -58,6 +58,8 @@ export interface StageConfig {
   readonly backup?: { readonly keepDays: number };
   /** Alarm notifications go to this address (`-c alarmEmail=…`); required where `durable`. */
   readonly alarmEmail?: string;
+  /** Alarm notifications are also posted here (`-c alarmHttpsUrl=…`), e.g. a paging service's SNS endpoint. */
+  readonly alarmHttpsUrl?: string;
   /** Days between automatic rotations of the master and the application secrets. */
   readonly rotationDays: number;
 }
@@ -82,7 +84,7 @@ const production = {
   secretsEndpointAzs: 2,
   backup: { keepDays: 35 },
   rotationDays: 30,
-} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail'>;
+} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail' | 'alarmHttpsUrl'>;
 
 const preview = {
   durable: false,
@@ -104,17 +106,26 @@ const preview = {
   release: 'all-at-once',
   secretsEndpointAzs: 1,
   rotationDays: 30,
-} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail'>;
+} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail' | 'alarmHttpsUrl'>;
 
 export interface StageOptions {
   readonly alarmEmail?: string;
+  readonly alarmHttpsUrl?: string;
   /** `-c proxy=true`: a preview with prod's database path (the `staging` stage has it anyway). */
   readonly proxy?: boolean;
 }
 
 /** Settings for a stage name that is already sanitised. Prod refuses to exist without an alarm destination. */
 export function stageConfig(stage: string, options: StageOptions = {}): StageConfig {
-  const named = { stage, stackName: `${STACK_PREFIX}-${stage}`, alarmEmail: options.alarmEmail };
+  if (options.alarmHttpsUrl && !/^https:\/\/[^\s/]+/.test(options.alarmHttpsUrl)) {
+    throw new Error(`-c alarmHttpsUrl must be an https:// URL, not ${JSON.stringify(options.alarmHttpsUrl)}`);
+  }
+  const named = {
+    stage,
+    stackName: `${STACK_PREFIX}-${stage}`,
+    alarmEmail: options.alarmEmail,
+    alarmHttpsUrl: options.alarmHttpsUrl,
+  };
   if (stage === PROD) {
     if (!options.alarmEmail) {
       throw new Error('prod needs an alarm destination: -c alarmEmail=<address> (docs/deploying.md)');

@@ -23,7 +23,7 @@ const stages = [
     minCapacity: 0.5,
     maxCapacity: 8,
     instances: 2,
-    counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 13, 'AWS::CloudWatch::Alarm': 19 },
+    counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 13, 'AWS::CloudWatch::Alarm': 24 },
   },
   {
     stage: 'feature-x',
@@ -35,7 +35,7 @@ const stages = [
     minCapacity: 0,
     maxCapacity: 2,
     instances: 1,
-    counts: { 'AWS::EC2::SecurityGroup': 5, 'AWS::IAM::Role': 11, 'AWS::CloudWatch::Alarm': 18 },
+    counts: { 'AWS::EC2::SecurityGroup': 5, 'AWS::IAM::Role': 11, 'AWS::CloudWatch::Alarm': 22 },
   },
 ] as const;
 
