@@ -25,7 +25,7 @@ export class DataKey extends Construct {
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     super(scope, id);
     this.key = new Key(this, 'Key', {
-      description: `${config.stackName}: Aurora storage, snapshots, database secrets`,
+      description: `${config.stackName}: Aurora storage, snapshots, the master secret`,
       enableKeyRotation: true,
       // Previews are disposable; prod's key outlives the stack (its snapshots need it).
       removalPolicy: config.removalPolicy,

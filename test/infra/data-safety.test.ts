@@ -11,7 +11,7 @@ describe.each(['prod', 'feature-x'])('data safety of the %s stack', (stage) => {
   });
   const keyRef = () => ({ 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.dataKey.key), 'Arn'] });
 
-  it('encrypts the cluster and both secrets with its own rotating KMS key', () => {
+  it('encrypts the cluster and the master secret with its own rotating KMS key', () => {
     const keyId = logicalId(synth.stack, synth.stack.dataKey.key);
     expect(resources[keyId]?.Properties.EnableKeyRotation).toBe(true);
     const [cluster] = idsOfType(synth.template, 'AWS::RDS::DBCluster');
@@ -20,9 +20,10 @@ describe.each(['prod', 'feature-x'])('data safety of the %s stack', (stage) => {
       KmsKeyId: keyRef(),
     });
     const secrets = idsOfType(synth.template, 'AWS::SecretsManager::Secret');
-    expect(secrets).toHaveLength(2);
+    // The app role signs in with IAM tokens: the master user's is the only secret.
+    expect(secrets).toHaveLength(1);
     for (const id of secrets) expect(resources[id]?.Properties.KmsKeyId, id).toEqual(keyRef());
-    // The hosted rotation functions are told the key, or they could not read the secrets.
+    // The hosted rotation function is told the key, or it could not read the secret.
     const rotations = Object.values(resources).filter(
       (r) => r.Type === 'AWS::SecretsManager::RotationSchedule',
     );
