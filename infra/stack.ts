@@ -1,14 +1,18 @@
 import { type App, CfnOutput, Stack, Tags, Validations } from 'aws-cdk-lib';
+import { ManagedPolicy, PermissionsBoundary } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { authorizer } from '#contract/routes.ts';
+import { BOUNDARY_POLICY_NAME } from './account-policies.ts';
 import { Api } from './constructs/api.ts';
+import { Backups, DataKey } from './constructs/data-safety.ts';
 import { Database } from './constructs/database.ts';
 import { ApiFunctions } from './constructs/functions.ts';
 import { Migrations } from './constructs/migrations.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { Network } from './constructs/network.ts';
 import { giveProvidersLogGroups } from './constructs/provider-logs.ts';
+import { Releases } from './constructs/releases.ts';
 import { SecretRotation } from './constructs/rotation.ts';
 import type { StageConfig } from './stage.ts';
 
@@ -25,6 +29,9 @@ export class AdminApiStack extends Stack {
   readonly api: Api;
   readonly monitoring: Monitoring;
   readonly rotation: SecretRotation;
+  readonly releases: Releases;
+  readonly dataKey: DataKey;
+  readonly backups?: Backups;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     const tags = { project: 'voice-agent-admin-api', stage: config.stage };
@@ -38,7 +45,20 @@ export class AdminApiStack extends Stack {
       tags,
     });
     this.network = new Network(this, 'Network', { config });
-    this.database = new Database(this, 'Database', { config, network: this.network });
+    this.dataKey = new DataKey(this, 'DataKey', { config });
+    this.database = new Database(this, 'Database', {
+      config,
+      network: this.network,
+      key: this.dataKey.forGrants,
+    });
+    if (config.backup) {
+      this.backups = new Backups(this, 'Backups', {
+        config,
+        database: this.database,
+        key: this.dataKey.forGrants,
+        keepDays: config.backup.keepDays,
+      });
+    }
     this.functions = new ApiFunctions(this, 'Functions', {
       config,
       network: this.network,
@@ -61,10 +81,18 @@ export class AdminApiStack extends Stack {
       config,
       api: this.api,
       functions: new Map([
-        ...[...this.functions.byRoute].map(([route, fn]) => [route.name, fn] as const),
-        [authorizer.name, this.functions.authorizer],
+        ...[...this.functions.functionByRoute].map(([route, fn]) => [route.name, fn] as const),
+        [authorizer.name, this.functions.authorizerFunction],
       ]),
       database: this.database,
+    });
+    this.releases = new Releases(this, 'Releases', {
+      config,
+      aliases: new Map([
+        ...[...this.functions.byRoute].map(([route, alias]) => [route.name, alias] as const),
+        [authorizer.name, this.functions.authorizer],
+      ]),
+      alarms: this.monitoring.releaseAlarms,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'AdminFunctionName', {
@@ -72,6 +100,11 @@ export class AdminApiStack extends Stack {
       description:
         'Admin commands (npm run workspace/token/db:seed/smoke -- --stage <stage>): IAM invoke only',
     });
+    // Every role this stack creates (functions, providers, hook, CodeDeploy, backup) stays inside
+    // the account's boundary, created with the deploy identity (infra/account-policies.ts).
+    PermissionsBoundary.of(this).apply(
+      ManagedPolicy.fromManagedPolicyName(this, 'RoleBoundary', BOUNDARY_POLICY_NAME),
+    );
     for (const [key, value] of Object.entries(tags)) Tags.of(this).add(key, value);
     giveProvidersLogGroups(this, config);
   }
