@@ -94,7 +94,10 @@ export class AdminApiStack extends Stack {
       ]),
       alarms: this.monitoring.releaseAlarms,
     });
-    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.api.url,
+      description: 'Base URL of the REST API (its stage included)',
+    });
     new CfnOutput(this, 'AdminFunctionName', {
       value: this.functions.admin.functionName,
       description:

@@ -120,6 +120,8 @@ async function main() {
       docs: referencePageFiles(),
       // Opt-in: a conformance run or a benchmark against `npm start` would otherwise meet 429s.
       limits: process.env.LOCAL_LIMITS === 'on' ? createRateLimiter() : undefined,
+      // Behind a proxy or on a public name: the URL clients use, for the links the API answers.
+      ...(process.env.PUBLIC_BASE_URL ? { baseUrl: process.env.PUBLIC_BASE_URL } : {}),
     });
     process.stdout.write(banner(gateway.url, describeDatabase(config), demo));
     if (process.env.LOCAL_AWS_PORT) stage = await startStage(gateway.url, { database: handle, logger });

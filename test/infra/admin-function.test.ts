@@ -55,7 +55,7 @@ describe.each([
       .filter(([id]) => id !== adminId)
       .flatMap(([id, resource]) => referencesTo(adminId, resource.Properties, id));
     expect(referrers).toEqual([]);
-    for (const type of ['AWS::Lambda::Permission', 'AWS::Lambda::Url', 'AWS::ApiGatewayV2::Integration']) {
+    for (const type of ['AWS::Lambda::Permission', 'AWS::Lambda::Url', 'AWS::ApiGateway::Method']) {
       for (const [, resource] of Object.entries(resources).filter(([, r]) => r.Type === type)) {
         expect(JSON.stringify(resource)).not.toContain(adminId);
       }
