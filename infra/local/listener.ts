@@ -196,7 +196,12 @@ function write(
   // unread and the connection closes behind the answer.
   const cutShort = !req.complete && hasBody(req);
   if (cutShort || closing) res.setHeader('connection', 'close');
-  if (cutShort) lingerOnClose(req.socket);
+  if (cutShort) {
+    lingerOnClose(req.socket);
+    // Once the answer is sent, Node's server "dumps" an unread body: it reads the whole upload to
+    // throw it away. The connection closes instead, so nothing more is read (Node 20 and 22).
+    (req as IncomingMessage & { _dump?: () => void })._dump = () => undefined;
+  }
   res.end(reply.body);
 }
 
