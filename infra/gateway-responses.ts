@@ -8,8 +8,11 @@ import { problemType } from '#functions/http/problem.ts';
 export interface GatewayResponse {
   /** API Gateway's response type (`ResponseType` in aws-cdk-lib/aws-apigateway). */
   readonly type: string;
-  /** Absent for the two defaults: the status API Gateway chose is kept. */
-  readonly statusCode?: number;
+  /**
+   * Always set, so every body is a complete problem with its `status` (a template cannot read the
+   * status API Gateway chose): the two defaults answer 400 and 500 for whatever has no entry.
+   */
+  readonly statusCode: number;
   readonly title: string;
   readonly slug: string;
   /** JSON text of the `detail` member; may use `$context.error.messageString` (already quoted). */
@@ -65,14 +68,30 @@ export const gatewayResponses = [
     detail: quoted('The daily request quota is used up.'),
   },
   {
+    type: 'WAF_FILTERED',
+    statusCode: 403,
+    title: 'Forbidden',
+    slug: 'request-blocked',
+    detail: quoted('The request was blocked by the web application firewall.'),
+  },
+  {
+    type: 'INTEGRATION_TIMEOUT',
+    statusCode: 504,
+    title: 'Gateway Timeout',
+    slug: 'gateway-timeout',
+    detail: quoted('The operation did not answer in time; retry shortly.'),
+  },
+  {
     type: 'DEFAULT_4XX',
+    statusCode: 400,
     title: 'Bad Request',
     slug: 'gateway-refused',
     detail: '$context.error.messageString',
   },
   {
     type: 'DEFAULT_5XX',
-    title: 'Gateway Error',
+    statusCode: 500,
+    title: 'Internal Server Error',
     slug: 'gateway-error',
     detail: '$context.error.messageString',
   },
@@ -89,9 +108,8 @@ export const GATEWAY_RESPONSE_HEADERS = {
 
 /** The response template (`application/json`): a problem whose `requestId` is API Gateway's. */
 export function problemTemplate(response: GatewayResponse): string {
-  const status = response.statusCode === undefined ? '' : `"status":${response.statusCode},`;
   return (
-    `{"type":${quoted(problemType(response.slug))},"title":${quoted(response.title)},${status}` +
+    `{"type":${quoted(problemType(response.slug))},"title":${quoted(response.title)},"status":${response.statusCode},` +
     `"detail":${response.detail},"requestId":"$context.requestId"}`
   );
 }

@@ -103,7 +103,7 @@ export class Api extends Construct {
     for (const response of gatewayResponses) {
       this.restApi.addGatewayResponse(`${response.type}Response`, {
         type: ResponseType.of(response.type),
-        ...('statusCode' in response ? { statusCode: String(response.statusCode) } : {}),
+        statusCode: String(response.statusCode),
         responseHeaders: {
           ...Object.fromEntries(
             Object.entries({

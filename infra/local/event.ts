@@ -61,8 +61,8 @@ export function splitTarget(target: string): { rawPath: string; rawQueryString: 
  * value, `multiValueHeaders` every value. Cookies stay headers.
  */
 export function splitHeaders(rawHeaders: readonly string[]) {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Maps, then fromEntries: a header or parameter named `__proto__` stays an own property.
+  const values = new Map<string, string[]>();
   const names = new Map<string, string>();
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const sent = rawHeaders[i] as string;
@@ -70,10 +70,12 @@ export function splitHeaders(rawHeaders: readonly string[]) {
     if (DROPPED.has(lower)) continue;
     const name = names.get(lower) ?? sent;
     names.set(lower, name);
-    const value = rawHeaders[i + 1] as string;
-    headers[name] = value;
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+    values.set(name, [...(values.get(name) ?? []), rawHeaders[i + 1] as string]);
   }
+  const headers: Record<string, string> = Object.fromEntries(
+    [...values].map(([name, all]) => [name, all.at(-1) ?? '']),
+  );
+  const multiValueHeaders: Record<string, string[]> = Object.fromEntries(values);
   return { headers, multiValueHeaders };
 }
 
@@ -82,14 +84,13 @@ export function queryParameters(rawQueryString: string): {
   queryStringParameters: Record<string, string> | null;
   multiValueQueryStringParameters: Record<string, string[]> | null;
 } {
-  const multi: Record<string, string[]> = {};
+  const multi = new Map<string, string[]>();
   for (const [name, value] of new URLSearchParams(rawQueryString))
-    multi[name] = [...(multi[name] ?? []), value];
-  const names = Object.keys(multi);
-  if (names.length === 0) return { queryStringParameters: null, multiValueQueryStringParameters: null };
+    multi.set(name, [...(multi.get(name) ?? []), value]);
+  if (multi.size === 0) return { queryStringParameters: null, multiValueQueryStringParameters: null };
   return {
-    queryStringParameters: Object.fromEntries(names.map((name) => [name, multi[name]?.at(-1) ?? ''])),
-    multiValueQueryStringParameters: multi,
+    queryStringParameters: Object.fromEntries([...multi].map(([name, all]) => [name, all.at(-1) ?? ''])),
+    multiValueQueryStringParameters: Object.fromEntries(multi),
   };
 }
 

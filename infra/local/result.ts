@@ -17,42 +17,31 @@ export interface HttpAnswer {
  * API Gateway's own answer of a type, as the deployed gateway responses shape it: the same
  * template rendered with this request's id and API Gateway's message for it.
  */
-export function gatewayAnswer(
-  type: GatewayResponseType,
-  requestId: string,
-  statusCode: number,
-  message: string,
-): HttpAnswer {
+export function gatewayAnswer(type: GatewayResponseType, requestId: string, message: string): HttpAnswer {
   const response = gatewayResponses.find((r) => r.type === type) ?? gatewayResponses[0];
   const extra = 'headers' in response ? response.headers : {};
   const body = problemTemplate(response)
     .replaceAll('$context.requestId', requestId)
     .replaceAll('$context.error.messageString', JSON.stringify(message));
   return {
-    statusCode: 'statusCode' in response ? response.statusCode : statusCode,
+    statusCode: response.statusCode,
     headers: [...Object.entries({ ...GATEWAY_RESPONSE_HEADERS, ...extra }), ['x-request-id', requestId]],
     body: Buffer.from(body),
   };
 }
 
 // API Gateway's own messages (`$context.error.message`) for each.
-export const badRequest = (id: string) => gatewayAnswer('DEFAULT_4XX', id, 400, 'Bad Request');
+export const badRequest = (id: string) => gatewayAnswer('DEFAULT_4XX', id, 'Bad Request');
 export const missingRoute = (id: string) =>
-  gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', id, 403, 'Missing Authentication Token');
-export const unauthorized = (id: string) => gatewayAnswer('UNAUTHORIZED', id, 401, 'Unauthorized');
+  gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', id, 'Missing Authentication Token');
+export const unauthorized = (id: string) => gatewayAnswer('UNAUTHORIZED', id, 'Unauthorized');
 export const forbidden = (id: string) =>
-  gatewayAnswer(
-    'ACCESS_DENIED',
-    id,
-    403,
-    'User is not authorized to access this resource with an explicit deny',
-  );
-export const tooLarge = (id: string) => gatewayAnswer('REQUEST_TOO_LARGE', id, 413, 'Request Too Long');
+  gatewayAnswer('ACCESS_DENIED', id, 'User is not authorized to access this resource with an explicit deny');
+export const tooLarge = (id: string) => gatewayAnswer('REQUEST_TOO_LARGE', id, 'Request Too Long');
 /** The authorizer failed or answered something that is no policy (AUTHORIZER_FAILURE et al.). */
-export const authorizerFailed = (id: string) =>
-  gatewayAnswer('DEFAULT_5XX', id, 500, 'Internal server error');
-/** The function failed or answered something a proxy integration cannot map. */
-export const badGateway = (id: string) => gatewayAnswer('DEFAULT_5XX', id, 502, 'Internal server error');
+export const authorizerFailed = (id: string) => gatewayAnswer('DEFAULT_5XX', id, 'Internal server error');
+/** The function failed or answered something a proxy integration cannot map (API Gateway's 502). */
+export const badGateway = (id: string) => gatewayAnswer('DEFAULT_5XX', id, 'Internal server error');
 
 /** A function or authorizer answer API Gateway cannot map. */
 export class MalformedResult extends Error {

@@ -6,17 +6,16 @@ import { gatewayAnswer } from '#infra/local/result.ts';
  */
 export function gatewayBodyFor(status: number, requestId: string): string | undefined {
   const answer = {
-    400: () => gatewayAnswer('DEFAULT_4XX', requestId, 400, 'Bad Request'),
-    401: () => gatewayAnswer('UNAUTHORIZED', requestId, 401, 'Unauthorized'),
+    400: () => gatewayAnswer('DEFAULT_4XX', requestId, 'Bad Request'),
+    401: () => gatewayAnswer('UNAUTHORIZED', requestId, 'Unauthorized'),
     403: () =>
       gatewayAnswer(
         'ACCESS_DENIED',
         requestId,
-        403,
         'User is not authorized to access this resource with an explicit deny',
       ),
-    404: () => gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', requestId, 403, 'Missing Authentication Token'),
-    413: () => gatewayAnswer('REQUEST_TOO_LARGE', requestId, 413, 'Request Too Long'),
+    404: () => gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', requestId, 'Missing Authentication Token'),
+    413: () => gatewayAnswer('REQUEST_TOO_LARGE', requestId, 'Request Too Long'),
   }[status];
   return answer?.().body.toString('utf8');
 }

@@ -278,7 +278,7 @@ describe.each(stages)('the $stage stack', (expected) => {
     (type, response) => {
       synth.template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
         ResponseType: type,
-        ...('statusCode' in response ? { StatusCode: String(response.statusCode) } : {}),
+        StatusCode: String(response.statusCode),
         ResponseParameters: Match.objectLike({
           'gatewayresponse.header.content-type': "'application/problem+json'",
           'gatewayresponse.header.x-content-type-options': "'nosniff'",

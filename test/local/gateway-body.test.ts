@@ -117,8 +117,9 @@ describe('Link headers come from the configured base URL, not the Host header', 
     const socket = connect(Number(new URL(gateway.url).port), '127.0.0.1');
     const text = await new Promise<string>((done) => {
       let received = '';
+      // Not half-closed: the server answers `Connection: close` and then closes itself.
       socket.on('connect', () =>
-        socket.end(
+        socket.write(
           `GET /agents?limit=1 HTTP/1.1\r\nHost: evil.example\r\nAuthorization: Bearer ${tenant.token}\r\nConnection: close\r\n\r\n`,
         ),
       );
