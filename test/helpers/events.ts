@@ -21,10 +21,12 @@ export function apiEvent(options: EventOptions): ApiEvent {
   const method = options.method ?? 'GET';
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   const headers: Record<string, string> = {
-    Host: 'api.test',
-    'X-Forwarded-Proto': 'https',
-    ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-    ...(options.caller ? { Authorization: `Bearer ${options.caller.token}` } : {}),
+    // Names as a client sent them (a REST API keeps their case): lower-case here; handlers read any
+    // case (test/functions/header-case.test.ts).
+    host: 'api.test',
+    'x-forwarded-proto': 'https',
+    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...(options.caller ? { authorization: `Bearer ${options.caller.token}` } : {}),
     ...options.headers,
   };
   const context: Partial<AuthContext> = options.caller
