@@ -66,6 +66,8 @@ describe('the bearer authorizer', () => {
         tier: 'standard',
         usageIdentifierKey: `vaw_${tenant.workspaceId}`,
       },
+      // API Gateway meters the call against this key's usage plan (API key source AUTHORIZER).
+      usageIdentifierKey: `vaw_${tenant.workspaceId}`,
     });
   });
 
