@@ -14,11 +14,13 @@ import { Network } from './constructs/network.ts';
 import { giveProvidersLogGroups } from './constructs/provider-logs.ts';
 import { Releases } from './constructs/releases.ts';
 import { SecretRotation } from './constructs/rotation.ts';
+import { UsagePlans } from './constructs/usage-plans.ts';
+import { type ApiWaf, protectStage } from './constructs/waf.ts';
 import type { StageConfig } from './stage.ts';
 
 /**
- * One stage of the API: network, database, the functions of the route table behind the HTTP
- * API, the migration trigger that runs before them, secret rotation, and alarms. Environment-agnostic, so that
+ * One stage of the API: network, database, the functions of the route table behind the REST
+ * API (usage plans per tier, a web ACL where durable), the migration trigger that runs before them, secret rotation, and alarms. Environment-agnostic, so that
  * `cdk synth` needs no AWS account; `cdk deploy` takes account and region from the credentials.
  */
 export class AdminApiStack extends Stack {
@@ -32,6 +34,8 @@ export class AdminApiStack extends Stack {
   readonly releases: Releases;
   readonly dataKey: DataKey;
   readonly backups?: Backups;
+  readonly usagePlans: UsagePlans;
+  readonly waf?: ApiWaf;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     const tags = { project: 'voice-agent-admin-api', stage: config.stage };
@@ -77,6 +81,14 @@ export class AdminApiStack extends Stack {
       after: [this.migrations.trigger],
     });
     this.api = new Api(this, 'Api', { config, functions: this.functions });
+    // Per-workspace limits: one usage plan per tier, the admin function keeps each workspace's key.
+    this.usagePlans = new UsagePlans(this, 'UsagePlans', { api: this.api.restApi, stage: this.api.stage });
+    this.usagePlans.grantKeyManagement(this.functions.admin);
+    this.waf = protectStage(
+      this,
+      { stage: this.api.stage, logRetention: config.logRetention, removalPolicy: config.removalPolicy },
+      config.durable,
+    );
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,
       api: this.api,

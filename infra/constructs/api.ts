@@ -126,7 +126,8 @@ export class Api extends Construct {
       },
       {
         id: 'AwsSolutions-APIG3',
-        reason: 'The regional web ACL is associated with this stage by the limits construct (issue 24)',
+        reason:
+          'The regional web ACL (constructs/waf.ts) is associated with this stage by the stack where durable; previews leave it out for cost',
       },
       {
         id: 'AwsSolutions-APIG6',

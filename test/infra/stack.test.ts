@@ -1,7 +1,9 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_CACHE_TTL_SECONDS, routeList } from '#contract/routes.ts';
+import { tierNames, tiers } from '#contract/tiers.ts';
 import { REQUEST_TIMEOUT_MS } from '#db/client.ts';
+import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
 import { API_STAGE_NAME } from '#infra/constructs/api.ts';
 import {
   APP_USERNAME,
@@ -25,7 +27,15 @@ const stages = [
     minCapacity: 0.5,
     maxCapacity: 8,
     instances: 2,
-    counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 14, 'AWS::CloudWatch::Alarm': 24 },
+    counts: {
+      'AWS::EC2::SecurityGroup': 6,
+      'AWS::IAM::Role': 14,
+      'AWS::CloudWatch::Alarm': 24,
+      // and the web ACL's (aws-waf-logs-*)
+      'AWS::Logs::LogGroup': 13,
+      'AWS::WAFv2::WebACL': 1,
+      'AWS::WAFv2::WebACLAssociation': 1,
+    },
   },
   {
     stage: 'feature-x',
@@ -37,7 +47,13 @@ const stages = [
     minCapacity: 0,
     maxCapacity: 2,
     instances: 1,
-    counts: { 'AWS::EC2::SecurityGroup': 5, 'AWS::IAM::Role': 12, 'AWS::CloudWatch::Alarm': 22 },
+    counts: {
+      'AWS::EC2::SecurityGroup': 5,
+      'AWS::IAM::Role': 12,
+      'AWS::CloudWatch::Alarm': 22,
+      // a web ACL is a fixed monthly fee: previews have none unless `-c waf=on`
+      'AWS::WAFv2::WebACL': 0,
+    },
   },
 ] as const;
 
@@ -68,6 +84,7 @@ describe.each(stages)('the $stage stack', (expected) => {
       'AWS::ApiGateway::Authorizer': 1,
       'AWS::ApiGateway::Stage': 1,
       'AWS::ApiGateway::GatewayResponse': gatewayResponses.length,
+      'AWS::ApiGateway::UsagePlan': tierNames.length,
       'AWS::ApiGateway::Account': 1, // the CloudWatch role (one of the IAM roles) access logs need
       'AWS::RDS::DBCluster': 1,
       'AWS::RDS::DBInstance': expected.instances,
@@ -131,7 +148,15 @@ describe.each(stages)('the $stage stack', (expected) => {
     const statementsOf = (fn: { role?: { node: { tryFindChild(id: string): unknown } } }) =>
       resources[logicalId(synth.stack, fn.role?.node.tryFindChild('DefaultPolicy') as never)]?.Properties
         .PolicyDocument.Statement;
-    for (const fn of functions.all) expect(statementsOf(fn)).toEqual([tracing, connectAsApp]);
+    for (const fn of functions.all.filter((f) => f !== functions.admin)) {
+      expect(statementsOf(fn)).toEqual([tracing, connectAsApp]);
+    }
+    // The admin function also keeps the workspaces' API keys in their usage plans (API Gateway only).
+    const adminExtra = statementsOf(functions.admin).slice(2);
+    expect(statementsOf(functions.admin).slice(0, 2)).toEqual([tracing, connectAsApp]);
+    for (const statement of adminExtra) {
+      expect([statement.Action].flat().every((a: string) => a.startsWith('apigateway:'))).toBe(true);
+    }
     const connectArn = JSON.stringify(statementsOf(functions.authorizerFunction)[1].Resource);
     expect(connectArn).toContain(':dbuser:');
     expect(statementsOf(migrations.function)).toEqual([tracing, read(master)]);
@@ -232,6 +257,22 @@ describe.each(stages)('the $stage stack', (expected) => {
       EndpointConfiguration: { Types: ['REGIONAL'] },
       BinaryMediaTypes: ['*/*'],
     });
+  });
+
+  it("meters every workspace through its tier's usage plan, the key coming from the authorizer", () => {
+    synth.template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+    for (const method of Object.values(synth.template.findResources('AWS::ApiGateway::Method'))) {
+      expect(method.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', ApiKeyRequired: true });
+    }
+    for (const tier of tierNames) {
+      synth.template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+        Throttle: { RateLimit: tiers[tier].rate, BurstLimit: tiers[tier].burst },
+        Quota: { Limit: tiers[tier].dailyQuota, Period: 'DAY' },
+        ApiStages: [Match.objectLike({ Stage: Match.anyValue() })],
+      });
+    }
+    const admin = resources[logicalId(synth.stack, synth.stack.functions.admin)];
+    expect(Object.keys(admin?.Properties.Environment.Variables ?? {})).toContain(USAGE_PLAN_IDS_ENV);
   });
 
   it('caches the bearer authorizer for the same TTL as the local gateway, keyed by Authorization', () => {
@@ -356,6 +397,14 @@ describe('the prod stack only', () => {
   beforeAll(() => {
     synth = synthesise('prod', { alarmEmail: 'ops@example.com' });
     resources = resourcesOf(synth.template);
+  });
+
+  it('puts a web application firewall in front of its stage', () => {
+    const [acl] = idsOfType(synth.template, 'AWS::WAFv2::WebACL');
+    synth.template.hasResourceProperties('AWS::WAFv2::WebACL', { Scope: 'REGIONAL' });
+    synth.template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      WebACLArn: { 'Fn::GetAtt': [acl, 'Arn'] },
+    });
   });
 
   it('refuses to synthesise without an alarm destination', () => {
