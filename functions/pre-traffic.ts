@@ -18,24 +18,39 @@ import { TOKEN_PREFIX } from '#db/queries/api-keys.ts';
  * The full smoke suite (cli/smoke-checks.ts) needs real keys and runs over HTTP after the release.
  */
 
-/** One event both kinds of function read: an HTTP API request (payload 2.0) and a REQUEST authorizer call. */
+/**
+ * One event both kinds of function read: a REST API proxy request (payload 1.0) and a REQUEST
+ * authorizer call (which reads its headers and `methodArn`).
+ */
 export function probeEvent(): Record<string, unknown> {
   const authorization = `Bearer ${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
   const requestId = `pre-traffic-${randomBytes(8).toString('hex')}`;
   return {
-    version: '2.0',
     type: 'REQUEST',
-    routeKey: '$default',
-    rawPath: '/',
-    rawQueryString: '',
-    identitySource: [authorization],
+    methodArn: 'arn:aws:execute-api:us-east-1:000000000000:pre-traffic/v1/GET/',
+    resource: '/',
+    path: '/',
+    httpMethod: 'GET',
     headers: { authorization, 'content-type': 'application/json', 'user-agent': 'pre-traffic-hook' },
+    multiValueHeaders: {
+      authorization: [authorization],
+      'content-type': ['application/json'],
+      'user-agent': ['pre-traffic-hook'],
+    },
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
     isBase64Encoded: false,
     requestContext: {
       requestId,
-      http: { method: 'GET', path: '/', sourceIp: '127.0.0.1', userAgent: 'pre-traffic-hook' },
+      httpMethod: 'GET',
+      path: '/v1/',
+      stage: 'v1',
+      identity: { sourceIp: '127.0.0.1', userAgent: 'pre-traffic-hook' },
       // As when the authorizer could not reach the database: the route then authenticates by itself.
-      authorizer: { lambda: { deferred: 'pre-traffic' } },
+      authorizer: { principalId: 'deferred', deferred: 'pre-traffic' },
     },
   };
 }
@@ -50,13 +65,20 @@ export function judge(invocation: Invocation): { ok: boolean; detail: string } {
   const text = invocation.Payload ? new TextDecoder().decode(invocation.Payload) : '';
   if (invocation.FunctionError)
     return { ok: false, detail: `${invocation.FunctionError}: ${text.slice(0, 300)}` };
-  let answer: { statusCode?: number; isAuthorized?: boolean; headers?: Record<string, string> };
+  let answer: {
+    statusCode?: number;
+    headers?: Record<string, string>;
+    policyDocument?: { Statement?: { Effect?: string }[] };
+  };
   try {
     answer = JSON.parse(text);
   } catch {
     return { ok: false, detail: `not JSON: ${text.slice(0, 300)}` };
   }
-  if (answer?.isAuthorized === false) return { ok: true, detail: 'authorizer denied an unknown key' };
+  const effects = answer?.policyDocument?.Statement?.map((statement) => statement.Effect) ?? [];
+  if (effects.length > 0 && effects.every((effect) => effect === 'Deny')) {
+    return { ok: true, detail: 'authorizer denied an unknown key' };
+  }
   const type = answer?.headers?.['content-type'] ?? '';
   if (answer?.statusCode === 401 && type.startsWith('application/problem+json')) {
     return { ok: true, detail: 'route answered 401 to an unknown key' };

@@ -11,6 +11,12 @@ import { describeIssue, invalidBecause, unique } from './validation.ts';
 const REPLACEMENT = '\uFFFD';
 
 /**
+ * A parameter's name as an error's path: as it is, unless it holds U+FFFD (its bytes are lost, so
+ * it is shown percent-encoded, as a client could send it again).
+ */
+const nameAsPath = (name: string) => (name.includes(REPLACEMENT) ? encodeURIComponent(name) : name);
+
+/**
  * Reads every value of the query string (`queryPairs`), not `queryStringParameters`: API Gateway
  * keeps only the last of a repeated parameter there, which would hide `?limit=1&limit=2`. A repeatable parameter's values are
  * joined with commas (so repeating and comma-separating mean the same); any other repeated → 400.
@@ -24,14 +30,14 @@ export function parseQuery<S extends v.GenericSchema>(
   const repeated = new Set<string>();
   const notUtf8: string[] = [];
   for (const [name, value] of queryPairs(event)) {
-    if (name.includes(REPLACEMENT) || value.includes(REPLACEMENT)) {
-      notUtf8.push(name);
-      continue;
-    }
     if (name === '') {
       throw validationFailed('A query parameter has no name.', [
         { path: '(unnamed)', message: 'a query parameter needs a name before its "="' },
       ]);
+    }
+    if (name.includes(REPLACEMENT) || value.includes(REPLACEMENT)) {
+      notUtf8.push(nameAsPath(name));
+      continue;
     }
     const earlier = values.get(name);
     if (earlier === undefined) values.set(name, value);

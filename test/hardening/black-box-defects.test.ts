@@ -65,10 +65,13 @@ describe('defects the black-box tester found', () => {
       );
     });
 
-    it('names a parameter whose name is not UTF-8 by its encoded name', async () => {
+    it('names a parameter whose name is not UTF-8 by its encoded name (as API Gateway decoded it)', async () => {
+      // Behind the REST API the function only sees U+FFFD where the bytes were: named encoded.
       expectWholeProblem(
         await listAgents('%FF=1'),
-        validation('query string', [{ path: '%FF', message: 'must be UTF-8 text once percent-decoded' }]),
+        validation('query string', [
+          { path: '%EF%BF%BD', message: 'must be UTF-8 text once percent-decoded' },
+        ]),
       );
     });
 

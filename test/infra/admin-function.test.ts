@@ -1,5 +1,6 @@
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
 import { ADMIN_TIMEOUT } from '#infra/constructs/functions.ts';
 import { idsOfType, logicalId, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
 
@@ -47,7 +48,13 @@ describe.each([
     });
     const env = admin?.Properties.Environment.Variables;
     const routeEnv = routeFn?.Properties.Environment.Variables;
-    expect(env).toEqual({ ...routeEnv, STAGE: stage, DEMO_SEED: demoSeed });
+    // and the tiers' usage plans, whose per-workspace API keys it keeps
+    expect(env).toEqual({
+      ...routeEnv,
+      STAGE: stage,
+      DEMO_SEED: demoSeed,
+      [USAGE_PLAN_IDS_ENV]: { 'Fn::Join': ['', expect.any(Array)] },
+    });
   });
 
   it('is reachable only through IAM: no route, no integration, no permission, no URL names it', () => {

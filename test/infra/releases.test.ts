@@ -36,10 +36,19 @@ describe.each([
 
   it('has API Gateway invoke the aliases only: integrations, the authorizer and their permissions', () => {
     const aliasIds = new Set(apiInvoked().map(([, alias]) => logicalId(synth.stack, alias)));
-    for (const id of idsOfType(synth.template, 'AWS::ApiGatewayV2::Integration')) {
-      expect(aliasIds).toContain(resources[id]?.Properties.IntegrationUri.Ref);
+    // A REST proxy integration names the function inside its invocation URI (Fn::Join).
+    const refsIn = (value: unknown) =>
+      [...JSON.stringify(value).matchAll(/"Ref":"([^"]+)"/g)]
+        .map((m) => m[1])
+        .filter((r) => !r?.startsWith('AWS::'));
+    const methods = idsOfType(synth.template, 'AWS::ApiGateway::Method');
+    expect(methods.length).toBeGreaterThan(0);
+    for (const id of methods) {
+      const targets = refsIn(resources[id]?.Properties.Integration.Uri);
+      expect(targets).toHaveLength(1);
+      expect(aliasIds).toContain(targets[0]);
     }
-    const [auth] = idsOfType(synth.template, 'AWS::ApiGatewayV2::Authorizer');
+    const [auth] = idsOfType(synth.template, 'AWS::ApiGateway::Authorizer');
     expect(JSON.stringify(resources[auth as string]?.Properties.AuthorizerUri)).toContain(
       logicalId(synth.stack, synth.stack.functions.authorizer),
     );
