@@ -3,7 +3,7 @@
  * its concurrency groups, seed and smoke runs on, and what the preview reaper compares stacks with.
  *   npm run --silent stage -- <branch>…    one stage per line; a branch that would be prod prints nothing
  */
-import { PROD, sanitiseStage } from '#infra/stage-name.ts';
+import { PREVIEW_BASE, PROD, sanitiseStage } from '#infra/stage-name.ts';
 
 const branches = process.argv.slice(2);
 if (branches.length === 0) {
@@ -12,6 +12,6 @@ if (branches.length === 0) {
 }
 for (const branch of branches) {
   const stage = sanitiseStage(branch);
-  // A branch never deploys prod (infra/stage.ts): it has no stage CI may act on.
-  if (stage !== PROD) process.stdout.write(`${stage}\n`);
+  // A branch never deploys prod or the preview base (infra/stage.ts): it has no stage CI may act on.
+  if (stage !== PROD && stage !== PREVIEW_BASE) process.stdout.write(`${stage}\n`);
 }

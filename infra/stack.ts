@@ -3,11 +3,12 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { authorizer } from '#contract/routes.ts';
 import { Api } from './constructs/api.ts';
-import { Database } from './constructs/database.ts';
+import { Database, type DatabaseAccess } from './constructs/database.ts';
 import { ApiFunctions } from './constructs/functions.ts';
 import { Migrations } from './constructs/migrations.ts';
 import { Monitoring } from './constructs/monitoring.ts';
-import { Network } from './constructs/network.ts';
+import { Network, type NetworkPlacement } from './constructs/network.ts';
+import { PreviewBaseImports, PreviewDatabase } from './constructs/preview-database.ts';
 import { giveProvidersLogGroups } from './constructs/provider-logs.ts';
 import { SecretRotation } from './constructs/rotation.ts';
 import type { StageConfig } from './stage.ts';
@@ -18,13 +19,14 @@ import type { StageConfig } from './stage.ts';
  * `cdk synth` needs no AWS account; `cdk deploy` takes account and region from the credentials.
  */
 export class AdminApiStack extends Stack {
-  readonly network: Network;
-  readonly database: Database;
+  readonly network: NetworkPlacement;
+  readonly database: DatabaseAccess;
   readonly functions: ApiFunctions;
   readonly migrations: Migrations;
   readonly api: Api;
   readonly monitoring: Monitoring;
-  readonly rotation: SecretRotation;
+  /** Stacks with a cluster of their own; a branch preview's secret lives and dies with the branch. */
+  readonly rotation?: SecretRotation;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     const tags = { project: 'voice-agent-admin-api', stage: config.stage };
@@ -37,8 +39,18 @@ export class AdminApiStack extends Stack {
       // role's `stage=prod` deny must reach.
       tags,
     });
-    this.network = new Network(this, 'Network', { config });
-    this.database = new Database(this, 'Database', { config, network: this.network });
+    // A branch preview keeps its database on the preview base's cluster (infra/preview-base.ts).
+    let owned: { network: Network; database: Database } | undefined;
+    if (config.sharedCluster) {
+      const base = new PreviewBaseImports(this, 'PreviewBase');
+      this.network = base;
+      this.database = new PreviewDatabase(this, 'Database', { config, base });
+    } else {
+      const network = new Network(this, 'Network', { config });
+      owned = { network, database: new Database(this, 'Database', { config, network }) };
+      this.network = owned.network;
+      this.database = owned.database;
+    }
     this.functions = new ApiFunctions(this, 'Functions', {
       config,
       network: this.network,
@@ -50,12 +62,13 @@ export class AdminApiStack extends Stack {
       database: this.database,
       runBefore: this.functions.all,
     });
-    this.rotation = new SecretRotation(this, 'Rotation', {
-      config,
-      network: this.network,
-      database: this.database,
-      after: [this.migrations.trigger],
-    });
+    if (owned) {
+      this.rotation = new SecretRotation(this, 'Rotation', {
+        config,
+        ...owned,
+        after: [this.migrations.trigger],
+      });
+    }
     this.api = new Api(this, 'Api', { config, functions: this.functions });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,
@@ -64,7 +77,7 @@ export class AdminApiStack extends Stack {
         ...[...this.functions.byRoute].map(([route, fn]) => [route.name, fn] as const),
         [authorizer.name, this.functions.authorizer],
       ]),
-      database: this.database,
+      database: owned?.database,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'AdminFunctionName', {

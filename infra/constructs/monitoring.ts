@@ -41,7 +41,8 @@ export interface MonitoringProps {
   readonly config: StageConfig;
   readonly api: Api;
   readonly functions: ReadonlyMap<string, NodejsFunction>;
-  readonly database: Database;
+  /** The stack's own cluster; a branch preview's is the preview base's, watched there. */
+  readonly database?: Database;
 }
 
 /** Alarms for the API, the authorizer's denials, every function, the database and the proxy, all notifying one SNS topic. */
@@ -118,6 +119,10 @@ export class Monitoring extends Construct {
       });
     }
 
+    if (database) this.databaseAlarms(config, database);
+  }
+
+  private databaseAlarms(config: StageConfig, database: Database) {
     const maxConnections = approxMaxConnections(config.database.maxCapacity);
     this.alarm('DatabaseConnections', {
       metric: database.cluster.metricDatabaseConnections({ period: PERIOD, statistic: 'Maximum' }),

@@ -25,17 +25,18 @@ const stages = [
     instances: 2,
     counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 10, 'AWS::CloudWatch::Alarm': 19 },
   },
+  // The disposable stage with a cluster of its own (branch previews: test/infra/previews.test.ts).
   {
-    stage: 'feature-x',
+    stage: 'staging',
     retentionDays: 7,
     logPolicy: 'Delete',
     clusterPolicy: 'Delete',
     deletionProtection: false,
-    proxies: 0,
-    minCapacity: 0,
+    proxies: 1,
+    minCapacity: 0.5,
     maxCapacity: 2,
     instances: 1,
-    counts: { 'AWS::EC2::SecurityGroup': 5, 'AWS::IAM::Role': 9, 'AWS::CloudWatch::Alarm': 18 },
+    counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 10, 'AWS::CloudWatch::Alarm': 19 },
   },
 ] as const;
 
