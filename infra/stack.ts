@@ -3,7 +3,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { authorizer } from '#contract/routes.ts';
 import { Api } from './constructs/api.ts';
-import { Database, type DatabaseAccess } from './constructs/database.ts';
+import { DATABASE_NAME, Database, type DatabaseAccess } from './constructs/database.ts';
 import { ApiFunctions } from './constructs/functions.ts';
 import { Migrations } from './constructs/migrations.ts';
 import { Monitoring } from './constructs/monitoring.ts';
@@ -41,10 +41,13 @@ export class AdminApiStack extends Stack {
     });
     // A branch preview keeps its database on the preview base's cluster (infra/preview-base.ts).
     let owned: { network: Network; database: Database } | undefined;
+    let databaseName = DATABASE_NAME;
     if (config.sharedCluster) {
       const base = new PreviewBaseImports(this, 'PreviewBase');
+      const database = new PreviewDatabase(this, 'Database', { config, base });
       this.network = base;
-      this.database = new PreviewDatabase(this, 'Database', { config, base });
+      this.database = database;
+      databaseName = database.databaseName;
     } else {
       const network = new Network(this, 'Network', { config });
       owned = { network, database: new Database(this, 'Database', { config, network }) };
@@ -84,6 +87,12 @@ export class AdminApiStack extends Stack {
       value: this.functions.admin.functionName,
       description:
         'Admin commands (npm run workspace/token/db:seed/smoke -- --stage <stage>): IAM invoke only',
+    });
+    new CfnOutput(this, 'DatabaseName', {
+      value: config.sharedCluster ? databaseName : `${databaseName} (own cluster)`,
+      description: config.sharedCluster
+        ? 'This branch’s database on the preview base cluster (npm run stage -- list)'
+        : 'The database on this stage’s own cluster',
     });
     for (const [key, value] of Object.entries(tags)) Tags.of(this).add(key, value);
     giveProvidersLogGroups(this, config);
