@@ -27,7 +27,9 @@ export async function handler(event: PreviewDatabaseEvent) {
   const master = await databaseConfigForLambda();
   const { DatabaseName, RoleName: username } = event.ResourceProperties;
   if (event.RequestType === 'Delete') {
-    const database = event.PhysicalResourceId ?? DatabaseName;
+    // A physical id that is no database name (the framework's marker after a failed create) drops ours.
+    const physical = event.PhysicalResourceId ?? '';
+    const database = /^[a-z_][a-z0-9_]{0,62}$/.test(physical) ? physical : DatabaseName;
     await dropPreviewDatabase(master.url, { database, role: username });
     logger('info', 'preview database dropped', { database });
     return { PhysicalResourceId: database };

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { createPreviewDatabase, dropPreviewDatabase } from '#db/preview-databases.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { applyMigrations } from '#functions/migrate.ts';
+import { handler } from '#functions/preview-database.ts';
 import { type Gateway, startGateway } from '#infra/local/gateway.ts';
 import { type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
 import { awsEnv, lastLine, runCli } from '#test/helpers/cli.ts';
@@ -134,3 +137,86 @@ describe.skipIf(!usingPostgres())('the preview database custom resource (real Po
     );
   });
 });
+
+/**
+ * The deployed entry point itself, as the Provider calls it: the master's and the branch's
+ * credentials from a Secrets Manager stand-in, the master on the maintenance database.
+ */
+describe.skipIf(!usingPostgres())(
+  'the preview database handler (real Postgres, secrets from a stand-in)',
+  () => {
+    const master = new URL(process.env.DATABASE_URL as string);
+    const suffix = randomBytes(4).toString('hex');
+    const DatabaseName = `preview_h_${suffix}`;
+    const role = `app_h_${suffix}`;
+    const secrets: Record<string, unknown> = {
+      'arn:master': {
+        username: decodeURIComponent(master.username),
+        password: decodeURIComponent(master.password),
+        host: master.hostname,
+        port: Number(master.port || 5432),
+      },
+      'arn:app': { username: role, password: randomBytes(12).toString('hex'), dbname: DatabaseName },
+    };
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => {
+        body += chunk;
+      });
+      req.on('end', () => {
+        const secret = secrets[JSON.parse(body).SecretId];
+        res.writeHead(secret ? 200 : 400, { 'content-type': 'application/x-amz-json-1.1' });
+        res.end(
+          JSON.stringify(
+            secret ? { SecretString: JSON.stringify(secret) } : { __type: 'ResourceNotFoundException' },
+          ),
+        );
+      });
+    });
+    const admin = postgres(master.toString(), { max: 1, onnotice: () => {} });
+    const exists = async () =>
+      (await admin`select 1 from pg_database where datname = ${DatabaseName}`).length === 1 &&
+      (await admin`select 1 from pg_roles where rolname = ${role}`).length === 1;
+    const saved = { ...process.env };
+
+    beforeAll(async () => {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      Object.assign(process.env, {
+        AWS_REGION: 'eu-west-1',
+        AWS_ACCESS_KEY_ID: 'AKIDSTANDIN',
+        AWS_SECRET_ACCESS_KEY: 'stand-in',
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        DATABASE_SECRET_ARN: 'arn:master',
+        DATABASE_NAME: master.pathname.slice(1) || 'postgres',
+        DATABASE_SSLMODE: 'disable',
+      });
+    });
+    afterAll(async () => {
+      await dropPreviewDatabase(master.toString(), { database: DatabaseName, role }).catch(() => {});
+      await admin.end();
+      server.close();
+      process.env = saved;
+    });
+
+    const event = (RequestType: 'Create' | 'Update' | 'Delete') => ({
+      RequestType,
+      PhysicalResourceId: RequestType === 'Create' ? undefined : DatabaseName,
+      ResourceProperties: { DatabaseName, AppSecretArn: 'arn:app' },
+    });
+
+    it('creates on Create, converges on a repeated Create and on Update, drops on Delete', async () => {
+      expect(await handler(event('Create'))).toEqual({
+        PhysicalResourceId: DatabaseName,
+        Data: { DatabaseName, Username: role },
+      });
+      expect(await exists()).toBe(true);
+      await handler(event('Create'));
+      await handler(event('Update'));
+      expect(await exists()).toBe(true);
+      expect(await handler(event('Delete'))).toEqual({ PhysicalResourceId: DatabaseName });
+      expect(await exists()).toBe(false);
+      // A Delete after a failed Create (nothing there) succeeds, so the stack can still be removed.
+      await handler(event('Delete'));
+    });
+  },
+);
