@@ -27,6 +27,7 @@ export const BASE_EXPORTS = [
   'IsolatedSubnetIds',
   'FunctionsSecurityGroupId',
   'ClusterEndpoint',
+  'ClusterResourceId',
   'MasterSecretArn',
 ] as const;
 export type BaseExport = (typeof BASE_EXPORTS)[number];
@@ -90,6 +91,8 @@ export class PreviewBaseStack extends Stack {
       engine: ENGINE,
       parameterGroup,
       credentials: Credentials.fromSecret(secret),
+      // Branch app roles log in with IAM tokens (`rds_iam`, granted by each branch's migration).
+      iamAuthentication: true,
       writer: ClusterInstance.serverlessV2('Writer', {
         publiclyAccessible: false,
         caCertificate: CaCertificate.RDS_CA_RSA2048_G1,
@@ -107,16 +110,10 @@ export class PreviewBaseStack extends Stack {
       deletionProtection: false,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    Validations.of(this.cluster).acknowledge(
-      {
-        id: 'AwsSolutions-RDS6',
-        reason: 'Password auth from Secrets Manager (read per function); IAM tokens are not used by the app',
-      },
-      {
-        id: 'AwsSolutions-RDS10',
-        reason: 'Holds only disposable preview databases; the stack has termination protection instead',
-      },
-    );
+    Validations.of(this.cluster).acknowledge({
+      id: 'AwsSolutions-RDS10',
+      reason: 'Holds only disposable preview databases; the stack has termination protection instead',
+    });
     const masterSecret = this.cluster.secret ?? secret;
 
     const functions = network.securityGroup(this, 'FunctionsSecurityGroup', 'Every branch preview function');
@@ -163,6 +160,11 @@ export class PreviewBaseStack extends Stack {
       'The security group of every branch function',
     );
     output('ClusterEndpoint', this.cluster.clusterEndpoint.hostname, 'Writer endpoint of the shared cluster');
+    output(
+      'ClusterResourceId',
+      this.cluster.clusterResourceIdentifier,
+      'For the rds-db:connect grant of each branch app role (IAM database authentication)',
+    );
     output(
       'MasterSecretArn',
       masterSecret.secretArn,

@@ -53,9 +53,8 @@ export type ConfigurableFunction = IFunction & { addEnvironment(key: string, val
 /** What the functions and the migrations need of a database: a stack's own, or a branch's on the preview base. */
 export interface DatabaseAccess extends IConstruct {
   readonly masterSecret: ISecret;
-  readonly appSecret: ISecret;
   connect(fn: ConfigurableFunction, client: IConnectable, route: DatabaseRoute): void;
-  shareAppSecret(fn: ConfigurableFunction): void;
+  shareAppRole(fn: ConfigurableFunction): void;
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   Annotations,
+  ArnFormat,
   type CfnElement,
   CustomResource,
   Duration,
@@ -17,8 +18,8 @@ import {
   SubnetType,
   Vpc,
 } from 'aws-cdk-lib/aws-ec2';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { DatabaseSecret } from 'aws-cdk-lib/aws-rds';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
@@ -51,6 +52,7 @@ export class PreviewBaseImports extends Construct implements NetworkPlacement {
   readonly isolated: SubnetSelection = { subnetType: SubnetType.PRIVATE_ISOLATED };
   readonly functionsSecurityGroup: ISecurityGroup;
   readonly clusterEndpoint: string;
+  readonly clusterResourceId: string;
   readonly masterSecret: ISecret;
 
   constructor(scope: Construct, id: string) {
@@ -73,6 +75,7 @@ export class PreviewBaseImports extends Construct implements NetworkPlacement {
       { mutable: false, allowAllOutbound: false },
     );
     this.clusterEndpoint = imported('ClusterEndpoint');
+    this.clusterResourceId = imported('ClusterResourceId');
     this.masterSecret = Secret.fromSecretCompleteArn(this, 'MasterSecret', imported('MasterSecretArn'));
   }
 
@@ -85,16 +88,15 @@ export class PreviewBaseImports extends Construct implements NetworkPlacement {
 }
 
 /**
- * The branch's own database on the shared cluster: its app secret (generated here), and the
- * custom resource (functions/preview-database.ts, run by CDK's `Provider`) that creates the
+ * The branch's own database on the shared cluster, and the custom resource (functions/preview-database.ts, run by CDK's `Provider`) that creates the
  * database and the role before the migration trigger runs, and drops both, open sessions and all,
  * when the stack is destroyed. The API functions connect as that role; the migration function as
  * the base's master, to this database only (DATABASE_NAME).
  */
 export class PreviewDatabase extends Construct implements DatabaseAccess {
   readonly masterSecret: ISecret;
-  readonly appSecret: ISecret;
   readonly databaseName: string;
+  readonly roleName: string;
   readonly resource: CustomResource;
   readonly #base: PreviewBaseImports;
 
@@ -107,16 +109,7 @@ export class PreviewDatabase extends Construct implements DatabaseAccess {
     this.#base = base;
     this.masterSecret = base.masterSecret;
     this.databaseName = previewDatabaseName(config.stage);
-    const appSecret = new DatabaseSecret(this, 'AppSecret', {
-      username: previewRoleName(config.stage),
-      dbname: this.databaseName,
-    });
-    appSecret.applyRemovalPolicy(RemovalPolicy.DESTROY);
-    Validations.of(appSecret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason: 'A branch preview lives days; its secret is generated per stack and deleted with it',
-    });
-    this.appSecret = appSecret;
+    this.roleName = previewRoleName(config.stage);
 
     const fn = serviceFunction(this, 'Function', {
       entry: 'functions/preview-database.ts',
@@ -129,7 +122,6 @@ export class PreviewDatabase extends Construct implements DatabaseAccess {
     this.connect(fn, base.functionsSecurityGroup, 'master');
     // The maintenance database, not the branch's, which may not exist yet.
     fn.addEnvironment('DATABASE_NAME', 'postgres');
-    appSecret.grantRead(fn);
     const provider = new Provider(this, 'Provider', {
       onEventHandler: fn,
       logGroup: new LogGroup(this, 'ProviderLogs', {
@@ -154,25 +146,44 @@ export class PreviewDatabase extends Construct implements DatabaseAccess {
     this.resource = new CustomResource(this, 'Resource', {
       serviceToken: provider.serviceToken,
       resourceType: 'Custom::PreviewDatabase',
-      properties: { DatabaseName: this.databaseName, AppSecretArn: appSecret.secretArn },
+      properties: { DatabaseName: this.databaseName, RoleName: this.roleName },
       removalPolicy: RemovalPolicy.DESTROY,
     });
   }
 
-  /** As `Database.connect`, without the rules: the base's functions security group has them. */
+  /**
+   * As `Database.connect`, without the network rules (the base's functions security group has
+   * them). `pooled`: an IAM token for this branch's role, `rds-db:connect` on that user of the
+   * base's cluster only; `master`: the base's master secret, to this branch's database.
+   */
   connect(fn: ConfigurableFunction, _client: IConnectable, route: DatabaseRoute) {
-    const secret = route === 'pooled' ? this.appSecret : this.masterSecret;
-    secret.grantRead(fn);
-    fn.addEnvironment('DATABASE_SECRET_ARN', secret.secretArn);
+    if (route === 'pooled') {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['rds-db:connect'],
+          resources: [
+            Stack.of(this).formatArn({
+              service: 'rds-db',
+              resource: 'dbuser',
+              resourceName: `${this.#base.clusterResourceId}/${this.roleName}`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          ],
+        }),
+      );
+      fn.addEnvironment('DATABASE_IAM_USER', this.roleName);
+    } else {
+      this.masterSecret.grantRead(fn);
+      fn.addEnvironment('DATABASE_SECRET_ARN', this.masterSecret.secretArn);
+    }
+    fn.addEnvironment('DATABASE_NAME', this.databaseName);
     fn.addEnvironment('DATABASE_HOST', this.#base.clusterEndpoint);
     fn.addEnvironment('DATABASE_SSLMODE', 'verify-full');
     fn.addEnvironment('NODE_EXTRA_CA_CERTS', RUNTIME_CA_BUNDLE);
-    // The master secret names no database: the master's work here is on this branch's only.
-    if (route === 'master') fn.addEnvironment('DATABASE_NAME', this.databaseName);
   }
 
-  shareAppSecret(fn: ConfigurableFunction) {
-    this.appSecret.grantRead(fn);
-    fn.addEnvironment('APP_SECRET_ARN', this.appSecret.secretArn);
+  /** The migration creates the role's privileges and grants it `rds_iam`: it needs the name only. */
+  shareAppRole(fn: ConfigurableFunction) {
+    fn.addEnvironment('APP_IAM_USER', this.roleName);
   }
 }

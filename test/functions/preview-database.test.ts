@@ -157,7 +157,6 @@ describe.skipIf(!usingPostgres())(
         host: master.hostname,
         port: Number(master.port || 5432),
       },
-      'arn:app': { username: role, password: randomBytes(12).toString('hex'), dbname: DatabaseName },
     };
     const server = createServer((req, res) => {
       let body = '';
@@ -202,7 +201,7 @@ describe.skipIf(!usingPostgres())(
     const event = (RequestType: 'Create' | 'Update' | 'Delete') => ({
       RequestType,
       PhysicalResourceId: RequestType === 'Create' ? undefined : DatabaseName,
-      ResourceProperties: { DatabaseName, AppSecretArn: 'arn:app' },
+      ResourceProperties: { DatabaseName, RoleName: role },
     });
 
     it('creates on Create, converges on a repeated Create and on Update, drops on Delete', async () => {

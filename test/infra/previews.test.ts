@@ -120,7 +120,8 @@ describe('a branch preview stack', () => {
       synth.template.resourceCountIs(type, 0);
     }
     synth.template.resourceCountIs('Custom::PreviewDatabase', 1);
-    synth.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    // The API signs IAM tokens; the master secret is the base's.
+    synth.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
   });
 
   it('reserves no concurrency for any function', () => {
@@ -134,9 +135,15 @@ describe('a branch preview stack', () => {
     const imports = importsOf(synth.template.toJSON());
     expect(BASE_EXPORTS.map(exportName)).toEqual(expect.arrayContaining(imports));
     expect(imports).toEqual(
-      (['ClusterEndpoint', 'FunctionsSecurityGroupId', 'IsolatedSubnetIds', 'MasterSecretArn'] as const).map(
-        exportName,
-      ),
+      (
+        [
+          'ClusterEndpoint',
+          'ClusterResourceId',
+          'FunctionsSecurityGroupId',
+          'IsolatedSubnetIds',
+          'MasterSecretArn',
+        ] as const
+      ).map(exportName),
     );
     const ours = [...synth.stack.functions.all, synth.stack.migrations.function];
     for (const fn of ours) {
@@ -152,14 +159,7 @@ describe('a branch preview stack', () => {
     expect(resources[databaseId as string]).toMatchObject({ DeletionPolicy: 'Delete' });
     const trigger = idsOfType(synth.template, 'Custom::Trigger')[0] as string;
     expect(prerequisites(resources, trigger)).toContain(databaseId);
-    synth.template.hasResourceProperties('AWS::SecretsManager::Secret', {
-      GenerateSecretString: {
-        SecretStringTemplate: JSON.stringify({
-          username: previewRoleName('feature-x'),
-          dbname: 'preview_feature_x',
-        }),
-      },
-    });
+    expect(resources[databaseId as string]?.Properties.RoleName).toBe(previewRoleName('feature-x'));
   });
 
   it('connects the API as the branch role, and only the migration and database functions as the master, to its own database', () => {
@@ -167,12 +167,21 @@ describe('a branch preview stack', () => {
     const { functions, migrations } = synth.stack;
     for (const fn of functions.all) {
       const env = resources[logicalId(synth.stack, fn)]?.Properties.Environment.Variables;
-      expect(env.DATABASE_SECRET_ARN).toEqual({
-        Ref: logicalId(synth.stack, synth.stack.database.appSecret),
+      expect(env).toMatchObject({
+        DATABASE_IAM_USER: 'app_feature_x',
+        DATABASE_NAME: 'preview_feature_x',
+        DATABASE_SSLMODE: 'verify-full',
       });
+      expect(env.DATABASE_SECRET_ARN).toBeUndefined();
       expect(JSON.stringify(env.DATABASE_HOST)).toContain(exportName('ClusterEndpoint'));
-      expect(env.DATABASE_SSLMODE).toBe('verify-full');
-      expect(env.DATABASE_NAME).toBeUndefined();
+      // rds-db:connect as this branch's role on the base's cluster, nothing wider.
+      const statements =
+        resources[logicalId(synth.stack, fn.role?.node.tryFindChild('DefaultPolicy') as never)]?.Properties
+          .PolicyDocument.Statement;
+      const connect = statements.filter((st: { Action: unknown }) => st.Action === 'rds-db:connect');
+      expect(connect).toHaveLength(1);
+      expect(JSON.stringify(connect[0].Resource)).toContain(exportName('ClusterResourceId'));
+      expect(JSON.stringify(connect[0].Resource)).toContain('/app_feature_x');
     }
     const migrationEnv =
       resources[logicalId(synth.stack, migrations.function)]?.Properties.Environment.Variables;
