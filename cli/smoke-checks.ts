@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import { Agent, AgentList } from '#contract/schemas/agent.ts';
 import { Problem } from '#contract/schemas/problem.ts';
 import { SessionList } from '#contract/schemas/session.ts';
+import { tiers } from '#contract/tiers.ts';
 
 export interface SmokeTarget {
   /** The API's base URL, ending in `/` (as the stack's ApiUrl output does). */
@@ -15,6 +16,8 @@ export interface SmokeTarget {
   /** A key with agents:read and sessions:read (and agents:write when `write`). */
   token: string;
   write: boolean;
+  /** Also flood the workspace past its tier and check the 429 (a standard workspace; not for prod). */
+  limits?: boolean;
   /** A key of the same workspace without agents:read, or why there is none. */
   scopeless: { token: string } | { skip: string };
 }
@@ -220,7 +223,42 @@ export function smokeChecks(target: SmokeTarget): Check[] {
     },
   ];
 
-  return [...(target.write ? writes : []), ...reads, ...guards];
+  const { rate, burst } = tiers.standard;
+  const limits: Check[] = [
+    {
+      name: 'limits: a burst past the standard tier is a 429 problem with Retry-After, then it recovers',
+      run: async () => {
+        // Waves of burst + rate at once, until one is refused: a slow client spreads a single wave
+        // over more than the second the bucket needs to refill.
+        const flood: Answer[] = [];
+        for (let wave = 0; wave < 4 && !flood.some((answer) => answer.status === 429); wave++) {
+          flood.push(
+            ...(await Promise.all(Array.from({ length: burst + rate }, () => request('agents?limit=1')))),
+          );
+        }
+        const over = flood.filter((answer) => answer.status === 429);
+        const other = flood.find((answer) => answer.status !== 429 && answer.status !== 200);
+        if (other) fail(`expected 200 or 429, got ${other.status}`);
+        const first =
+          over[0] ?? fail(`${flood.length} requests in waves of ${burst + rate}, and not one 429`);
+        problemOf(first, 429);
+        const seconds = Number(first.headers.get('retry-after'));
+        if (!Number.isInteger(seconds) || seconds < 1) fail('the 429 has no Retry-After in seconds');
+        for (const [name, value] of [
+          ['x-content-type-options', 'nosniff'],
+          ['cache-control', 'no-store'],
+        ] as const) {
+          if (first.headers.get(name) !== value) fail(`the 429 lacks ${name}: ${value}`);
+        }
+        if (!first.headers.get('x-request-id')) fail('the 429 has no x-request-id');
+        await new Promise((done) => setTimeout(done, seconds * 1000));
+        expectStatus(await request('agents?limit=1'), 200);
+        return `${over.length} of ${flood.length} refused, Retry-After ${seconds}; 200 after it`;
+      },
+    },
+  ];
+
+  return [...(target.write ? writes : []), ...reads, ...guards, ...(target.limits ? limits : [])];
 }
 
 export interface Tally {

@@ -5,13 +5,15 @@ import { runChecks, type SmokeTarget, smokeChecks } from './smoke-checks.ts';
 
 const usage = `
 Usage:
-  npm run smoke -- --url <ApiUrl> --token <token> [--write]
-  npm run smoke -- --stage <stage> [--workspace <id>] [--write]
+  npm run smoke -- --url <ApiUrl> --token <token> [--write] [--limits]
+  npm run smoke -- --stage <stage> [--workspace <id>] [--write] [--limits]
 
 Checks a running API over HTTP: the three operations answer the spec's shapes, no token is a 401,
 an unknown token a 403, a key without the route's scope a 403 problem, pagination links work, a bad
 request is a 400 problem; with --write also that POST /agents creates and an Idempotency-Key replay
-returns the same agent (it creates two agents: for previews and local servers, not prod).
+returns the same agent (it creates two agents: for previews and local servers, not prod); with
+--limits also that a burst past the standard tier (docs/api.md) is a 429 problem with Retry-After
+(the workspace must be on the standard tier; the local server needs LOCAL_LIMITS=on).
 With --stage it reads ApiUrl from the stack and mints short-lived keys through the admin function,
 in --workspace or in a workspace of its own ("Smoke tests", created once), revoking them at the end.
 One line per check; the last line is "<n> passed, <n> failed"; the exit status is 1 on any failure.`;
@@ -51,11 +53,13 @@ await run('smoke', usage, async () => {
       stage: { type: 'string' },
       workspace: { type: 'string' },
       write: { type: 'boolean' },
+      limits: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return say(usage.trim());
   const write = values.write ?? false;
+  const limits = values.limits ?? false;
   let tally: { passed: number; failed: number };
 
   if (values.stage === undefined) {
@@ -65,6 +69,7 @@ await run('smoke', usage, async () => {
       base: baseUrl(values.url),
       token: values.token,
       write,
+      limits,
       scopeless: { skip: 'minting a key without the scope needs the admin function (--stage)' },
     };
     say(`Smoke test of ${target.base.href}${write ? ' (with writes)' : ''}`);
@@ -97,6 +102,7 @@ await run('smoke', usage, async () => {
           base: baseUrl(outputs.apiUrl),
           token: reader.token,
           write,
+          limits,
           scopeless: { token: scopeless.token },
         }),
         say,

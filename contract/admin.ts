@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { NAME_MAX } from './limits.ts';
 import { scopes } from './routes.ts';
 import { choiceOf, Id, readableName, Timestamp } from './schemas/common.ts';
+import { TierSchema } from './tiers.ts';
 
 const MINUTE_MS = 60_000;
 const UNIT_MS = { m: MINUTE_MS, h: 60 * MINUTE_MS, d: 24 * 60 * MINUTE_MS } as const;
@@ -41,6 +42,12 @@ const Lifetime = v.pipe(
 
 export const WorkspaceCreate = v.strictObject({ command: v.literal('workspace.create'), name });
 export const WorkspaceList = v.strictObject({ command: v.literal('workspace.list') });
+/** Moves a workspace to another tier (contract/tiers.ts): its limits change on its next requests. */
+export const WorkspaceTier = v.strictObject({
+  command: v.literal('workspace.tier'),
+  workspaceId: Id,
+  tier: TierSchema,
+});
 export const TokenCreate = v.strictObject({
   command: v.literal('token.create'),
   workspaceId: Id,
@@ -69,6 +76,7 @@ export const SeedDemo = v.strictObject({
 export const AdminCommand = v.variant('command', [
   WorkspaceCreate,
   WorkspaceList,
+  WorkspaceTier,
   TokenCreate,
   TokenList,
   TokenRevoke,
@@ -78,7 +86,7 @@ export type AdminCommand = v.InferOutput<typeof AdminCommand>;
 export type AdminCommandName = AdminCommand['command'];
 export const adminCommandNames = AdminCommand.options.map((o) => o.entries.command.literal);
 
-const Workspace = v.strictObject({ id: Id, name: v.string(), createdAt: Timestamp });
+const Workspace = v.strictObject({ id: Id, name: v.string(), tier: TierSchema, createdAt: Timestamp });
 const KeyStatus = v.picklist(['active', 'revoked', 'expired']);
 const Key = v.strictObject({
   id: Id,
@@ -97,6 +105,7 @@ const Token = v.pipe(v.string(), v.startsWith('vak_'));
 export const AdminResults = {
   'workspace.create': v.strictObject({ workspace: Workspace }),
   'workspace.list': v.strictObject({ workspaces: v.array(Workspace) }),
+  'workspace.tier': v.strictObject({ workspace: Workspace, previousTier: TierSchema }),
   'token.create': v.strictObject({ workspaceId: Id, key: Key, token: Token }),
   'token.list': v.strictObject({ workspaceId: Id, keys: v.array(Key) }),
   'token.revoke': v.strictObject({ keyId: Id, workspaceId: Id }),

@@ -29,7 +29,8 @@ export type TablePrivilege = 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
  * decision, not an accident).
  */
 export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePrivilege[]]> = [
-  [workspaces, ['SELECT', 'INSERT']],
+  // UPDATE: the admin function's tier change.
+  [workspaces, ['SELECT', 'INSERT', 'UPDATE']],
   [themes, ['SELECT', 'INSERT']],
   // lastUsedAt on every authorisation, revokedAt on revoke.
   [apiKeys, ['SELECT', 'INSERT', 'UPDATE']],

@@ -16,25 +16,37 @@ import {
   lifetimeMs,
 } from '#contract/admin.ts';
 import { scopes as allScopes } from '#contract/routes.ts';
+import { DEFAULT_TIER } from '#contract/tiers.ts';
 import { type Database, withDrizzle } from '#db/client.ts';
 import { isDatabaseUnavailable, sqlState } from '#db/errors.ts';
 import { createApiKey, listApiKeys, revokeApiKeyOf } from '#db/queries/manage-api-keys.ts';
+import { setWorkspaceTier } from '#db/queries/workspace-tiers.ts';
 import { createWorkspace, listWorkspaces, workspaceExists } from '#db/queries/workspaces.ts';
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import { type Deps, lambda } from './deps.ts';
 import { describeIssue } from './http/validation.ts';
+import { type UsagePlanKeys, usagePlanKeysFromEnv } from './usage-plan-keys.ts';
 
 export interface AdminSettings {
   /** The stage's name, for messages. */
   stage: string;
   /** Whether `seed.demo` may run: previews yes, a stage that keeps data (prod) never. */
   demoSeed: boolean;
+  /**
+   * Keeps each workspace's API Gateway API key in its tier's usage plan (functions/usage-plan-keys.ts);
+   * absent locally, where the gateway reads the tier from the authorizer's answer instead.
+   */
+  usagePlanKeys?: UsagePlanKeys;
 }
 
-/** The stack sets STAGE and DEMO_SEED; without them seeding is refused (fail closed). */
+/**
+ * The stack sets STAGE and DEMO_SEED; without them seeding is refused (fail closed). USAGE_PLAN_IDS
+ * (infra/constructs/usage-plans.ts) turns on the API keys' placement.
+ */
 export const adminSettingsFromEnv = (env = process.env): AdminSettings => ({
   stage: env.STAGE ?? 'unknown',
   demoSeed: env.DEMO_SEED === 'allowed',
+  usagePlanKeys: usagePlanKeysFromEnv(env),
 });
 
 /** A command that cannot be done as asked: answered with its code and message, exit 1 in a CLI. */
@@ -94,9 +106,29 @@ export async function execute(
   switch (command.command) {
     case 'workspace.create': {
       const workspace = await createWorkspace(db, command.name);
+      await settings.usagePlanKeys?.place(workspace.id, DEFAULT_TIER);
       return {
-        result: { workspace: { id: workspace.id, name: command.name, createdAt: workspace.createdAt } },
+        result: {
+          workspace: {
+            id: workspace.id,
+            name: command.name,
+            tier: DEFAULT_TIER,
+            createdAt: workspace.createdAt,
+          },
+        },
         workspaceId: workspace.id,
+      };
+    }
+    case 'workspace.tier': {
+      const { workspaceId, tier } = command;
+      const changed = await setWorkspaceTier(db, workspaceId, tier);
+      if (!changed) throw noWorkspace(workspaceId);
+      // After the row: a failure here answers an error, and running the command again heals it.
+      await settings.usagePlanKeys?.place(workspaceId, tier);
+      const { previousTier, createdAt, ...workspace } = changed;
+      return {
+        result: { workspace: { ...workspace, createdAt: isoOf(createdAt) }, previousTier },
+        workspaceId,
       };
     }
     case 'workspace.list': {
@@ -149,6 +181,7 @@ export async function execute(
         );
       }
       const seeded = await seedDemoWorkspace(db, { name: command.name, sessions: command.sessions });
+      await settings.usagePlanKeys?.place(seeded.workspaceId, DEFAULT_TIER);
       return {
         result: {
           workspaceId: seeded.workspaceId,

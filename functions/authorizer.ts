@@ -1,3 +1,4 @@
+import { usageIdentifierOf } from '#contract/tiers.ts';
 import { isDatabaseUnavailable } from '#db/errors.ts';
 import { type Deps, lambda } from './deps.ts';
 import { principalFor } from './http/bearer.ts';
@@ -31,6 +32,8 @@ export const build =
           principalId: principal.principalId,
           keyId: principal.keyId,
           scopes: principal.scopes.join(' '),
+          tier: principal.tier,
+          usageIdentifierKey: usageIdentifierOf(principal.workspaceId),
         },
       };
     } catch (error) {

@@ -3,6 +3,7 @@
  * `-c stage=<name>`, else `-c branch=<name>` (what CI passes), else the checked-out git branch.
  * A branch never selects prod. `-c alarmEmail=<address>` subscribes an address to the alarms (prod
  * refuses to synthesise without one; `npm run synth` passes a placeholder for offline checks).
+ * `-c alarmHttpsUrl=https://…` also posts the alarms to an HTTPS endpoint (a pager's SNS integration).
  * `-c proxy=true` gives a preview prod's database path (RDS Proxy); the `staging` stage has it too.
  * `-c stage=previews` is the preview base every other branch preview keeps its database on.
  */
@@ -22,5 +23,9 @@ if (stage === PREVIEW_BASE) defineBaseApp(app);
 else
   defineApp(
     app,
-    stageConfig(stage, { alarmEmail: context('alarmEmail'), proxy: context('proxy') === 'true' }),
+    stageConfig(stage, {
+      alarmEmail: context('alarmEmail'),
+      alarmHttpsUrl: context('alarmHttpsUrl'),
+      proxy: context('proxy') === 'true',
+    }),
   );

@@ -2,6 +2,7 @@ import { type App, Aws, CfnOutput, Stack, Validations } from 'aws-cdk-lib';
 import {
   Effect,
   type IOidcProvider,
+  ManagedPolicy,
   OidcProviderNative,
   PolicyDocument,
   PolicyStatement,
@@ -10,6 +11,12 @@ import {
 } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import {
+  BOUNDARY_POLICY_NAME,
+  boundaryPolicyDocument,
+  EXECUTION_POLICY_NAME,
+  executionPolicyDocument,
+} from './account-policies.ts';
 import { PROD, STACK_PREFIX } from './stage.ts';
 
 export const GITHUB_ISSUER = 'token.actions.githubusercontent.com';
@@ -28,7 +35,8 @@ export interface CiIdentityProps {
 
 /**
  * Who may deploy, set up once per account by an administrator (docs/deploying.md): GitHub's OIDC
- * provider and two roles, one per GitHub environment. A workflow job gets a role only when its
+ * provider and three roles, one per GitHub environment (prod's plan role prepares change sets and
+ * cannot execute them). A workflow job gets a role only when its
  * token's `sub` names the repository and that environment, and the `production` environment only
  * admits `main`: a branch's copy of the workflow cannot reach prod, whatever it passes to cdk.
  *
@@ -41,6 +49,12 @@ export class CiIdentityStack extends Stack {
   readonly provider: IOidcProvider;
   readonly previewRole: Role;
   readonly prodRole: Role;
+  /** Prepares prod's change set for review (CI job prod-plan); cannot execute it. */
+  readonly prodPlanRole: Role;
+  /** For `cdk bootstrap --cloudformation-execution-policies` in place of AdministratorAccess. */
+  readonly executionPolicy: ManagedPolicy;
+  /** The permissions boundary of every role the API stacks create. */
+  readonly roleBoundary: ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: CiIdentityProps) {
     super(scope, id, { description: 'GitHub OIDC deploy roles of the voice agent administration API' });
@@ -54,6 +68,36 @@ export class CiIdentityStack extends Stack {
           clientIds: ['sts.amazonaws.com'],
         });
     const qualifier = props.qualifier ?? DEFAULT_QUALIFIER;
+    this.executionPolicy = new ManagedPolicy(this, 'ExecutionPolicy', {
+      managedPolicyName: EXECUTION_POLICY_NAME,
+      description:
+        'CloudFormation execution policy of the API stacks (cdk bootstrap --cloudformation-execution-policies)',
+      document: executionPolicyDocument(),
+    });
+    this.roleBoundary = new ManagedPolicy(this, 'RoleBoundary', {
+      managedPolicyName: BOUNDARY_POLICY_NAME,
+      description: 'Permissions boundary of every role the API stacks create',
+      document: boundaryPolicyDocument(),
+    });
+    for (const policy of [this.executionPolicy, this.roleBoundary]) {
+      const statements: { Action?: string | string[] }[] = this.resolve(policy.document.toJSON()).Statement;
+      const wildcards = statements.flatMap((st) => [st.Action ?? []].flat()).filter((a) => a.includes('*'));
+      const findings = [
+        ...new Set(wildcards.map((action) => `Action::${action}`)),
+        'Resource::*',
+        'Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/*',
+      ];
+      Validations.of(policy).acknowledge(
+        ...findings.map((finding) => ({
+          id: `AwsSolutions-IAM5[${finding}]`,
+          reason: 'Service-wide on purpose: the ceiling of what the stacks may create and their roles may do',
+        })),
+      );
+    }
+    new CfnOutput(this, 'ExecutionPolicyArn', {
+      value: this.executionPolicy.managedPolicyArn,
+      description: 'cdk bootstrap --cloudformation-execution-policies',
+    });
 
     const prod = `${STACK_PREFIX}-${PROD}`;
     this.previewRole = this.deployRole('PreviewDeployRole', props.repository, 'preview', {
@@ -61,6 +105,7 @@ export class CiIdentityStack extends Stack {
       functions: `${STACK_PREFIX}-*`,
       deniedStack: prod,
       qualifier,
+      listsStacks: true,
     });
     // The stack, and the nested stacks the Secrets Manager transform creates (named after it).
     this.prodRole = this.deployRole('ProdDeployRole', props.repository, 'production', {
@@ -68,9 +113,19 @@ export class CiIdentityStack extends Stack {
       functions: `${prod}-*`,
       qualifier,
     });
+    this.prodPlanRole = this.deployRole('ProdPlanRole', props.repository, 'production-plan', {
+      stacks: [prod, `${prod}-*`],
+      functions: `${prod}-*`,
+      qualifier,
+      planOnly: true,
+    });
     new CfnOutput(this, 'PreviewRoleArn', {
       value: this.previewRole.roleArn,
       description: 'vars.AWS_PREVIEW_ROLE_ARN',
+    });
+    new CfnOutput(this, 'ProdPlanRoleArn', {
+      value: this.prodPlanRole.roleArn,
+      description: 'vars.AWS_PROD_PLAN_ROLE_ARN',
     });
     new CfnOutput(this, 'ProdRoleArn', {
       value: this.prodRole.roleArn,
@@ -81,8 +136,16 @@ export class CiIdentityStack extends Stack {
   private deployRole(
     id: string,
     repository: string,
-    environment: 'preview' | 'production',
-    scope: { stacks: string[]; functions: string; deniedStack?: string; qualifier: string },
+    environment: 'preview' | 'production' | 'production-plan',
+    scope: {
+      stacks: string[];
+      functions: string;
+      deniedStack?: string;
+      qualifier: string;
+      planOnly?: boolean;
+      /** `npm run stage -- list` (the reaper): DescribeStacks without a name, which takes resource `*`. */
+      listsStacks?: boolean;
+    },
   ): Role {
     const stackArn = (name: string) => arn(`cloudformation:{region}:{account}:stack/${name}/*`);
     // Functions CloudFormation names after their stack: the admin function the seed and smoke commands invoke.
@@ -90,13 +153,17 @@ export class CiIdentityStack extends Stack {
     const assets = arn(`s3:::cdk-${scope.qualifier}-assets-{account}-{region}`);
     const wildcards = [
       [scope.stacks.map(stackArn), 'CloudFormation appends a generated id to each stack ARN'],
-      [[functions], 'CloudFormation names functions after their stack, with a generated suffix'],
+      ...(scope.planOnly
+        ? []
+        : ([
+            [[functions], 'CloudFormation names functions after their stack, with a generated suffix'],
+          ] as const)),
       [
         [arn('cloudformation:{region}:aws:transform/SecretsManager-*')],
         'Any version of the Secrets Manager transform',
       ],
       [[{ nag: `${assets.nag}/*` }], 'CDK names asset objects by their content hash'],
-      [['*'], 'cloudformation:ListStacks and ValidateTemplate take no resource'],
+      [['*'], 'cloudformation:ListStacks, ValidateTemplate and an unnamed DescribeStacks take no resource'],
     ] as const;
     const statements = [
       new PolicyStatement({
@@ -104,20 +171,27 @@ export class CiIdentityStack extends Stack {
         actions: [
           'cloudformation:CreateChangeSet',
           'cloudformation:DeleteChangeSet',
-          'cloudformation:DeleteStack',
           'cloudformation:DescribeChangeSet',
           'cloudformation:DescribeStackEvents',
           'cloudformation:DescribeStackResources',
           'cloudformation:DescribeStacks',
-          'cloudformation:ExecuteChangeSet',
           'cloudformation:GetTemplate',
           'cloudformation:GetTemplateSummary',
+          'cloudformation:ListChangeSets',
           'cloudformation:ListStackResources',
-          'cloudformation:UpdateTerminationProtection',
           // A stack created or updated with stack-level tags (infra/stack.ts) needs these.
           'cloudformation:TagResource',
           'cloudformation:UntagResource',
-        ],
+          // The plan role prepares what a reviewer approves; only the approved job changes the stack.
+          ...(scope.planOnly
+            ? []
+            : [
+                'cloudformation:DeleteStack',
+                'cloudformation:ExecuteChangeSet',
+                'cloudformation:SetStackPolicy',
+                'cloudformation:UpdateTerminationProtection',
+              ]),
+        ].sort(),
         resources: scope.stacks.map((name) => stackArn(name).real),
       }),
       // The rotation schedules use the Secrets Manager transform; a change set naming it needs this.
@@ -128,7 +202,12 @@ export class CiIdentityStack extends Stack {
       }),
       new PolicyStatement({
         sid: 'ListStacks',
-        actions: ['cloudformation:ListStacks', 'cloudformation:ValidateTemplate'],
+        actions: [
+          'cloudformation:ListStacks',
+          'cloudformation:ValidateTemplate',
+          // Every preview with its age and database, for the reaper (cli/aws-stage.ts).
+          ...(scope.listsStacks ? ['cloudformation:DescribeStacks'] : []),
+        ],
         resources: ['*'],
       }),
       new PolicyStatement({
@@ -153,12 +232,16 @@ export class CiIdentityStack extends Stack {
         actions: ['ssm:GetParameter', 'ssm:GetParameters'],
         resources: [arn(`ssm:{region}:{account}:parameter/cdk-bootstrap/${scope.qualifier}/version`).real],
       }),
-      new PolicyStatement({
-        sid: 'InvokeAdmin',
-        actions: ['lambda:InvokeFunction'],
-        resources: [functions.real],
-      }),
     ];
+    if (!scope.planOnly) {
+      statements.push(
+        new PolicyStatement({
+          sid: 'InvokeAdmin',
+          actions: ['lambda:InvokeFunction'],
+          resources: [functions.real],
+        }),
+      );
+    }
     if (scope.deniedStack) {
       // By name for the stack itself, by its `stage` tag (a stack tag, which CloudFormation copies
       // onto nested stacks and the functions) for the rest: a name pattern would also catch previews

@@ -1,5 +1,6 @@
 import { type App, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
 import { Port } from 'aws-cdk-lib/aws-ec2';
+import { ManagedPolicy, PermissionsBoundary } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import {
   CaCertificate,
@@ -12,6 +13,7 @@ import {
 import { HostedRotation, RotationSchedule } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
+import { BOUNDARY_POLICY_NAME } from './account-policies.ts';
 import { ENGINE } from './constructs/database.ts';
 import { Network } from './constructs/network.ts';
 import { giveProvidersLogGroups } from './constructs/provider-logs.ts';
@@ -169,6 +171,11 @@ export class PreviewBaseStack extends Stack {
       'MasterSecretArn',
       masterSecret.secretArn,
       'Master user: branch database creation and migrations only',
+    );
+    // Its roles (flow logs, the default-SG provider) stay inside the account's boundary like every
+    // branch stack's (infra/account-policies.ts).
+    PermissionsBoundary.of(this).apply(
+      ManagedPolicy.fromManagedPolicyName(this, 'RoleBoundary', BOUNDARY_POLICY_NAME),
     );
     for (const [key, value] of Object.entries(tags)) Tags.of(this).add(key, value);
     giveProvidersLogGroups(this, config);

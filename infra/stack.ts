@@ -1,8 +1,11 @@
 import { type App, CfnOutput, Stack, Tags, Validations } from 'aws-cdk-lib';
+import { ManagedPolicy, PermissionsBoundary } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { authorizer } from '#contract/routes.ts';
+import { BOUNDARY_POLICY_NAME } from './account-policies.ts';
 import { Api } from './constructs/api.ts';
+import { Backups, DataKey } from './constructs/data-safety.ts';
 import { DATABASE_NAME, Database, type DatabaseAccess } from './constructs/database.ts';
 import { ApiFunctions } from './constructs/functions.ts';
 import { Migrations } from './constructs/migrations.ts';
@@ -10,6 +13,7 @@ import { Monitoring } from './constructs/monitoring.ts';
 import { Network, type NetworkPlacement } from './constructs/network.ts';
 import { PreviewBaseImports, PreviewDatabase } from './constructs/preview-database.ts';
 import { giveProvidersLogGroups } from './constructs/provider-logs.ts';
+import { Releases } from './constructs/releases.ts';
 import { SecretRotation } from './constructs/rotation.ts';
 import type { StageConfig } from './stage.ts';
 
@@ -27,6 +31,10 @@ export class AdminApiStack extends Stack {
   readonly monitoring: Monitoring;
   /** Stacks with a cluster of their own; a branch preview's secret lives and dies with the branch. */
   readonly rotation?: SecretRotation;
+  readonly releases: Releases;
+  /** Stacks with a cluster of their own (a branch preview's database is on the base's cluster). */
+  readonly dataKey?: DataKey;
+  readonly backups?: Backups;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     const tags = { project: 'voice-agent-admin-api', stage: config.stage };
@@ -50,9 +58,19 @@ export class AdminApiStack extends Stack {
       databaseName = database.databaseName;
     } else {
       const network = new Network(this, 'Network', { config });
-      owned = { network, database: new Database(this, 'Database', { config, network }) };
-      this.network = owned.network;
-      this.database = owned.database;
+      this.dataKey = new DataKey(this, 'DataKey', { config });
+      const database = new Database(this, 'Database', { config, network, key: this.dataKey.forGrants });
+      owned = { network, database };
+      this.network = network;
+      this.database = database;
+      if (config.backup) {
+        this.backups = new Backups(this, 'Backups', {
+          config,
+          database,
+          key: this.dataKey.forGrants,
+          keepDays: config.backup.keepDays,
+        });
+      }
     }
     this.functions = new ApiFunctions(this, 'Functions', {
       config,
@@ -77,10 +95,18 @@ export class AdminApiStack extends Stack {
       config,
       api: this.api,
       functions: new Map([
-        ...[...this.functions.byRoute].map(([route, fn]) => [route.name, fn] as const),
-        [authorizer.name, this.functions.authorizer],
+        ...[...this.functions.functionByRoute].map(([route, fn]) => [route.name, fn] as const),
+        [authorizer.name, this.functions.authorizerFunction],
       ]),
       database: owned?.database,
+    });
+    this.releases = new Releases(this, 'Releases', {
+      config,
+      aliases: new Map([
+        ...[...this.functions.byRoute].map(([route, alias]) => [route.name, alias] as const),
+        [authorizer.name, this.functions.authorizer],
+      ]),
+      alarms: this.monitoring.releaseAlarms,
     });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'AdminFunctionName', {
@@ -94,6 +120,11 @@ export class AdminApiStack extends Stack {
         ? 'This branch’s database on the preview base cluster (npm run stage -- list)'
         : 'The database on this stage’s own cluster',
     });
+    // Every role this stack creates (functions, providers, hook, CodeDeploy, backup) stays inside
+    // the account's boundary, created with the deploy identity (infra/account-policies.ts).
+    PermissionsBoundary.of(this).apply(
+      ManagedPolicy.fromManagedPolicyName(this, 'RoleBoundary', BOUNDARY_POLICY_NAME),
+    );
     for (const [key, value] of Object.entries(tags)) Tags.of(this).add(key, value);
     giveProvidersLogGroups(this, config);
   }

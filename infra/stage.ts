@@ -56,10 +56,19 @@ export interface StageConfig {
     readonly authorizerConcurrency?: number;
   };
   readonly api: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * How CodeDeploy moves each function's `live` alias to a new version: 10 % for 5 minutes, then
+   * the rest (rolled back if the function's alarms fire), or all at once.
+   */
+  readonly release: 'canary' | 'all-at-once';
   /** Secrets Manager interface endpoint ENIs: one per AZ costs ~7 USD a month each. */
   readonly secretsEndpointAzs: 1 | 2;
+  /** AWS Backup of the cluster (daily, continuous, copied to a locked vault); none on previews. */
+  readonly backup?: { readonly keepDays: number };
   /** Alarm notifications go to this address (`-c alarmEmail=…`); required where `durable`. */
   readonly alarmEmail?: string;
+  /** Alarm notifications are also posted here (`-c alarmHttpsUrl=…`), e.g. a paging service's SNS endpoint. */
+  readonly alarmHttpsUrl?: string;
   /** Days between automatic rotations of the master and the application secrets. */
   readonly rotationDays: number;
 }
@@ -81,9 +90,11 @@ const production = {
   },
   functions: { memoryMb: 512, routeConcurrency: 100, authorizerConcurrency: 100 },
   api: { rateLimit: 200, burstLimit: 400 },
+  release: 'canary',
   secretsEndpointAzs: 2,
+  backup: { keepDays: 35 },
   rotationDays: 30,
-} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail'>;
+} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail' | 'alarmHttpsUrl'>;
 
 const preview = {
   durable: false,
@@ -103,19 +114,29 @@ const preview = {
   },
   functions: { memoryMb: 512 },
   api: { rateLimit: 20, burstLimit: 40 },
+  release: 'all-at-once',
   secretsEndpointAzs: 1,
   rotationDays: 30,
-} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail'>;
+} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail' | 'alarmHttpsUrl'>;
 
 export interface StageOptions {
   readonly alarmEmail?: string;
+  readonly alarmHttpsUrl?: string;
   /** `-c proxy=true`: a preview with prod's database path (the `staging` stage has it anyway). */
   readonly proxy?: boolean;
 }
 
 /** Settings for a stage name that is already sanitised. Prod refuses to exist without an alarm destination. */
 export function stageConfig(stage: string, options: StageOptions = {}): StageConfig {
-  const named = { stage, stackName: `${STACK_PREFIX}-${stage}`, alarmEmail: options.alarmEmail };
+  if (options.alarmHttpsUrl && !/^https:\/\/[^\s/]+/.test(options.alarmHttpsUrl)) {
+    throw new Error(`-c alarmHttpsUrl must be an https:// URL, not ${JSON.stringify(options.alarmHttpsUrl)}`);
+  }
+  const named = {
+    stage,
+    stackName: `${STACK_PREFIX}-${stage}`,
+    alarmEmail: options.alarmEmail,
+    alarmHttpsUrl: options.alarmHttpsUrl,
+  };
   if (stage === PROD) {
     if (!options.alarmEmail) {
       throw new Error('prod needs an alarm destination: -c alarmEmail=<address> (docs/deploying.md)');

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import sql from 'sql-template-tag';
 import type { SqlRunner } from '../database.ts';
-import { apiKeys as K } from './names.generated.ts';
+import { apiKeys as K, workspaces as W } from './names.generated.ts';
 
 export const TOKEN_PREFIX = 'vak_';
 
@@ -14,15 +14,18 @@ export interface Principal {
   workspaceId: string;
   principalId: string;
   scopes: string[];
+  /** The workspace's tier (contract/tiers.ts), for the limits the gateway applies. */
+  tier: string;
 }
 
-/** The live key for a token (not revoked, not expired), marking it used; one statement. */
+/** The live key for a token (not revoked, not expired) and its workspace's tier, marking it used; one statement. */
 export async function authenticate(runner: SqlRunner, token: string): Promise<Principal | undefined> {
   const rows = await runner.rows<Principal>(sql`
-      update ${K.$} set ${K.lastUsedAt} = now()
-      where ${K.tokenHash} = ${hashToken(token)} and ${K.revokedAt} is null
-        and (${K.expiresAt} is null or ${K.expiresAt} > now())
-      returning ${K.id} as "keyId", ${K.workspaceId} as "workspaceId", ${K.principalId} as "principalId",
-        to_json(${K.scopes}) as scopes`);
+      update ${K.$} k set ${K.lastUsedAt} = now()
+      from ${W.$} w
+      where k.${K.tokenHash} = ${hashToken(token)} and k.${K.revokedAt} is null
+        and (k.${K.expiresAt} is null or k.${K.expiresAt} > now()) and w.${W.id} = k.${K.workspaceId}
+      returning k.${K.id} as "keyId", k.${K.workspaceId} as "workspaceId", k.${K.principalId} as "principalId",
+        to_json(k.${K.scopes}) as scopes, w.${W.tier}::text as tier`);
   return rows[0];
 }

@@ -178,6 +178,7 @@ export const workspaces = {
   createdAt: raw("created_at"),
   updatedAt: raw("updated_at"),
   name: raw("name"),
+  tier: raw("tier"),
 } as const;
 
 /** The enum types of db/schema. */
@@ -192,4 +193,5 @@ export const enums = {
   sessionLength: raw("session_length"),
   sessionStatus: raw("session_status"),
   sessionType: raw("session_type"),
+  workspaceTier: raw("workspace_tier"),
 } as const;

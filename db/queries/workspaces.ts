@@ -30,7 +30,12 @@ export async function createWorkspace(
 /** Every workspace, oldest first: an operator's list, not an API page (there are few). */
 export function listWorkspaces(db: Database) {
   return db
-    .select({ id: workspaces.id, name: workspaces.name, createdAt: workspaces.createdAt })
+    .select({
+      id: workspaces.id,
+      name: workspaces.name,
+      tier: workspaces.tier,
+      createdAt: workspaces.createdAt,
+    })
     .from(workspaces)
     .orderBy(asc(workspaces.createdAt), asc(workspaces.id));
 }

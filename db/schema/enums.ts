@@ -1,5 +1,6 @@
 import { pgEnum } from 'drizzle-orm/pg-core';
 import * as values from '#contract/enums.ts';
+import { tierNames } from '#contract/tiers.ts';
 
 // The Postgres enum types, built from the contract's values so the two cannot drift.
 export const agentStatus = pgEnum('agent_status', values.agentStatus);
@@ -12,3 +13,4 @@ export const language = pgEnum('language', values.language);
 export const inputMode = pgEnum('input_mode', values.inputMode);
 export const authenticationMode = pgEnum('authentication_mode', values.authenticationMode);
 export const ledgerReason = pgEnum('ledger_reason', values.ledgerReason);
+export const workspaceTier = pgEnum('workspace_tier', tierNames);

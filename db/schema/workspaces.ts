@@ -1,11 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, pgTable, text, unique, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
+import { DEFAULT_TIER } from '#contract/tiers.ts';
 import { auditTimes, id, primaryId, timestamptz } from './columns.ts';
+import { workspaceTier } from './enums.ts';
 
 export const workspaces = pgTable('workspaces', {
   id: primaryId(),
   ...auditTimes(),
   name: varchar('name', { length: 255 }).notNull(),
+  /** Its limits (contract/tiers.ts); the admin function changes it. */
+  tier: workspaceTier('tier').notNull().default(DEFAULT_TIER),
 });
 
 /** Every workspace has exactly one default theme: new agent versions take its id. */

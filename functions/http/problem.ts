@@ -13,6 +13,7 @@ const titles: Record<number, string> = {
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -83,5 +84,10 @@ export const databaseUnavailable = () =>
       'retry-after': '5',
     },
   );
+/** Over a rate or quota limit (contract/tiers.ts); `retryAfterSeconds` says when to try again. */
+export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
+  new HttpProblem(429, problemType('rate-limited'), detail, undefined, {
+    'retry-after': String(retryAfterSeconds),
+  });
 export const internalError = () =>
   new HttpProblem(500, problemType('internal'), 'An unexpected error occurred; it has been logged.');

@@ -12,6 +12,9 @@ export interface AuthContext {
   keyId: string;
   /** Space-separated, as API Gateway context values must be scalars. */
   scopes: string;
+  /** The workspace's tier (contract/tiers.ts) and usage identifier (its API Gateway API key's value). */
+  tier: string;
+  usageIdentifierKey: string;
 }
 
 /**

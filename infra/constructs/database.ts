@@ -1,6 +1,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { type IConnectable, Port } from 'aws-cdk-lib/aws-ec2';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import {
   AuroraPostgresEngineVersion,
@@ -70,12 +71,20 @@ export class Database extends Construct implements DatabaseAccess {
   readonly proxy?: DatabaseProxy;
   readonly #network: Network;
 
-  constructor(scope: Construct, id: string, { config, network }: { config: StageConfig; network: Network }) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { config, network, key }: { config: StageConfig; network: Network; key?: IKey },
+  ) {
     super(scope, id);
     this.#network = network;
     const settings = config.database;
     // Created here rather than by the cluster so that its removal policy follows the stage.
-    const secret = new DatabaseSecret(this, 'Secret', { username: 'postgres', dbname: DATABASE_NAME });
+    const secret = new DatabaseSecret(this, 'Secret', {
+      username: 'postgres',
+      dbname: DATABASE_NAME,
+      encryptionKey: key,
+    });
     secret.applyRemovalPolicy(config.removalPolicy);
     const parameterGroup = new ParameterGroup(this, 'Parameters', {
       engine: ENGINE,
@@ -111,6 +120,7 @@ export class Database extends Construct implements DatabaseAccess {
       vpcSubnets: network.isolated,
       securityGroups: [network.securityGroup(this, 'ClusterSecurityGroup', 'Aurora cluster')],
       storageEncrypted: true,
+      storageEncryptionKey: key,
       backup: { retention: settings.backupRetention, preferredWindow: '03:00-04:00' },
       preferredMaintenanceWindow: 'sun:04:30-sun:05:30',
       deletionProtection: settings.deletionProtection,

@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import { Alias } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 import { authorizer, type Route, routeKey, routeList } from '#contract/routes.ts';
@@ -17,6 +18,8 @@ export const ROUTE_TIMEOUT = Duration.millis(REQUEST_TIMEOUT_MS + 3_000);
 export const AUTHORIZER_TIMEOUT = Duration.seconds(10);
 /** No gateway in front: room for the demo seed, and for a paused preview database to resume. */
 export const ADMIN_TIMEOUT = Duration.seconds(60);
+/** The alias API Gateway invokes; CodeDeploy moves it from version to version (infra/constructs/releases.ts). */
+export const LIVE_ALIAS = 'live';
 /** The admin function's module; it has no route (invoked through IAM only). */
 export const ADMIN_ENTRY = 'functions/admin.ts';
 /** Operators and CI run admin commands one at a time: two instances (connections) are plenty. */
@@ -40,8 +43,13 @@ export interface ApiFunctionsProps {
  * of the account whose IAM policies allow `lambda:InvokeFunction` can call it.
  */
 export class ApiFunctions extends Construct {
-  readonly byRoute: ReadonlyMap<Route, NodejsFunction>;
-  readonly authorizer: NodejsFunction;
+  /** What API Gateway integrates: each route function's `live` alias, never `$LATEST`. */
+  readonly byRoute: ReadonlyMap<Route, Alias>;
+  /** The authorizer's `live` alias. */
+  readonly authorizer: Alias;
+  /** The functions behind those aliases: their settings, metrics and code. */
+  readonly functionByRoute: ReadonlyMap<Route, NodejsFunction>;
+  readonly authorizerFunction: NodejsFunction;
   readonly admin: NodejsFunction;
   /** Every function here: the migration trigger runs before any of them is updated. */
   readonly all: readonly NodejsFunction[];
@@ -68,13 +76,13 @@ export class ApiFunctions extends Construct {
       database.connect(fn, securityGroup, 'pooled');
       return fn;
     };
-    this.byRoute = new Map(
+    this.functionByRoute = new Map(
       routeList.map((route) => [
         route,
         make(route.name, route.entry, routeKey(route), ROUTE_TIMEOUT, config.functions.routeConcurrency),
       ]),
     );
-    this.authorizer = make(
+    this.authorizerFunction = make(
       authorizer.name,
       authorizer.entry,
       'Bearer API key authorizer',
@@ -92,6 +100,11 @@ export class ApiFunctions extends Construct {
     // Settings the admin function reads (functions/admin.ts): only previews may be seeded.
     this.admin.addEnvironment('STAGE', config.stage);
     this.admin.addEnvironment('DEMO_SEED', config.durable ? 'refused' : 'allowed');
-    this.all = [...this.byRoute.values(), this.authorizer, this.admin];
+    // A version per deployment whose code or configuration changed; the alias follows through CodeDeploy.
+    const live = (fn: NodejsFunction) =>
+      new Alias(fn, 'Live', { aliasName: LIVE_ALIAS, version: fn.currentVersion });
+    this.byRoute = new Map([...this.functionByRoute].map(([route, fn]) => [route, live(fn)]));
+    this.authorizer = live(this.authorizerFunction);
+    this.all = [...this.functionByRoute.values(), this.authorizerFunction, this.admin];
   }
 }

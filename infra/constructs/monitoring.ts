@@ -1,21 +1,25 @@
 import { Duration } from 'aws-cdk-lib';
 import {
   Alarm,
+  AlarmStatusWidget,
   ComparisonOperator,
+  Dashboard,
+  GraphWidget,
   type IMetric,
   MathExpression,
   Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Rule } from 'aws-cdk-lib/aws-events';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { StageConfig } from '../stage.ts';
 import type { Api } from './api.ts';
-import { type Database, PROXY_BORROW_TIMEOUT_SECONDS } from './database.ts';
+import { type Database, PROXY_BORROW_TIMEOUT_SECONDS, PROXY_MAX_CONNECTIONS_PERCENT } from './database.ts';
 import { constructId } from './functions.ts';
 
 const PERIOD = Duration.minutes(5);
@@ -28,6 +32,14 @@ export const DURATION_NEAR_TIMEOUT = 0.8;
 export const PROXY_BORROW_LATENCY_US = (PROXY_BORROW_TIMEOUT_SECONDS * 1_000_000) / 2;
 /** Requests the authorizer turned away (401/403 before any integration ran) per period: a key being guessed or a client gone wrong. */
 export const AUTHORIZER_DENIES_PER_PERIOD = 100;
+/** A quarter of the requests answered 4xx: a client broken by a release, or a contract change. */
+export const API_4XX_PERCENT = 25;
+/** Requests throttled (429) per period: the stage's rate limit is too low for someone. */
+export const API_429_PER_PERIOD = 50;
+/** Aurora's ACUUtilization (capacity used of the maximum): sustained, it is time to raise the maximum. */
+export const ACU_UTILISATION_PERCENT = 90;
+/** Alarms fire at this share of a hard limit, while there is still room. */
+export const NEAR_LIMIT = 0.8;
 
 /**
  * Aurora sets max_connections from the instance memory (DBInstanceClassMemory / 9531392, at most
@@ -36,6 +48,16 @@ export const AUTHORIZER_DENIES_PER_PERIOD = 100;
  */
 export const approxMaxConnections = (maxAcu: number) =>
   Math.min(5000, Math.floor((maxAcu * 2 * 1024 ** 3) / 9_531_392));
+
+/**
+ * Client connections the API functions may open to the proxy: one per instance, `routes` routes
+ * plus the authorizer. Undefined without reserved concurrency (nothing caps the instances).
+ */
+export const proxyClientCap = (config: StageConfig, functionCount: number) => {
+  const { routeConcurrency, authorizerConcurrency } = config.functions;
+  if (routeConcurrency === undefined || authorizerConcurrency === undefined) return undefined;
+  return (functionCount - 1) * routeConcurrency + authorizerConcurrency;
+};
 
 export interface MonitoringProps {
   readonly config: StageConfig;
@@ -49,6 +71,9 @@ export interface MonitoringProps {
 export class Monitoring extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
+  readonly dashboard: Dashboard;
+  /** Each function's error and duration alarms: CodeDeploy rolls a release back when one fires. */
+  readonly releaseAlarms = new Map<string, Alarm[]>();
 
   constructor(scope: Construct, id: string, { config, api, functions, database }: MonitoringProps) {
     super(scope, id);
@@ -58,6 +83,8 @@ export class Monitoring extends Construct {
     });
     // Required for prod (stageConfig refuses it without one): alarms nobody receives are no alarms.
     if (config.alarmEmail) this.topic.addSubscription(new EmailSubscription(config.alarmEmail));
+    // A pager: any HTTPS endpoint that confirms SNS subscriptions (docs/deploying.md).
+    if (config.alarmHttpsUrl) this.topic.addSubscription(new UrlSubscription(config.alarmHttpsUrl));
 
     const requests = api.httpApi.metricCount({ period: PERIOD, statistic: 'Sum' });
     const serverErrors = api.httpApi.metricServerError({ period: PERIOD, statistic: 'Sum' });
@@ -71,6 +98,30 @@ export class Monitoring extends Construct {
       threshold: API_5XX_PERCENT,
       description: `More than ${API_5XX_PERCENT}% of API requests answered 5xx`,
       evaluationPeriods: 3,
+    });
+    const clientErrors = api.httpApi.metricClientError({ period: PERIOD, statistic: 'Sum' });
+    this.alarm('Api4xxRate', {
+      metric: new MathExpression({
+        expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+        usingMetrics: { requests, errors: clientErrors },
+        period: PERIOD,
+        label: 'API 4xx %',
+      }),
+      threshold: API_4XX_PERCENT,
+      description: `More than ${API_4XX_PERCENT}% of API requests answered 4xx`,
+      evaluationPeriods: 3,
+    });
+    const throttled = new MetricFilter(this, 'ThrottledFilter', {
+      logGroup: api.accessLogs,
+      metricNamespace: `${config.stackName}`,
+      metricName: 'Throttled',
+      filterPattern: FilterPattern.stringValue('$.status', '=', '429'),
+      metricValue: '1',
+    });
+    this.alarm('Api429', {
+      metric: throttled.metric({ period: PERIOD, statistic: 'Sum' }),
+      threshold: API_429_PER_PERIOD,
+      description: `More than ${API_429_PER_PERIOD} requests throttled (429) in 5 minutes`,
     });
     this.alarm('ApiLatencyP99', {
       metric: api.httpApi.metricLatency({ period: PERIOD, statistic: 'p99' }),
@@ -102,12 +153,12 @@ export class Monitoring extends Construct {
     for (const [name, fn] of functions) {
       const prefix = constructId(name);
       const timeoutMs = fn.timeout?.toMilliseconds() ?? 3_000;
-      this.alarm(`${prefix}DurationNearTimeout`, {
+      const duration = this.alarm(`${prefix}DurationNearTimeout`, {
         metric: fn.metricDuration({ period: PERIOD, statistic: 'Maximum' }),
         threshold: Math.floor(timeoutMs * DURATION_NEAR_TIMEOUT),
         description: `${name}: an invocation took over ${DURATION_NEAR_TIMEOUT * 100}% of its ${timeoutMs} ms timeout`,
       });
-      this.alarm(`${prefix}Errors`, {
+      const errors = this.alarm(`${prefix}Errors`, {
         metric: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
         threshold: 0,
         description: `${name}: invocations failed (uncaught errors or timeouts)`,
@@ -117,17 +168,31 @@ export class Monitoring extends Construct {
         threshold: 0,
         description: `${name}: invocations throttled`,
       });
+      this.releaseAlarms.set(name, [errors, duration]);
     }
 
-    if (database) this.databaseAlarms(config, database);
+    if (database) this.databaseAlarms(config, database, functions.size);
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: config.stackName });
+    this.addDashboard(api, functions, database);
   }
 
-  private databaseAlarms(config: StageConfig, database: Database) {
+  /** The stack's own cluster (and proxy, and secret rotations); a branch preview has none of them. */
+  private databaseAlarms(config: StageConfig, database: Database, functionCount: number) {
     const maxConnections = approxMaxConnections(config.database.maxCapacity);
+    // Behind the proxy the connections stop at its cap, a share of max_connections: alarm below that cap.
+    const connectionCap = database.proxy
+      ? Math.floor((maxConnections * PROXY_MAX_CONNECTIONS_PERCENT) / 100)
+      : maxConnections;
     this.alarm('DatabaseConnections', {
       metric: database.cluster.metricDatabaseConnections({ period: PERIOD, statistic: 'Maximum' }),
-      threshold: Math.floor(maxConnections * 0.8),
-      description: `Database connections above 80% of ~${maxConnections}`,
+      threshold: Math.floor(connectionCap * NEAR_LIMIT),
+      description: `Database connections above ${NEAR_LIMIT * 100}% of ~${connectionCap}${database.proxy ? " (the proxy's cap)" : ''}`,
+    });
+    this.alarm('DatabaseAcuUtilisation', {
+      metric: database.cluster.metric('ACUUtilization', { period: PERIOD, statistic: 'Average' }),
+      threshold: ACU_UTILISATION_PERCENT,
+      description: `Aurora used over ${ACU_UTILISATION_PERCENT}% of its ${config.database.maxCapacity} ACU maximum`,
+      evaluationPeriods: 3,
     });
     const maxAcu = config.database.maxCapacity;
     this.alarm('DatabaseAtMaxCapacity', {
@@ -149,13 +214,85 @@ export class Monitoring extends Construct {
         threshold: PROXY_BORROW_LATENCY_US,
         description: `RDS Proxy took over ${PROXY_BORROW_LATENCY_US / 1_000_000} s to lend a connection (borrow timeout ${PROXY_BORROW_TIMEOUT_SECONDS} s)`,
       });
+      // Each function instance holds one client connection: the reserved concurrency is the client cap.
+      const clientCap = proxyClientCap(config, functionCount);
+      if (clientCap !== undefined)
+        this.alarm('ProxyClientConnections', {
+          metric: new Metric({
+            namespace: 'AWS/RDS',
+            metricName: 'ClientConnections',
+            dimensionsMap: { ProxyName: database.proxy.dbProxyName },
+            period: PERIOD,
+            statistic: 'Maximum',
+          }),
+          threshold: Math.floor(clientCap * NEAR_LIMIT),
+          description: `RDS Proxy client connections above ${NEAR_LIMIT * 100}% of the ${clientCap} the API functions may open`,
+        });
     }
+    // Secrets Manager reports a failed rotation as an event (through CloudTrail): count them.
+    const rotationFailed = new Rule(this, 'RotationFailedRule', {
+      description: `${config.stackName}: a secret rotation failed`,
+      eventPattern: {
+        source: ['aws.secretsmanager'],
+        detailType: ['AWS Service Event via CloudTrail'],
+        detail: { eventName: ['RotationFailed', 'RotationAbandoned'] },
+      },
+    });
+    this.alarm('SecretRotationFailed', {
+      metric: new Metric({
+        namespace: 'AWS/Events',
+        metricName: 'TriggeredRules',
+        dimensionsMap: { RuleName: rotationFailed.ruleName },
+        period: PERIOD,
+        statistic: 'Sum',
+      }),
+      threshold: 0,
+      description: 'A Secrets Manager rotation failed: the secret may no longer match the database',
+    });
     this.alarm('DatabaseCpu', {
       metric: database.cluster.metricCPUUtilization({ period: PERIOD, statistic: 'Average' }),
       threshold: DATABASE_CPU_PERCENT,
       description: `Database CPU above ${DATABASE_CPU_PERCENT}%`,
       evaluationPeriods: 3,
     });
+  }
+
+  /** One page per stage: traffic, errors, latency, each function, the database, and every alarm's state. */
+  private addDashboard(api: Api, functions: ReadonlyMap<string, NodejsFunction>, database?: Database) {
+    const graph = (title: string, metrics: IMetric[]) => new GraphWidget({ title, left: metrics, width: 12 });
+    const perFunction = (metric: (fn: NodejsFunction) => IMetric) => [...functions.values()].map(metric);
+    this.dashboard.addWidgets(
+      new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }),
+      graph('API requests, 4xx, 5xx', [
+        api.httpApi.metricCount({ period: PERIOD }),
+        api.httpApi.metricClientError({ period: PERIOD }),
+        api.httpApi.metricServerError({ period: PERIOD }),
+      ]),
+      graph('API latency p50 / p99', [
+        api.httpApi.metricLatency({ period: PERIOD, statistic: 'p50' }),
+        api.httpApi.metricLatency({ period: PERIOD, statistic: 'p99' }),
+      ]),
+      graph(
+        'Function errors',
+        perFunction((fn) => fn.metricErrors({ period: PERIOD })),
+      ),
+      graph(
+        'Function duration p99',
+        perFunction((fn) => fn.metricDuration({ period: PERIOD, statistic: 'p99' })),
+      ),
+    );
+    // A branch preview's database lives on the preview base's cluster, which no branch dashboard graphs.
+    if (!database) return;
+    this.dashboard.addWidgets(
+      graph('Database ACU and utilisation', [
+        database.cluster.metric('ServerlessDatabaseCapacity', { period: PERIOD, statistic: 'Maximum' }),
+        database.cluster.metric('ACUUtilization', { period: PERIOD }),
+      ]),
+      graph('Database connections and CPU', [
+        database.cluster.metricDatabaseConnections({ period: PERIOD, statistic: 'Maximum' }),
+        database.cluster.metricCPUUtilization({ period: PERIOD }),
+      ]),
+    );
   }
 
   /** Breaching for 2 of `evaluationPeriods` periods; no data (idle, paused) is not a breach. */
@@ -183,5 +320,6 @@ export class Monitoring extends Construct {
     alarm.addAlarmAction(action);
     alarm.addOkAction(action);
     this.alarms.push(alarm);
+    return alarm;
   }
 }

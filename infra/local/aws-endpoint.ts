@@ -1,10 +1,12 @@
 /**
- * Local stand-ins for the two AWS APIs the CLIs' `--stage` path calls, on one HTTP server: point
- * AWS_ENDPOINT_URL_LAMBDA and AWS_ENDPOINT_URL_CLOUDFORMATION (or AWS_ENDPOINT_URL) at it and the
- * real SDK talks to it. Requests must be SigV4-signed (any credentials): an unsigned call is
- * refused as AWS refuses it, so a client that lost its credentials fails here too.
+ * Local stand-ins for the AWS APIs the CLIs' `--stage` path and the admin function call, on one HTTP
+ * server: point AWS_ENDPOINT_URL_LAMBDA, AWS_ENDPOINT_URL_CLOUDFORMATION and AWS_ENDPOINT_URL_API_GATEWAY
+ * (or AWS_ENDPOINT_URL) at it and the real SDK talks to it. Requests must be SigV4-signed (any
+ * credentials): an unsigned call is refused as AWS refuses it, so a client that lost its credentials
+ * fails here too.
  */
 import { createServer, type IncomingMessage } from 'node:http';
+import { answerApiGateway, isApiGatewayRequest, type LocalUsagePlans } from './api-gateway-endpoint.ts';
 import type { AwsAnswer, AwsRequest } from './aws-http.ts';
 import { describeStacks, isQueryRequest, type LocalStacks } from './cloudformation-endpoint.ts';
 import { invoke, isLambdaRequest, type LocalFunction } from './lambda-endpoint.ts';
@@ -14,6 +16,8 @@ export interface AwsEndpointOptions {
   /** Function name → the function, e.g. the admin function's `build(deps)`. */
   functions: ReadonlyMap<string, LocalFunction>;
   stacks: LocalStacks;
+  /** API Gateway's API keys and usage plans (AWS_ENDPOINT_URL_API_GATEWAY); none when absent. */
+  usagePlans?: LocalUsagePlans;
   port?: number;
   host?: string;
 }
@@ -38,15 +42,22 @@ async function read(req: IncomingMessage): Promise<AwsRequest> {
   return {
     method: req.method ?? 'GET',
     path: (req.url ?? '/').split('?')[0] ?? '/',
+    query: (req.url ?? '').split('?')[1] ?? '',
     headers,
     body: Buffer.concat(chunks),
   };
 }
 
-export function answerAws(request: AwsRequest, options: Pick<AwsEndpointOptions, 'functions' | 'stacks'>) {
+export function answerAws(
+  request: AwsRequest,
+  options: Pick<AwsEndpointOptions, 'functions' | 'stacks' | 'usagePlans'>,
+) {
   if (!request.headers.authorization?.startsWith('AWS4-HMAC-SHA256 ')) return Promise.resolve(notSigned());
   if (isLambdaRequest(request)) return invoke(request, options.functions);
   if (isQueryRequest(request)) return Promise.resolve(describeStacks(request, options.stacks));
+  if (options.usagePlans && isApiGatewayRequest(request)) {
+    return Promise.resolve(answerApiGateway(request, options.usagePlans));
+  }
   return Promise.resolve<AwsAnswer>({
     status: 404,
     headers: { 'content-type': 'application/json' },

@@ -2,6 +2,8 @@
 export interface AwsRequest {
   method: string;
   path: string;
+  /** The query string, without its `?`. */
+  query?: string;
   headers: Record<string, string | undefined>;
   body: Buffer;
 }

@@ -6,6 +6,7 @@ import type { Deps } from '#functions/deps.ts';
 import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
 import { listen } from './listen.ts';
 import { createListener, type GatewayRoute } from './listener.ts';
+import type { RateLimiter } from './rate-limit.ts';
 import type { StaticFile } from './reference-page.ts';
 
 export interface GatewayOptions {
@@ -21,6 +22,8 @@ export interface GatewayOptions {
    * convenience only: the deployed API has no such route, and none unless this is given.
    */
   docs?: Record<string, StaticFile>;
+  /** The deployed limits, played locally (rate-limit.ts `createRateLimiter()`); off when absent. */
+  limits?: RateLimiter;
 }
 
 export interface Gateway {
@@ -81,6 +84,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     authorizer: authorize,
     authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS,
     logger: deps.logger,
+    limits: options.limits,
     closing: () => closing !== undefined,
   });
   const { docs } = options;

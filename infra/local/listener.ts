@@ -12,6 +12,7 @@ import {
   requestParts,
   splitTarget,
 } from './event.ts';
+import type { RateLimiter } from './rate-limit.ts';
 import {
   answerFromResult,
   badRequest,
@@ -40,6 +41,8 @@ export interface ListenerConfig {
   authorizerCacheMaxEntries?: number;
   maxPayloadBytes?: number;
   logger: Logger;
+  /** Per-workspace tiers and the per-address authorizer bucket (rate-limit.ts); none when absent. */
+  limits?: RateLimiter;
   /** True once the server is shutting down: answers then close their connection. */
   closing?: () => boolean;
 }
@@ -162,6 +165,10 @@ export function createListener(config: ListenerConfig) {
     if (!identity) return unauthorized();
 
     let decision = decisions.get(identity);
+    const throttled = decision
+      ? undefined
+      : config.limits?.beforeAuthorizer(req.socket.remoteAddress, requestId);
+    if (throttled) return throttled;
     if (!decision) {
       try {
         decision = decisionOf(await config.authorizer(authorizerEvent(parts, identity)));
@@ -172,6 +179,8 @@ export function createListener(config: ListenerConfig) {
       decisions.set(identity, decision);
     }
     if (!decision.isAuthorized) return forbidden();
+    const limited = config.limits?.afterAllow(decision.context, requestId);
+    if (limited) return limited;
 
     try {
       return answerFromResult(await route.handler(apiEvent(parts, body, decision.context)));

@@ -17,6 +17,7 @@ import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import type { Deps } from '#functions/deps.ts';
 import { createLogger } from '#functions/http/log.ts';
 import { type Gateway, startGateway } from './gateway.ts';
+import { createRateLimiter } from './rate-limit.ts';
 import { referencePageFiles } from './reference-page.ts';
 
 interface Demo {
@@ -117,6 +118,8 @@ async function main() {
       port: Number(process.env.PORT ?? 3000),
       host: process.env.HOST,
       docs: referencePageFiles(),
+      // Opt-in: a conformance run or a benchmark against `npm start` would otherwise meet 429s.
+      limits: process.env.LOCAL_LIMITS === 'on' ? createRateLimiter() : undefined,
     });
     process.stdout.write(banner(gateway.url, describeDatabase(config), demo));
     if (process.env.LOCAL_AWS_PORT) stage = await startStage(gateway.url, { database: handle, logger });

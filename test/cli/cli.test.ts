@@ -105,8 +105,14 @@ describe('command-line tools', () => {
     expect(created.stdout).toMatch(/^Created workspace "Acme" in the (embedded )?database/);
     const listed = await cli('workspace', 'list');
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+Acme\\s+\\d{4}-\\d{2}-\\d{2}T`, 'm'));
-    expect(listed.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+CREATED$/);
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+Acme\\s+standard\\s+\\d{4}-\\d{2}-\\d{2}T`, 'm'));
+    expect(listed.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+TIER\s+CREATED$/);
+    const moved = await cli('workspace', 'tier', '--workspace', id, '--tier', 'pro');
+    expect(moved).toMatchObject({ code: 0, stderr: '' });
+    expect(moved.stdout).toMatch(/^Workspace "Acme" in the .*: tier standard → pro\.$/m);
+    expect((await cli('workspace', 'list')).stdout).toMatch(new RegExp(`^${id}\\s+Acme\\s+pro\\s`, 'm'));
+    const unknown = await cli('workspace', 'tier', '--workspace', 'nosuchworkspace', '--tier', 'free');
+    expect(unknown).toEqual({ code: 1, stdout: '', stderr: 'workspace: no workspace "nosuchworkspace"\n' });
   });
 
   it.each([
@@ -114,6 +120,9 @@ describe('command-line tools', () => {
     [['create', '--name', ' '], '--name must be 1 to 255 characters'],
     [['list', '--name', 'x'], 'list does not take --name'],
     [['delete'], 'unknown command "delete"'],
+    [['tier', '--tier', 'pro'], 'tier needs --workspace <id>'],
+    [['tier', '--workspace', 'x', '--tier', 'gold'], 'tier needs --tier, one of free, standard, pro'],
+    [['list', '--tier', 'pro'], 'list does not take --workspace or --tier'],
   ])('workspace %j fails with the usage text', async (args, message) => {
     const result = await cli('workspace', ...args);
     expect(result).toMatchObject({ code: 2, stdout: '' });

@@ -5,6 +5,7 @@ import { rowsOf } from '#db/queries/rows.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { type Gateway, startGateway } from '#infra/local/gateway.ts';
 import { type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
+import { createRateLimiter } from '#infra/local/rate-limit.ts';
 import { awsEnv, closedPort, lastLine, runCli } from '#test/helpers/cli.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { createTenant } from '#test/helpers/tenants.ts';
@@ -52,6 +53,24 @@ describe('npm run smoke', () => {
       ),
     );
     expect(agents?.n).toBe(2); // one created, one created then replayed
+  });
+
+  it('with --limits checks the 429 past the tier: passes where limits are on, fails where they are off', async () => {
+    const limited = await startGateway({
+      deps: { database: handle, logger: silentLogger },
+      limits: createRateLimiter(),
+    });
+    try {
+      const tenant = await createTenant(handle.db);
+      const on = await runCli('smoke', ['--url', limited.url, '--token', tenant.token, '--limits'], env);
+      expect(on.stdout).toMatch(/^pass {2}limits: .*: \d+ of \d+ refused, Retry-After 1; 200 after it$/m);
+      expect(on.code).toBe(0);
+      const off = await runCli('smoke', ['--url', gateway.url, '--token', tenant.token, '--limits'], env);
+      expect(off.stdout).toMatch(/^FAIL {2}limits: .*600 requests in waves of 150, and not one 429/m);
+      expect(off.code).toBe(1);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('passes with --stage --write, minting its keys through the admin function and revoking them', async () => {

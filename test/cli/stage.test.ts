@@ -57,7 +57,7 @@ describe('the CLIs with --stage', () => {
   it('workspace list shows it', async () => {
     const result = await cli('workspace', 'list', '--stage', 'pr-9');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^${workspaceId}\\s+Acme\\s+\\d{4}-`, 'm'));
+    expect(result.stdout).toMatch(new RegExp(`^${workspaceId}\\s+Acme\\s+standard\\s+\\d{4}-`, 'm'));
   });
 
   it('token create prints a token last that the API accepts', async () => {

@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_TYPES_PATH, renderClientTypes } from '#client/generate.ts';
 import { ApiProblem, createClient, type Session } from '#client/index.ts';
+import { tiers } from '#contract/tiers.ts';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { type Gateway, startGateway } from '#infra/local/gateway.ts';
+import { createRateLimiter } from '#infra/local/rate-limit.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { insertAgent, insertSession } from '#test/helpers/fixtures.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
@@ -229,6 +232,54 @@ describe('client/: the typed TypeScript client', () => {
       const all = await client().agents.list({ q: 'Lost Answer', includeTotal: true });
       expect(all.total).toBe(1);
       expect(all.items[0]?.id).toBe(agent.id);
+    });
+
+    it("retries the gateway's own 429 (a workspace over its tier) after its Retry-After", async () => {
+      // A slow free tier (a token every 2 s), so no token comes back between spending and asking.
+      const slow = { ...tiers, free: { rate: 0.5, burst: 3, dailyQuota: 1_000 } };
+      const limited = await startGateway({
+        deps: { database, logger: silentLogger },
+        limits: createRateLimiter({ tiers: slow }),
+      });
+      try {
+        const free = await createTenant(database.db, { name: 'Free' });
+        await database.db.execute(sql`update workspaces set tier = 'free' where id = ${free.workspaceId}`);
+        const spend = () =>
+          Promise.all(
+            Array.from({ length: slow.free.burst }, () =>
+              fetch(`${limited.url}/agents`, { headers: { authorization: `Bearer ${free.token}` } }).then(
+                (r) => r.body?.cancel(),
+              ),
+            ),
+          );
+        await spend();
+        const once = createClient({ baseUrl: limited.url, token: free.token, retry: { retries: 0 } });
+        const problem = (await once.agents.list().catch((e: unknown) => e)) as ApiProblem;
+        expect(problem).toBeInstanceOf(ApiProblem);
+        expect(problem).toMatchObject({
+          status: 429,
+          type: 'https://voice-agent-admin.dev/problems/rate-limited',
+          retryAfter: 2,
+        });
+        await spend();
+        const waits: number[] = [];
+        const patient = createClient({
+          baseUrl: limited.url,
+          token: free.token,
+          retry: {
+            sleep: (ms) => {
+              waits.push(ms);
+              return new Promise((done) => setTimeout(done, ms));
+            },
+          },
+        });
+        const page = await patient.agents.list();
+        expect(page.items).toEqual([]);
+        expect(waits.length).toBeGreaterThanOrEqual(1);
+        expect(waits.every((ms) => ms === 2000)).toBe(true);
+      } finally {
+        await limited.close();
+      }
     });
 
     it('gives up after the configured retries (0: no retry)', async () => {

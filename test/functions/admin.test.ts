@@ -45,7 +45,12 @@ describe('the admin function', () => {
         await admin({ command: 'workspace.create', name: '  Acme  ' }),
         'workspace.create',
       );
-      expect(workspace).toEqual({ id: expect.any(String), name: 'Acme', createdAt: expect.any(String) });
+      expect(workspace).toEqual({
+        id: expect.any(String),
+        name: 'Acme',
+        tier: 'standard',
+        createdAt: expect.any(String),
+      });
       const [theme] = rowsOf<{ is_default: boolean }>(
         await handle.db.execute(sql`select is_default from themes where workspace_id = ${workspace.id}`),
       );
@@ -63,6 +68,12 @@ describe('the admin function', () => {
       [{ command: 'workspace.create', name: 42 }, 'name', expect.stringMatching(/string/)],
       [{ command: 'workspace.create', name: 'A', owner: 'me' }, 'owner', expect.any(String)],
       [{ command: 'workspace.list', all: true }, 'all', expect.any(String)],
+      [
+        { command: 'workspace.tier', workspaceId: 'x', tier: 'gold' },
+        'tier',
+        'must be one of free, standard, pro',
+      ],
+      [{ command: 'workspace.tier', tier: 'pro' }, 'workspaceId', 'is required'],
     ])('refuses %j as an invalid command naming %s', async (event, path, message) => {
       const before = await count('workspaces');
       const answer = await admin(event);
@@ -75,6 +86,65 @@ describe('the admin function', () => {
         },
       });
       expect(await count('workspaces')).toBe(before);
+    });
+  });
+
+  describe('workspace.tier', () => {
+    it('moves a workspace to another tier, which the authorizer lookup then returns', async () => {
+      const { workspace } = resultOf(
+        await admin({ command: 'workspace.create', name: 'Tiered' }),
+        'workspace.create',
+      );
+      const minted = resultOf(
+        await admin({ command: 'token.create', workspaceId: workspace.id }),
+        'token.create',
+      );
+      const moved = resultOf(
+        await admin({ command: 'workspace.tier', workspaceId: workspace.id, tier: 'free' }),
+        'workspace.tier',
+      );
+      expect(moved).toEqual({ workspace: { ...workspace, tier: 'free' }, previousTier: 'standard' });
+      expect(await authenticate(handle.sql, minted.token)).toMatchObject({ tier: 'free' });
+      const { workspaces } = resultOf(await admin({ command: 'workspace.list' }), 'workspace.list');
+      expect(workspaces.find((w) => w.id === workspace.id)?.tier).toBe('free');
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          command: 'workspace.tier',
+          workspaceId: workspace.id,
+          outcome: 'ok',
+        }),
+      );
+    });
+
+    it('answers not-found for an unknown workspace', async () => {
+      const answer = await admin({ command: 'workspace.tier', workspaceId: 'nosuchworkspace', tier: 'pro' });
+      expect(answer).toEqual({
+        ok: false,
+        error: { code: 'not-found', message: 'no workspace "nosuchworkspace"' },
+      });
+    });
+
+    it('places the API key in the usage plans: standard on create, the new tier on a move', async () => {
+      const placed: string[] = [];
+      const withPlans = build(
+        { database: handle, logger },
+        { ...preview, usagePlanKeys: { place: async (id, tier) => void placed.push(`${id} ${tier}`) } },
+      );
+      const { workspace } = resultOf(
+        await withPlans({ command: 'workspace.create', name: 'Planned' }),
+        'workspace.create',
+      );
+      resultOf(
+        await withPlans({ command: 'workspace.tier', workspaceId: workspace.id, tier: 'pro' }),
+        'workspace.tier',
+      );
+      expect(placed).toEqual([`${workspace.id} standard`, `${workspace.id} pro`]);
+      const failing = build(
+        { database: handle, logger },
+        { ...preview, usagePlanKeys: { place: () => Promise.reject(new Error('throttled')) } },
+      );
+      const answer = await failing({ command: 'workspace.tier', workspaceId: workspace.id, tier: 'free' });
+      expect(answer).toEqual({ ok: false, error: { code: 'internal', message: expect.any(String) } });
     });
   });
 

@@ -45,8 +45,17 @@ describe('the bearer authorizer', () => {
         principalId: tenant.principalId,
         keyId: tenant.keyId,
         scopes: 'sessions:read',
+        tier: 'standard',
+        usageIdentifierKey: `vaw_${tenant.workspaceId}`,
       },
     });
+  });
+
+  it("returns the workspace's current tier", async () => {
+    const other = await createTenant(handle.db);
+    await handle.db.execute(sql`update workspaces set tier = 'pro' where id = ${other.workspaceId}`);
+    const answer = await authorize(authorizerEvent(`Bearer ${other.token}`));
+    expect(answer.context).toMatchObject({ workspaceId: other.workspaceId, tier: 'pro' });
   });
 
   it('accepts the scheme in any case', async () => {

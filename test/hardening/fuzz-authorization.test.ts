@@ -108,6 +108,8 @@ describe('fuzzing the Authorization header', () => {
             principalId: as.principalId,
             keyId: as.keyId,
             scopes: 'agents:read agents:write sessions:read',
+            tier: 'standard',
+            usageIdentifierKey: `vaw_${as.workspaceId}`,
           });
         } else {
           expect(decision.context).toEqual({});

@@ -33,7 +33,7 @@ describe.each([
       resources[
         logicalId(
           synth.stack,
-          [...synth.stack.functions.byRoute.values()][0] ?? synth.stack.functions.authorizer,
+          [...synth.stack.functions.functionByRoute.values()][0] ?? synth.stack.functions.authorizerFunction,
         )
       ];
     const admin = resources[adminId];

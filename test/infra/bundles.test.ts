@@ -13,8 +13,8 @@ function bundleDirs(synth: Synthesised): Map<string, string> {
   const resources = resourcesOf(synth.template);
   const { functions, migrations } = synth.stack;
   const named = [
-    ...[...functions.byRoute].map(([route, fn]) => [route.name, fn] as const),
-    [authorizer.name, functions.authorizer] as const,
+    ...[...functions.functionByRoute].map(([route, fn]) => [route.name, fn] as const),
+    [authorizer.name, functions.authorizerFunction] as const,
     ['admin', functions.admin] as const,
     ['migrate', migrations.function] as const,
   ];
@@ -73,8 +73,8 @@ describe('the bundles a real synth builds with the local esbuild', () => {
   it('leave Drizzle, the tables and PGlite out of the route functions and the authorizer, and cuid2 out of all but the one that makes ids', () => {
     const { functions } = synth.stack;
     const named = [
-      ...[...functions.byRoute].map(([route, fn]) => [route.name, fn] as const),
-      [authorizer.name, functions.authorizer] as const,
+      ...[...functions.functionByRoute].map(([route, fn]) => [route.name, fn] as const),
+      [authorizer.name, functions.authorizerFunction] as const,
     ];
     for (const [name, fn] of named) {
       const map = readFileSync(join(maps, fn.node.path, 'index.mjs.map'), 'utf8');

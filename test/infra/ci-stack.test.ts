@@ -37,6 +37,7 @@ describe('the deploy identity stack', () => {
   it.each([
     ['previewRole', 'preview'],
     ['prodRole', 'production'],
+    ['prodPlanRole', 'production-plan'],
   ] as const)('trusts %s only for the repository and the %s environment', (key, environment) => {
     const trust = roleOf(stack[key]).AssumeRolePolicyDocument.Statement;
     expect(trust).toHaveLength(1);
@@ -69,6 +70,39 @@ describe('the deploy identity stack', () => {
       'function:VoiceAgentAdmin-prod-*',
     );
     expect(statement(stack.prodRole, 'NeverProd')).toBeUndefined();
+  });
+
+  it('lets the preview role list every stack (npm run stage -- list, the reaper) and protect the preview base', () => {
+    expect(statement(stack.previewRole, 'ListStacks')).toMatchObject({
+      Effect: 'Allow',
+      Resource: '*',
+      Action: expect.arrayContaining(['cloudformation:DescribeStacks', 'cloudformation:ListStacks']),
+    });
+    // The base (VoiceAgentAdmin-previews) is created with termination protection.
+    expect(statement(stack.previewRole, 'OwnStacks').Action).toContain(
+      'cloudformation:UpdateTerminationProtection',
+    );
+    for (const role of [stack.prodRole, stack.prodPlanRole]) {
+      expect(statement(role, 'ListStacks').Action).not.toContain('cloudformation:DescribeStacks');
+    }
+  });
+
+  it('lets the prod plan role prepare a change set but not execute it, nor delete the stack', () => {
+    const plan = statement(stack.prodPlanRole, 'OwnStacks');
+    expect(plan.Action).toContain('cloudformation:CreateChangeSet');
+    expect(plan.Action).toContain('cloudformation:DescribeChangeSet');
+    for (const action of [
+      'ExecuteChangeSet',
+      'DeleteStack',
+      'SetStackPolicy',
+      'UpdateTerminationProtection',
+    ]) {
+      expect(plan.Action).not.toContain(`cloudformation:${action}`);
+      expect(statement(stack.prodRole, 'OwnStacks').Action).toContain(`cloudformation:${action}`);
+    }
+    expect(statement(stack.prodPlanRole, 'InvokeAdmin')).toBeUndefined();
+    expect(text(plan.Resource)).toContain('stack/VoiceAgentAdmin-prod/*');
+    expect(text(plan.Resource)).not.toContain('VoiceAgentAdmin-*');
   });
 
   it('can rely on the stage tag: the API stack carries it as a stack tag, which CloudFormation copies onto nested stacks', () => {

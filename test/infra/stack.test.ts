@@ -23,7 +23,7 @@ const stages = [
     minCapacity: 0.5,
     maxCapacity: 8,
     instances: 2,
-    counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 10, 'AWS::CloudWatch::Alarm': 19 },
+    counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 13, 'AWS::CloudWatch::Alarm': 24 },
   },
   // The disposable stage with a cluster of its own (branch previews: test/infra/previews.test.ts).
   {
@@ -36,7 +36,7 @@ const stages = [
     minCapacity: 0.5,
     maxCapacity: 2,
     instances: 1,
-    counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 10, 'AWS::CloudWatch::Alarm': 19 },
+    counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 12, 'AWS::CloudWatch::Alarm': 24 },
   },
 ] as const;
 
@@ -54,7 +54,14 @@ describe.each(stages)('the $stage stack', (expected) => {
 
   it('has the expected resources', () => {
     const counts = {
-      'AWS::Lambda::Function': 8, // 6 of ours + the trigger's and the default-SG custom resource providers
+      // 6 of ours, the pre-traffic hook (its role and CodeDeploy's are 2 roles more; prod's backup role 1), the trigger's and the default-SG custom resource providers
+      'AWS::Lambda::Function': 9,
+      // Routes and authorizer: a version behind a `live` alias, released by its own deployment group
+      // (and the migration function's version, which the trigger invokes)
+      'AWS::Lambda::Version': routeList.length + 2,
+      'AWS::Lambda::Alias': routeList.length + 1,
+      'AWS::CodeDeploy::Application': 1,
+      'AWS::CodeDeploy::DeploymentGroup': routeList.length + 1,
       'AWS::ApiGatewayV2::Api': 1,
       'AWS::ApiGatewayV2::Route': routeList.length,
       'AWS::ApiGatewayV2::Integration': routeList.length,
@@ -71,8 +78,8 @@ describe.each(stages)('the $stage stack', (expected) => {
       'AWS::EC2::InternetGateway': 0,
       'AWS::SNS::Topic': 1,
       'AWS::SNS::Subscription': 1,
-      // 6 functions of ours, 2 providers, the hosted rotation function, access logs, flow logs
-      'AWS::Logs::LogGroup': 11,
+      // 6 functions of ours, the hook, 2 providers, the hosted rotation function, access logs, flow logs
+      'AWS::Logs::LogGroup': 12,
       'Custom::Trigger': 1,
       ...expected.counts,
     };
@@ -89,7 +96,10 @@ describe.each(stages)('the $stage stack', (expected) => {
         VpcConfig: { SubnetIds: expect.any(Array), SecurityGroupIds: expect.any(Array) },
       });
     }
-    for (const fn of [...synth.stack.functions.byRoute.values(), synth.stack.functions.authorizer]) {
+    for (const fn of [
+      ...synth.stack.functions.functionByRoute.values(),
+      synth.stack.functions.authorizerFunction,
+    ]) {
       // Above the database deadline (so the handler answers 503 itself), under API Gateway's 30 s.
       const timeout = resources[logicalId(synth.stack, fn)]?.Properties.Timeout;
       expect(timeout * 1000).toBeGreaterThan(REQUEST_TIMEOUT_MS);
@@ -120,7 +130,7 @@ describe.each(stages)('the $stage stack', (expected) => {
       resources[logicalId(synth.stack, fn.role?.node.tryFindChild('DefaultPolicy') as never)]?.Properties
         .PolicyDocument.Statement;
     for (const fn of functions.all) expect(statementsOf(fn)).toEqual([tracing, connectAsApp]);
-    const connectArn = JSON.stringify(statementsOf(functions.authorizer)[1].Resource);
+    const connectArn = JSON.stringify(statementsOf(functions.authorizerFunction)[1].Resource);
     expect(connectArn).toContain(':dbuser:');
     expect(statementsOf(migrations.function)).toEqual([tracing, read(master)]);
     // Nothing else in the template may read the master secret (the hosted rotation function lives outside it).
@@ -223,9 +233,9 @@ describe.each(stages)('the $stage stack', (expected) => {
     });
   });
 
-  it('routes every row of the route table to its own function, behind the authorizer', () => {
+  it("routes every row of the route table to its own function's live alias, behind the authorizer", () => {
     const authorizerId = idsOfType(synth.template, 'AWS::ApiGatewayV2::Authorizer')[0];
-    for (const [route, fn] of synth.stack.functions.byRoute) {
+    for (const [route, alias] of synth.stack.functions.byRoute) {
       const [, apiRoute] = Object.entries(resources).find(
         ([, r]) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === routeKey(route),
       ) ?? [undefined, undefined];
@@ -235,7 +245,7 @@ describe.each(stages)('the $stage stack', (expected) => {
       });
       const integrationId = apiRoute?.Properties.Target['Fn::Join'][1][1].Ref;
       expect(resources[integrationId]?.Properties.IntegrationUri).toEqual({
-        'Fn::GetAtt': [logicalId(synth.stack, fn), 'Arn'],
+        Ref: logicalId(synth.stack, alias),
       });
     }
   });
@@ -380,7 +390,7 @@ describe('the prod stack only', () => {
     expect(acu).toMatchObject({ Threshold: 8, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
     const durations = alarms.filter((a) => a.MetricName === 'Duration');
     // Every function behind the API; the admin function, invoked by hand, has none.
-    expect(durations).toHaveLength(synth.stack.functions.byRoute.size + 1);
+    expect(durations).toHaveLength(synth.stack.functions.functionByRoute.size + 1);
     for (const d of durations) {
       const timeoutMs = resources[d.Dimensions[0].Value.Ref]?.Properties.Timeout * 1000;
       expect(d.Threshold).toBe(Math.floor(timeoutMs * 0.8));

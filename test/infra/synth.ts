@@ -28,6 +28,7 @@ export function synthesise(
     bundle?: boolean;
     /** Prod refuses to synthesise without one: a placeholder unless a test says otherwise. */
     alarmEmail?: string;
+    alarmHttpsUrl?: string;
     proxy?: boolean;
     extend?: (stack: AdminApiStack) => void;
   } = {},
@@ -39,6 +40,7 @@ export function synthesise(
   });
   const config = stageConfig(stage, {
     alarmEmail: 'alarmEmail' in options ? options.alarmEmail : 'alarms@example.com',
+    alarmHttpsUrl: options.alarmHttpsUrl,
     proxy: options.proxy,
   });
   const stack = defineApp(app, config);

@@ -65,21 +65,70 @@ describe('the deploy workflow', () => {
     expect(test.steps.some((s) => s.run === 'npm test' && !s.env)).toBe(true);
     expect(runs(test)).toContain('npm run check');
     expect(deploy.jobs.preview?.needs).toBe('test');
-    expect(deploy.jobs.prod?.needs).toBe('test');
+    expect(deploy.jobs['prod-plan']?.needs).toBe('test');
   });
 
-  it('deploys prod only from main, through the production environment and the prod role, after a diff in the summary', () => {
+  it('deploys prod only from main: a change set prepared and published, then approved, then executed', () => {
+    const plan = deploy.jobs['prod-plan'] as Job;
     const prod = deploy.jobs.prod as Job;
-    expect(prod.if).toBe("github.ref == 'refs/heads/main'");
+    expect(plan.if).toBe("github.ref == 'refs/heads/main'");
+    expect(prod.if).toContain("github.ref == 'refs/heads/main'");
+    // The plan job has no reviewers' gate and a role that cannot execute; the gate is on the second job.
+    expect(plan.environment).toBe('production-plan');
+    expect(roleOf(plan)).toBe(expression('vars.AWS_PROD_PLAN_ROLE_ARN'));
     expect(prod.environment).toBe('production');
     expect(roleOf(prod)).toBe(expression('vars.AWS_PROD_ROLE_ARN'));
-    const diff = indexOfRun(prod, 'npm run --silent diff -- -c stage=prod');
-    const deployed = indexOfRun(prod, 'npm run deploy -- -c stage=prod');
-    expect(diff).toBeGreaterThanOrEqual(0);
-    expect(deployed).toBeGreaterThan(diff);
-    expect(prod.steps[diff]?.run).toContain('GITHUB_STEP_SUMMARY');
-    expect(prod.steps[deployed]?.run).toContain('alarmEmail=$ALARM_EMAIL');
-    expect(indexOfRun(prod, 'npm run smoke -- --stage prod')).toBeGreaterThan(deployed);
+    // The approval (the environment of `prod`) can only come once `prod-plan` has finished…
+    expect(prod.needs).toBe('prod-plan');
+    expect(prod.if).toContain("needs.prod-plan.outputs.change-set != ''");
+    // …and `prod-plan` prepares, never executes, and writes the change set to the summary.
+    const prepare = indexOfRun(plan, '--method=prepare-change-set');
+    expect(prepare).toBeGreaterThanOrEqual(0);
+    const prepared = plan.steps[prepare]?.run ?? '';
+    expect(prepared).toContain('npm run deploy -- -c stage=prod');
+    expect(prepared).toContain('--change-set-name "$CHANGE_SET"');
+    expect(prepared).toMatch(/describe-change-set[^\n]*--change-set-name "\$CHANGE_SET"/);
+    expect(prepared).toMatch(
+      /npm run --silent change-set -- summary < change-set\.json >> "\$GITHUB_STEP_SUMMARY"/,
+    );
+    expect(prepared).toContain('echo "change-set=$CHANGE_SET" >> "$GITHUB_OUTPUT"');
+    expect(runs(plan)).not.toMatch(/execute-change-set|--method=direct|--method=change-set/);
+    expect((plan as { outputs?: Record<string, string> }).outputs?.['change-set']).toBe(
+      expression('steps.prepare.outputs.change-set'),
+    );
+    expect(plan.steps[prepare]?.id).toBe('prepare');
+    const diff = indexOfRun(plan, 'npm run --silent diff -- -c stage=prod');
+    expect(plan.steps[diff]?.run).toContain('GITHUB_STEP_SUMMARY');
+    // The approved job executes the very change set named by the plan, and synthesises nothing new.
+    expect((prod as { env?: Record<string, string> }).env?.CHANGE_SET).toBe(
+      expression('needs.prod-plan.outputs.change-set'),
+    );
+    const executed = indexOfRun(prod, '--method=execute-change-set --change-set-name "$CHANGE_SET"');
+    expect(executed).toBeGreaterThanOrEqual(0);
+    expect(runs(prod)).not.toMatch(/prepare-change-set|npm run deploy -- -c stage=prod/);
+    // The stack policy is in place before the change set runs.
+    const policy = indexOfRun(prod, 'set-stack-policy');
+    expect(policy).toBeGreaterThanOrEqual(0);
+    expect(policy).toBeLessThan(executed);
+    expect(prod.steps[policy]?.run).toContain('--stack-policy-body file://infra/stack-policy.json');
+    expect(indexOfRun(prod, 'npm run smoke -- --stage prod')).toBeGreaterThan(executed);
+  });
+
+  it('ships a stack policy that refuses to replace or delete the cluster, the secrets and their key', () => {
+    const policy = JSON.parse(readFileSync(join(repoRoot, 'infra', 'stack-policy.json'), 'utf8'));
+    const deny = policy.Statement.find((s: { Effect: string }) => s.Effect === 'Deny');
+    expect(deny).toMatchObject({ Principal: '*', Resource: '*' });
+    expect([deny.Action].flat().sort()).toEqual(['Update:Delete', 'Update:Replace']);
+    expect(deny.Condition.StringEquals.ResourceType).toEqual(
+      expect.arrayContaining(['AWS::RDS::DBCluster', 'AWS::SecretsManager::Secret']),
+    );
+    // Without an Allow, a stack policy denies every update.
+    expect(policy.Statement).toContainEqual({
+      Effect: 'Allow',
+      Principal: '*',
+      Action: 'Update:*',
+      Resource: '*',
+    });
   });
 
   it('deploys every other branch as a preview with the preview role, never prod', () => {
@@ -141,13 +190,17 @@ describe('the deploy workflow', () => {
       'cancel-in-progress': false,
     });
     expect(deploy.jobs.prod?.concurrency).toEqual({ group: 'stack-prod', 'cancel-in-progress': false });
+    expect(deploy.jobs['prod-plan']?.concurrency).toEqual({
+      group: 'plan-prod',
+      'cancel-in-progress': false,
+    });
     expect(deploy.jobs.test?.steps.find((s) => s.id === 'stage')?.run).toContain(
       'npm run --silent stage -- name',
     );
   });
 
   it('runs only npm scripts that exist', () => {
-    const jobs = [deploy.jobs.test, deploy.jobs.preview, deploy.jobs.prod, reaper.jobs.reap] as Job[];
+    const jobs = [...Object.values(deploy.jobs), reaper.jobs.reap] as Job[];
     const used = [
       ...jobs
         .map(runs)

@@ -1,0 +1,111 @@
+import { Aws } from 'aws-cdk-lib';
+import { Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { STACK_PREFIX } from './stage-name.ts';
+
+/**
+ * The two managed policies each account (preview, prod) holds, created by the deploy-identity
+ * stack (infra/ci-stack.ts) before the account is bootstrapped:
+ * - the CloudFormation execution policy, passed to `cdk bootstrap --cloudformation-execution-policies`
+ *   instead of AdministratorAccess: only the services the API stacks use;
+ * - the permissions boundary every role of the API stacks carries (infra/stack.ts), so that no
+ *   function, provider or hook role can ever do more than these services, whatever its policies say.
+ */
+export const EXECUTION_POLICY_NAME = `${STACK_PREFIX}-cfn-execution`;
+export const BOUNDARY_POLICY_NAME = `${STACK_PREFIX}-role-boundary`;
+
+/**
+ * The IAM service prefix of each CloudFormation namespace the stacks use: a resource type whose
+ * namespace is missing here fails test/infra/account-policies.test.ts, so a new kind of resource
+ * is a decision about what the accounts allow, not a surprise at deploy time.
+ */
+export const SERVICES_BY_NAMESPACE: Readonly<Record<string, readonly string[]>> = {
+  'AWS::ApiGateway': ['apigateway'],
+  'AWS::ApiGatewayV2': ['apigateway'],
+  'AWS::Backup': ['backup', 'backup-storage'],
+  'AWS::CloudFormation': ['cloudformation'],
+  'AWS::CloudWatch': ['cloudwatch'],
+  'AWS::CodeDeploy': ['codedeploy'],
+  'AWS::EC2': ['ec2'],
+  'AWS::Events': ['events'],
+  'AWS::IAM': ['iam'],
+  'AWS::KMS': ['kms'],
+  'AWS::Lambda': ['lambda'],
+  'AWS::Logs': ['logs'],
+  'AWS::RDS': ['rds'],
+  'AWS::SecretsManager': ['secretsmanager', 'serverlessrepo'],
+  'AWS::SNS': ['sns'],
+  'AWS::SSM': ['ssm'],
+  // Custom resources are Lambda-backed: CloudFormation invokes their provider functions.
+  Custom: ['lambda'],
+  // CDK's own version metadata: no API call.
+  'AWS::CDK': [],
+};
+
+/** `AWS::RDS::DBCluster` → `AWS::RDS`; `Custom::Trigger` → `Custom`. */
+export const namespaceOf = (type: string) =>
+  type.startsWith('Custom::') ? 'Custom' : type.split('::').slice(0, 2).join('::');
+
+const services = () => [...new Set(Object.values(SERVICES_BY_NAMESPACE).flat())].sort();
+
+export function executionPolicyDocument(): PolicyDocument {
+  return new PolicyDocument({
+    statements: [
+      new PolicyStatement({
+        sid: 'StackServices',
+        actions: services().map((service) => `${service}:*`),
+        resources: ['*'],
+      }),
+      // Roles are created by the stacks (functions, providers, CodeDeploy, the backup plan); never users or keys.
+      new PolicyStatement({
+        sid: 'NoUsers',
+        effect: Effect.DENY,
+        actions: ['iam:CreateUser', 'iam:CreateAccessKey', 'iam:CreateLoginProfile', 'iam:CreateGroup'],
+        resources: ['*'],
+      }),
+      // Nothing may loosen the boundaries or the policies that hold them.
+      new PolicyStatement({
+        sid: 'KeepBoundaries',
+        effect: Effect.DENY,
+        actions: [
+          'iam:DeleteRolePermissionsBoundary',
+          'iam:CreatePolicyVersion',
+          'iam:DeletePolicy',
+          'iam:DeletePolicyVersion',
+          'iam:SetDefaultPolicyVersion',
+        ],
+        resources: [policyArn(BOUNDARY_POLICY_NAME), policyArn(EXECUTION_POLICY_NAME), roleArn('*')],
+      }),
+    ],
+  });
+}
+
+/** What any role of the API stacks may ever do: the runtime services, and no IAM, accounts or organisations. */
+export function boundaryPolicyDocument(): PolicyDocument {
+  return new PolicyDocument({
+    statements: [
+      new PolicyStatement({
+        sid: 'RuntimeServices',
+        actions: [
+          'backup:*',
+          'cloudwatch:*',
+          'codedeploy:*',
+          'ec2:*',
+          'kms:*',
+          'lambda:*',
+          'logs:*',
+          'rds:*',
+          'rds-db:*',
+          'secretsmanager:*',
+          'sns:*',
+          'ssm:GetParameter*',
+          'xray:*',
+          'tag:GetResources',
+        ],
+        resources: ['*'],
+      }),
+    ],
+  });
+}
+
+const policyArn = (name: string) => `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:policy/${name}`;
+const roleArn = (name: string) => `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}`;

@@ -1,0 +1,121 @@
+import { join } from 'node:path';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { type Alias, Architecture, type CfnFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { repoRoot, type StageConfig } from '../stage.ts';
+import { constructId } from './functions.ts';
+import { BUNDLING } from './lambda.ts';
+
+export const PRE_TRAFFIC_ENTRY = 'functions/pre-traffic.ts';
+
+export interface ReleasesProps {
+  readonly config: StageConfig;
+  /** Function name (route name, `authorizer`) → its `live` alias. */
+  readonly aliases: ReadonlyMap<string, Alias>;
+  /** Function name → the alarms that roll its release back. */
+  readonly alarms: ReadonlyMap<string, readonly IAlarm[]>;
+}
+
+/**
+ * Every API-invoked function (routes and authorizer) is released by CodeDeploy: a deploy publishes
+ * a new version, the pre-traffic hook (functions/pre-traffic.ts) probes it, then the `live` alias
+ * moves to it, on prod 10 % for 5 minutes first. An error or duration alarm of the function in the
+ * meantime moves the alias back, as does a failed deployment or a failed probe.
+ */
+export class Releases extends Construct {
+  readonly application: LambdaApplication;
+  readonly preTraffic: NodejsFunction;
+  readonly groups = new Map<string, LambdaDeploymentGroup>();
+
+  constructor(scope: Construct, id: string, { config, aliases, alarms }: ReleasesProps) {
+    super(scope, id);
+    this.application = new LambdaApplication(this, 'Application');
+    // Outside the VPC: it only calls the CodeDeploy and Lambda APIs (the isolated subnets reach neither).
+    this.preTraffic = new NodejsFunction(this, 'PreTraffic', {
+      entry: join(repoRoot, PRE_TRAFFIC_ENTRY),
+      handler: 'handler',
+      projectRoot: repoRoot,
+      depsLockFilePath: join(repoRoot, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 256,
+      timeout: Duration.minutes(2),
+      description: 'CodeDeploy pre-traffic hook: probes each new API function version before it gets traffic',
+      loggingFormat: LoggingFormat.JSON,
+      logGroup: new LogGroup(this, 'PreTrafficLogs', {
+        retention: config.logRetention,
+        removalPolicy: config.removalPolicy,
+      }),
+      bundling: (({ sourceMap: _, sourceMapMode: __, ...rest }) => rest)(BUNDLING),
+    });
+    const deploymentConfig =
+      config.release === 'canary'
+        ? LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES
+        : LambdaDeploymentConfig.ALL_AT_ONCE;
+    // One service role for every group (CodeDeploy's own managed policy for Lambda deployments).
+    const role = new Role(this, 'DeployRole', {
+      assumedBy: new ServicePrincipal('codedeploy.amazonaws.com'),
+      managedPolicies: [
+        ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSCodeDeployRoleForLambdaLimited'),
+      ],
+    });
+    for (const [name, alias] of aliases) {
+      const group = new LambdaDeploymentGroup(this, constructId(name), {
+        application: this.application,
+        alias,
+        deploymentConfig,
+        alarms: [...(alarms.get(name) ?? [])],
+        preHook: this.preTraffic,
+        role,
+      });
+      // The hook invokes the version being released (the function and any of its versions).
+      alias.version.lambda.grantInvoke(this.preTraffic);
+      this.groups.set(name, group);
+    }
+    const stack = Stack.of(this);
+    const { partition, region, account } = stack;
+    this.preTraffic.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget'],
+        resources: [
+          `arn:${partition}:codedeploy:${region}:${account}:deploymentgroup:${this.application.applicationName}/*`,
+        ],
+      }),
+    );
+    const versionsOf = (fn: { node: { defaultChild?: unknown } }) =>
+      `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(fn.node.defaultChild as CfnFunction)}.Arn>:*]`;
+    Validations.of(this).acknowledge(
+      ...[...aliases.values()].map((alias) => ({
+        id: versionsOf(alias.version.lambda),
+        reason:
+          'The hook invokes the version being released: a version ARN is the function ARN plus its number',
+      })),
+      {
+        id: versionsOf(this.preTraffic),
+        reason: 'CodeDeploy invokes the hook (CDK grants the function and its versions)',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:codedeploy:<AWS::Region>:<AWS::AccountId>:deploymentgroup:<${stack.getLogicalId(this.application.node.defaultChild as never)}>/*]`,
+        reason:
+          "The hook reads the targets of this application's deployments only; group names are generated",
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
+        reason: "CodeDeploy's own policy for Lambda deployments: it may only shift aliases and invoke hooks",
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: 'AWS-managed log writes for the pre-traffic hook',
+      },
+      {
+        id: 'AwsSolutions-L1',
+        reason: 'Node.js 22 on purpose: the version the code is written and tested for (docs/decisions.md)',
+      },
+    );
+  }
+}

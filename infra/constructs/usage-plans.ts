@@ -1,0 +1,79 @@
+/**
+ * Per-workspace limits, deployed: one API Gateway usage plan per tier of contract/tiers.ts, with
+ * its throttle (rate, burst) and daily quota. The REST API takes its API keys from the authorizer
+ * (API key source AUTHORIZER): the authorizer answers the workspace's usage identifier, the value of
+ * the one API key per workspace that the admin function keeps in its tier's plan
+ * (functions/usage-plan-keys.ts). Usage plans only meter methods that require an API key, so every
+ * method behind the authorizer is marked so; callers never send an `x-api-key` themselves.
+ */
+import { Aspects, Stack } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { Construct, type IConstruct } from 'constructs';
+import { type TierName, tierNames, tiers } from '#contract/tiers.ts';
+import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
+
+export interface UsagePlansProps {
+  api: apigateway.RestApi;
+  stage: apigateway.Stage;
+}
+
+export class UsagePlans extends Construct {
+  readonly plans: Readonly<Record<TierName, apigateway.UsagePlan>>;
+
+  constructor(scope: Construct, id: string, { api, stage }: UsagePlansProps) {
+    super(scope, id);
+    (api.node.defaultChild as apigateway.CfnRestApi).apiKeySourceType = 'AUTHORIZER';
+    Aspects.of(api).add({
+      visit(node: IConstruct) {
+        if (node instanceof apigateway.CfnMethod && node.authorizationType === 'CUSTOM') {
+          node.apiKeyRequired = true;
+        }
+      },
+    });
+    const plans = {} as Record<TierName, apigateway.UsagePlan>;
+    for (const tier of tierNames) {
+      const { rate, burst, dailyQuota } = tiers[tier];
+      plans[tier] = new apigateway.UsagePlan(this, tier, {
+        name: `${Stack.of(this).stackName}-${tier}`,
+        description: `Tier "${tier}" (contract/tiers.ts): ${rate} req/s, burst ${burst}, ${dailyQuota} a day`,
+        throttle: { rateLimit: rate, burstLimit: burst },
+        quota: { limit: dailyQuota, period: apigateway.Period.DAY },
+        apiStages: [{ api, stage }],
+      });
+    }
+    this.plans = plans;
+  }
+
+  /** Each tier's plan id, for USAGE_PLAN_IDS_ENV. */
+  planIdsJson(): string {
+    const ids = Object.fromEntries(tierNames.map((tier) => [tier, this.plans[tier].usagePlanId]));
+    return Stack.of(this).toJsonString(ids);
+  }
+
+  /**
+   * Lets the admin function keep the per-workspace keys: create and find API keys, and add or
+   * remove them in these plans only. API Gateway's IAM resources are paths, not key ids.
+   */
+  grantKeyManagement(fn: lambda.Function) {
+    fn.addEnvironment(USAGE_PLAN_IDS_ENV, this.planIdsJson());
+    const { region, partition } = Stack.of(this);
+    const path = (p: string) => `arn:${partition}:apigateway:${region}::${p}`;
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['apigateway:GET', 'apigateway:POST'],
+        resources: [path('/apikeys')],
+      }),
+    );
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['apigateway:GET', 'apigateway:POST', 'apigateway:DELETE'],
+        resources: tierNames.flatMap((tier) => {
+          const planId = this.plans[tier].usagePlanId;
+          return [path(`/usageplans/${planId}/keys`), path(`/usageplans/${planId}/keys/*`)];
+        }),
+      }),
+    );
+  }
+}

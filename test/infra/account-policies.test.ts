@@ -1,0 +1,95 @@
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  BOUNDARY_POLICY_NAME,
+  EXECUTION_POLICY_NAME,
+  namespaceOf,
+  SERVICES_BY_NAMESPACE,
+} from '#infra/account-policies.ts';
+import { type CiIdentityStack, defineCiApp } from '#infra/ci-stack.ts';
+import { resourcesOf, synthesise, synthesiseBase } from './synth.ts';
+
+// Prod, a branch preview on the preview base, the base itself, and staging (prod's database path on
+// a cluster of its own).
+const stacks = [
+  ['prod', {}],
+  ['feature-x', {}],
+  ['staging', { proxy: true }],
+] as const;
+type Named = [string, Template];
+
+describe('the shipped account policies', () => {
+  let ci: CiIdentityStack;
+  let templates: Named[];
+  beforeAll(() => {
+    ci = defineCiApp(new App(), { repository: 'example-org/voice-agent-admin-api' });
+    templates = [
+      ...stacks.map(([stage, options]): Named => [stage, synthesise(stage, options).template]),
+      ['previews', synthesiseBase().template],
+    ];
+  });
+  const policyNamed = (name: string) => {
+    const found = Object.values(resourcesOf(Template.fromStack(ci))).find(
+      (r) => r.Type === 'AWS::IAM::ManagedPolicy' && r.Properties.ManagedPolicyName === name,
+    );
+    expect(found, name).toBeDefined();
+    return found?.Properties.PolicyDocument.Statement as {
+      Sid: string;
+      Effect: string;
+      Action: string | string[];
+    }[];
+  };
+
+  it('lets CloudFormation use every service behind every resource type the stacks create', () => {
+    const allowed = new Set(
+      policyNamed(EXECUTION_POLICY_NAME)
+        .filter((s) => s.Effect === 'Allow')
+        .flatMap((s) => [s.Action].flat()),
+    );
+    for (const [stage, template] of templates) {
+      const types = new Set(Object.values(resourcesOf(template)).map((r) => r.Type));
+      expect(types.size, stage).toBeGreaterThan(20);
+      for (const type of types) {
+        const services = SERVICES_BY_NAMESPACE[namespaceOf(type)];
+        expect(services, `${stage}: ${type} has no entry in SERVICES_BY_NAMESPACE`).toBeDefined();
+        for (const service of services ?? []) expect(allowed, `${stage}: ${type}`).toContain(`${service}:*`);
+      }
+    }
+    // The kinds only the preview base or a branch preview has are among those checked.
+    const checked = new Set(templates.flatMap(([, t]) => Object.values(resourcesOf(t)).map((r) => r.Type)));
+    for (const type of [
+      'Custom::PreviewDatabase',
+      'AWS::RDS::DBClusterParameterGroup',
+      'AWS::EC2::FlowLog',
+    ]) {
+      expect(checked, type).toContain(type);
+    }
+  });
+
+  it('allows no service the stacks do not use, and no IAM users or keys', () => {
+    const statements = policyNamed(EXECUTION_POLICY_NAME);
+    const allowed = statements.filter((s) => s.Effect === 'Allow').flatMap((s) => [s.Action].flat());
+    const used = new Set(Object.values(SERVICES_BY_NAMESPACE).flat());
+    for (const action of allowed) expect(used).toContain(action.split(':')[0]);
+    expect(allowed).not.toContain('*');
+    const noUsers = statements.find((s) => s.Sid === 'NoUsers');
+    expect(noUsers?.Effect).toBe('Deny');
+    expect(noUsers?.Action).toEqual(expect.arrayContaining(['iam:CreateUser', 'iam:CreateAccessKey']));
+  });
+
+  it('puts every role the stacks create inside the boundary, which grants no IAM', () => {
+    for (const [stage, template] of templates) {
+      const roles = Object.entries(resourcesOf(template)).filter(([, r]) => r.Type === 'AWS::IAM::Role');
+      // The base: flow logs and the default-SG provider only.
+      expect(roles.length, stage).toBeGreaterThan(stage === 'previews' ? 1 : 5);
+      for (const [id, role] of roles) {
+        expect(JSON.stringify(role.Properties.PermissionsBoundary), `${stage}: ${id}`).toContain(
+          `:policy/${BOUNDARY_POLICY_NAME}`,
+        );
+      }
+    }
+    const boundary = policyNamed(BOUNDARY_POLICY_NAME).flatMap((s) => [s.Action].flat());
+    expect(boundary.filter((a) => a.startsWith('iam:') || a === '*')).toEqual([]);
+  });
+});

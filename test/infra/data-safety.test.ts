@@ -1,0 +1,98 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PROTECTED_VAULT_ACTIONS } from '#infra/constructs/data-safety.ts';
+import {
+  idsOfType,
+  logicalId,
+  type Resources,
+  resourcesOf,
+  type Synthesised,
+  synthesise,
+  synthesiseBase,
+} from './synth.ts';
+
+// Stacks with a cluster of their own; a branch preview's database is on the preview base (below).
+describe.each(['prod', 'staging'])('data safety of the %s stack', (stage) => {
+  let synth: Synthesised;
+  let resources: Resources;
+  beforeAll(() => {
+    synth = synthesise(stage);
+    resources = resourcesOf(synth.template);
+  });
+  const dataKey = () => {
+    if (!synth.stack.dataKey) throw new Error(`${stage} has no data key`);
+    return synth.stack.dataKey.key;
+  };
+  const keyRef = () => ({ 'Fn::GetAtt': [logicalId(synth.stack, dataKey()), 'Arn'] });
+
+  it('encrypts the cluster and the master secret with its own rotating KMS key', () => {
+    const keyId = logicalId(synth.stack, dataKey());
+    expect(resources[keyId]?.Properties.EnableKeyRotation).toBe(true);
+    const [cluster] = idsOfType(synth.template, 'AWS::RDS::DBCluster');
+    expect(resources[cluster as string]?.Properties).toMatchObject({
+      StorageEncrypted: true,
+      KmsKeyId: keyRef(),
+    });
+    const secrets = idsOfType(synth.template, 'AWS::SecretsManager::Secret');
+    // The app role signs in with IAM tokens: the master user's is the only secret.
+    expect(secrets).toHaveLength(1);
+    for (const id of secrets) expect(resources[id]?.Properties.KmsKeyId, id).toEqual(keyRef());
+    // The hosted rotation function is told the key, or it could not read the secret.
+    const rotations = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::SecretsManager::RotationSchedule',
+    );
+    for (const r of rotations) expect(r.Properties.HostedRotationLambda.KmsKeyArn).toEqual(keyRef());
+    // Grants live in the roles' policies: the key policy names no role of this stack.
+    expect(JSON.stringify(resources[keyId]?.Properties.KeyPolicy)).not.toMatch(/ServiceRole/);
+  });
+
+  if (stage === 'prod') {
+    it('backs the cluster up daily and continuously for 35 days, copied to a locked vault nobody may empty', () => {
+      const [planId] = idsOfType(synth.template, 'AWS::Backup::BackupPlan');
+      const [rule] = resources[planId as string]?.Properties.BackupPlan.BackupPlanRule ?? [];
+      expect(rule).toMatchObject({
+        ScheduleExpression: 'cron(0 2 * * ? *)',
+        EnableContinuousBackup: true,
+        Lifecycle: { DeleteAfterDays: 35 },
+      });
+      const copyId = logicalId(synth.stack, synth.stack.backups?.copyVault as never);
+      expect(rule.CopyActions).toEqual([
+        {
+          DestinationBackupVaultArn: { 'Fn::GetAtt': [copyId, 'BackupVaultArn'] },
+          Lifecycle: { DeleteAfterDays: 35 },
+        },
+      ]);
+      const copy = synth.template.toJSON().Resources[copyId];
+      expect(copy.DeletionPolicy).toBe('Retain');
+      expect(copy.Properties.LockConfiguration).toEqual({ MinRetentionDays: 35 });
+      expect(copy.Properties.AccessPolicy.Statement).toContainEqual({
+        Sid: 'NobodyDeletesCopies',
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: PROTECTED_VAULT_ACTIONS,
+        Resource: '*',
+      });
+      expect(PROTECTED_VAULT_ACTIONS).toEqual(
+        expect.arrayContaining(['backup:DeleteRecoveryPoint', 'backup:DeleteBackupVault']),
+      );
+      const [selection] = idsOfType(synth.template, 'AWS::Backup::BackupSelection');
+      expect(JSON.stringify(resources[selection as string]?.Properties.BackupSelection.Resources)).toContain(
+        idsOfType(synth.template, 'AWS::RDS::DBCluster')[0],
+      );
+    });
+  } else {
+    it('takes no AWS Backup of a disposable preview', () => {
+      synth.template.resourceCountIs('AWS::Backup::BackupPlan', 0);
+    });
+  }
+});
+
+describe('data safety of a branch preview and of the preview base', () => {
+  it('gives neither a KMS key nor a backup plan: their data is disposable (docs/decisions.md)', () => {
+    const branch = synthesise('feature-x');
+    expect(branch.stack.dataKey).toBeUndefined();
+    for (const template of [branch.template, synthesiseBase().template]) {
+      template.resourceCountIs('AWS::KMS::Key', 0);
+      template.resourceCountIs('AWS::Backup::BackupPlan', 0);
+    }
+  });
+});
