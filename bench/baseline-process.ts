@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createId } from '@paralleldrive/cuid2';
 import postgres from 'postgres';
-import { asDrizzleDoes } from '#db/postgres-client.ts';
+import { useTextCodecs } from '#db/postgres-client.ts';
 import { serveCommands } from './child.ts';
 import type { Statement } from './gateway-process.ts';
 import { type PeerOperation, peer } from './peer.ts';
@@ -21,7 +21,7 @@ const client = (applicationName: string) => {
     connection: { application_name: applicationName, statement_timeout: 10_000 },
   });
   // The API's type parsers: timestamps stay text, JSON parameters arrive already serialised.
-  asDrizzleDoes(sql);
+  useTextCodecs(sql);
   return sql;
 };
 // The bare server and the driver share connections that run the API's statements only (and

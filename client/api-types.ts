@@ -296,9 +296,6 @@ export interface components {
             }[];
             requestId: string;
         };
-        GatewayMessage: {
-            message: string;
-        };
     };
     responses: never;
     parameters: never;
@@ -360,19 +357,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s `{"message"}`); or a token refused by a deferred authentication (a problem). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
                     "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s `{"message"}`), or lacks the scope (a problem). */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -380,20 +378,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such route. */
+            /** @description No such route (API Gateway’s own answer, as a problem). */
             404: {
                 headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An unexpected error; nothing about it is disclosed (a problem, or API Gateway’s own message). */
+            /** @description An unexpected error; nothing about it is disclosed. */
             500: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -401,8 +400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description The database is unavailable; retry after the given delay. */
@@ -460,19 +458,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s `{"message"}`); or a token refused by a deferred authentication (a problem). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
                     "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s `{"message"}`), or lacks the scope (a problem). */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -480,17 +479,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such route. */
+            /** @description No such route (API Gateway’s own answer, as a problem). */
             404: {
                 headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description The slug is taken in this workspace, or the Idempotency-Key is in flight. */
@@ -537,7 +537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An unexpected error; nothing about it is disclosed (a problem, or API Gateway’s own message). */
+            /** @description An unexpected error; nothing about it is disclosed. */
             500: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -545,8 +545,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description The database is unavailable; retry after the given delay. */
@@ -628,19 +627,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s `{"message"}`); or a token refused by a deferred authentication (a problem). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
                     "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s `{"message"}`), or lacks the scope (a problem). */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -648,20 +648,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such route. */
+            /** @description No such route (API Gateway’s own answer, as a problem). */
             404: {
                 headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An unexpected error; nothing about it is disclosed (a problem, or API Gateway’s own message). */
+            /** @description An unexpected error; nothing about it is disclosed. */
             500: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -669,8 +670,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"] | components["schemas"]["GatewayMessage"];
-                    "application/json": components["schemas"]["GatewayMessage"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description The database is unavailable; retry after the given delay. */

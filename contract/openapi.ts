@@ -10,9 +10,6 @@ import type { QueryParam } from './schemas/query.ts';
 import { CreateAgentBody, IdempotencyKey } from './schemas/requests.ts';
 import { Conversation, LedgerEntry, Person, Session, SessionList } from './schemas/session.ts';
 
-/** API Gateway's own answers (no route, no or refused credentials, its own failures). */
-const GatewayMessage = v.strictObject({ message: v.string() });
-
 const schemas = {
   Agent,
   AgentList,
@@ -26,7 +23,6 @@ const schemas = {
   LedgerEntry,
   CreateAgentBody,
   Problem,
-  GatewayMessage,
 };
 type SchemaName = keyof typeof schemas;
 
@@ -42,38 +38,17 @@ const problemResponse = (description: string, extraHeaders: Record<string, unkno
   headers: { ...requestIdHeader, ...extraHeaders },
   content: { 'application/problem+json': { schema: ref('Problem') } },
 });
-const gatewayResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: ref('GatewayMessage') } },
-});
-
-/**
- * A status answered either by the API (a problem) or by API Gateway itself (`{"message"}`). The
- * problem comes first and its schema also admits the gateway's shape: validators that pick the
- * media type by suffix (Prism matches `application/json` to `application/problem+json`) then check
- * every answer of this status against exactly one of the two closed shapes, never the wrong one.
- */
-const problemOrGateway = (description: string) => ({
-  description,
-  headers: { ...requestIdHeader },
-  content: {
-    'application/problem+json': { schema: { oneOf: [ref('Problem'), ref('GatewayMessage')] } },
-    'application/json': { schema: ref('GatewayMessage') },
-  },
-});
-
 /** Statuses every route can answer, before or around the handler. */
 const commonResponses = {
-  '401': problemOrGateway(
-    'No bearer token, or an empty one (API Gateway’s `{"message"}`); or a token refused by a deferred authentication (a problem).',
+  '401': problemResponse(
+    'No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication.',
+    { 'www-authenticate': header('`Bearer`') },
   ),
-  '403': problemOrGateway(
-    'The token is unknown, revoked or expired (API Gateway’s `{"message"}`), or lacks the scope (a problem).',
+  '403': problemResponse(
+    'The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope.',
   ),
-  '404': gatewayResponse('No such route.'),
-  '500': problemOrGateway(
-    'An unexpected error; nothing about it is disclosed (a problem, or API Gateway’s own message).',
-  ),
+  '404': problemResponse('No such route (API Gateway’s own answer, as a problem).'),
+  '500': problemResponse('An unexpected error; nothing about it is disclosed.'),
   '503': problemResponse('The database is unavailable; retry after the given delay.', {
     'retry-after': header('Seconds to wait before retrying: a whole number, as header text.', digits),
   }),

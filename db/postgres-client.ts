@@ -72,11 +72,11 @@ function guardedClient(sql: postgres.Sql): postgres.Sql {
 }
 
 /**
- * Timestamps stay Postgres's text and JSON parameters arrive already serialised, as Drizzle's
- * postgres-js driver sets up a client (it sets the same on this one when the tools wrap it).
- * Exported for the bench's baselines, which must run the API's statements the same way.
+ * The API's codecs: timestamps stay Postgres's text and JSON parameters arrive already serialised
+ * (the same settings Drizzle's postgres-js driver makes, so the tools can wrap this client). The
+ * bench's baselines use it too, so that they run the API's statements the same way.
  */
-export function asDrizzleDoes(sql: postgres.Sql) {
+export function useTextCodecs(sql: postgres.Sql) {
   const asIs = (value: unknown) => value;
   type Codecs = Record<string, unknown>;
   const { parsers, serializers } = sql.options as unknown as { parsers: Codecs; serializers: Codecs };
@@ -152,7 +152,7 @@ class Generation {
         return socket;
       },
     } as postgres.Options<Record<string, never>>);
-    asDrizzleDoes(this.sql);
+    useTextCodecs(this.sql);
     this.guarded = guardedClient(this.sql);
     this.runner = runnerOver(this.guarded, false);
   }

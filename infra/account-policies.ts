@@ -35,6 +35,7 @@ export const SERVICES_BY_NAMESPACE: Readonly<Record<string, readonly string[]>> 
   'AWS::SecretsManager': ['secretsmanager', 'serverlessrepo'],
   'AWS::SNS': ['sns'],
   'AWS::SSM': ['ssm'],
+  'AWS::WAFv2': ['wafv2'],
   // Custom resources are Lambda-backed: CloudFormation invokes their provider functions.
   Custom: ['lambda'],
   // CDK's own version metadata: no API call.

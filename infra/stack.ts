@@ -15,11 +15,13 @@ import { PreviewBaseImports, PreviewDatabase } from './constructs/preview-databa
 import { giveProvidersLogGroups } from './constructs/provider-logs.ts';
 import { Releases } from './constructs/releases.ts';
 import { SecretRotation } from './constructs/rotation.ts';
+import { UsagePlans } from './constructs/usage-plans.ts';
+import { type ApiWaf, protectStage } from './constructs/waf.ts';
 import type { StageConfig } from './stage.ts';
 
 /**
- * One stage of the API: network, database, the functions of the route table behind the HTTP
- * API, the migration trigger that runs before them, secret rotation, and alarms. Environment-agnostic, so that
+ * One stage of the API: network, database, the functions of the route table behind the REST
+ * API (usage plans per tier, a web ACL where durable), the migration trigger that runs before them, secret rotation, and alarms. Environment-agnostic, so that
  * `cdk synth` needs no AWS account; `cdk deploy` takes account and region from the credentials.
  */
 export class AdminApiStack extends Stack {
@@ -35,6 +37,8 @@ export class AdminApiStack extends Stack {
   /** Stacks with a cluster of their own (a branch preview's database is on the base's cluster). */
   readonly dataKey?: DataKey;
   readonly backups?: Backups;
+  readonly usagePlans: UsagePlans;
+  readonly waf?: ApiWaf;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     const tags = { project: 'voice-agent-admin-api', stage: config.stage };
@@ -91,6 +95,14 @@ export class AdminApiStack extends Stack {
       });
     }
     this.api = new Api(this, 'Api', { config, functions: this.functions });
+    // Per-workspace limits: one usage plan per tier, the admin function keeps each workspace's key.
+    this.usagePlans = new UsagePlans(this, 'UsagePlans', { api: this.api.restApi, stage: this.api.stage });
+    this.usagePlans.grantKeyManagement(this.functions.admin);
+    this.waf = protectStage(
+      this,
+      { stage: this.api.stage, logRetention: config.logRetention, removalPolicy: config.removalPolicy },
+      config.durable,
+    );
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,
       api: this.api,
@@ -108,7 +120,10 @@ export class AdminApiStack extends Stack {
       ]),
       alarms: this.monitoring.releaseAlarms,
     });
-    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.api.url,
+      description: 'Base URL of the REST API (its stage included)',
+    });
     new CfnOutput(this, 'AdminFunctionName', {
       value: this.functions.admin.functionName,
       description:

@@ -27,6 +27,16 @@ export async function createWorkspace(
   return { id, themeId, createdAt: new Date(row?.createdAt ?? Number.NaN).toISOString() };
 }
 
+/** The first workspace created, if any: the one `npm start` gives its demo key to. */
+export async function oldestWorkspaceId(db: Database): Promise<string | undefined> {
+  const [oldest] = await db
+    .select({ id: workspaces.id })
+    .from(workspaces)
+    .orderBy(asc(workspaces.createdAt), asc(workspaces.id))
+    .limit(1);
+  return oldest?.id;
+}
+
 /** Every workspace, oldest first: an operator's list, not an API page (there are few). */
 export function listWorkspaces(db: Database) {
   return db

@@ -10,7 +10,7 @@ import {
   validationFailed,
 } from './problem.ts';
 import { unstorableText } from './text-safety.ts';
-import type { ApiEvent } from './types.ts';
+import { type ApiEvent, headerOf } from './types.ts';
 import { invalidBecause, parseOrProblem } from './validation.ts';
 
 /** `application/json`, whose only parameter may be `charset=utf-8` (any case, quoted or not). */
@@ -49,9 +49,9 @@ function base64Bytes(text: string): number {
  * then the schema.
  */
 export function parseJsonBody<S extends v.GenericSchema>(schema: S, event: ApiEvent): v.InferOutput<S> {
-  const contentType = event.headers?.['content-type'];
+  const contentType = headerOf(event.headers, 'content-type');
   if (!isJsonInUtf8(contentType)) throw unsupportedMediaType(contentType);
-  const encoding = event.headers?.['content-encoding']?.trim();
+  const encoding = headerOf(event.headers, 'content-encoding')?.trim();
   if (encoding && encoding.toLowerCase() !== 'identity') throw unsupportedEncoding(encoding);
   const raw = event.body ?? '';
   const bytes = event.isBase64Encoded ? base64Bytes(raw) : Buffer.byteLength(raw);

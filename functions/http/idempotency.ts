@@ -6,11 +6,11 @@ import { fingerprint } from './canonical.ts';
 import { HttpProblem, problemType, validationFailed } from './problem.ts';
 import { baseHeaders, problem } from './respond.ts';
 import type { Request } from './route.ts';
-import type { ApiResult } from './types.ts';
+import { type ApiResult, headerOf } from './types.ts';
 
 /** The optional `Idempotency-Key` header, as the contract's `IdempotencyKey` defines it. */
 export function idempotencyKeyOf(req: Request): string | undefined {
-  const key = req.event.headers?.['idempotency-key'];
+  const key = headerOf(req.event.headers, 'idempotency-key');
   if (key === undefined) return undefined;
   const parsed = v.safeParse(IdempotencyKey, key, { abortEarly: true });
   if (!parsed.success) {

@@ -4,7 +4,7 @@ import { fingerprint } from './canonical.ts';
 import { decodeCursor, encodeCursor, type Position } from './cursor.ts';
 import { isValidHost } from './host.ts';
 import { jsonText } from './respond.ts';
-import type { ApiEvent, ApiResult } from './types.ts';
+import { type ApiEvent, type ApiResult, headerOf, queryPairs } from './types.ts';
 
 /** The paging parameters every list accepts; everything else in a list query is a filter. */
 export interface PagingQuery {
@@ -83,14 +83,16 @@ function positionOf(item: JsonText<Position>): Position {
 }
 
 /**
- * The URL of the next page: this request's, with `next` replacing those parameters. Absolute when
- * the host is a valid one, else relative to the request (never a header's text copied unchecked).
+ * The URL of the next page: this request's, with `next` replacing those parameters. The host is
+ * the API's own domain (`requestContext.domainName`, never the client's `Host`), the path the one
+ * the client called (`requestContext.path`: with the stage on an execute-api domain). Absolute
+ * when the domain is a valid host, else relative to the request.
  */
 export function nextLink(event: ApiEvent, next: Record<string, string | number>): string {
-  const params = new URLSearchParams(event.rawQueryString ?? '');
+  const params = queryPairs(event);
   for (const [name, value] of Object.entries(next)) params.set(name, String(value));
-  const proto = event.headers?.['x-forwarded-proto'] === 'http' ? 'http' : 'https';
-  const host = event.requestContext?.domainName ?? event.headers?.host;
+  const proto = headerOf(event.headers, 'x-forwarded-proto') === 'http' ? 'http' : 'https';
+  const host = event.requestContext?.domainName;
   const origin = isValidHost(host) ? `${proto}://${host}` : '';
-  return `<${origin}${event.rawPath}?${params.toString()}>; rel="next"`;
+  return `<${origin}${event.requestContext?.path ?? event.path}?${params.toString()}>; rel="next"`;
 }

@@ -13,7 +13,7 @@ import {
   unauthenticated,
 } from './problem.ts';
 import { problem } from './respond.ts';
-import type { ApiEvent, ApiHandler, ApiResult } from './types.ts';
+import { type ApiEvent, type ApiHandler, type ApiResult, headerOf } from './types.ts';
 
 /** The caller, as the authorizer resolved it. Every query is scoped by `workspaceId`. */
 export interface Caller {
@@ -45,9 +45,9 @@ const callerFrom = (p: {
 
 /** The authorizer's answer; or, when it could not reach the database, our own lookup now. */
 async function callerOf(event: ApiEvent, sql: SqlRunner): Promise<Caller | undefined> {
-  const ctx = event.requestContext?.authorizer?.lambda;
+  const ctx = event.requestContext?.authorizer;
   if (ctx?.deferred) {
-    const principal = await principalFor(sql, event.headers?.authorization);
+    const principal = await principalFor(sql, headerOf(event.headers, 'authorization'));
     return principal && callerFrom(principal);
   }
   if (!ctx?.workspaceId || !ctx.principalId || !ctx.keyId) return undefined;

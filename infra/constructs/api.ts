@@ -1,16 +1,28 @@
-import { Duration } from 'aws-cdk-lib';
-import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Duration, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+  type Stage,
+} from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '#contract/routes.ts';
+import { GATEWAY_RESPONSE_HEADERS, gatewayResponses, problemTemplate } from '../gateway-responses.ts';
 import type { StageConfig } from '../stage.ts';
 import { type ApiFunctions, constructId } from './functions.ts';
 
 /** The header the authorizer reads; also the cache key for its answers. */
-export const IDENTITY_SOURCE = '$request.header.Authorization';
+export const IDENTITY_SOURCE = IdentitySource.header('Authorization');
+
+/** The REST API stage, the first segment of every path on the execute-api domain. */
+export const API_STAGE_NAME = 'v1';
 
 // One JSON line per request. Never the Authorization header: it carries the API key.
 const ACCESS_LOG_FIELDS = {
@@ -18,25 +30,29 @@ const ACCESS_LOG_FIELDS = {
   time: '$context.requestTime',
   ip: '$context.identity.sourceIp',
   userAgent: '$context.identity.userAgent',
-  routeKey: '$context.routeKey',
+  routeKey: '$context.httpMethod $context.resourcePath',
   path: '$context.path',
   status: '$context.status',
+  responseType: '$context.error.responseType',
   latencyMs: '$context.responseLatency',
   integrationLatencyMs: '$context.integrationLatency',
-  integrationStatus: '$context.integrationStatus',
-  integrationError: '$context.integrationErrorMessage',
+  integrationStatus: '$context.integration.status',
+  integrationError: '$context.integration.error',
   authorizerError: '$context.authorizer.error',
   workspaceId: '$context.authorizer.workspaceId',
   principalId: '$context.authorizer.principalId',
 };
 
 /**
- * The HTTP API: one route per row of the route table, each behind the bearer authorizer, on a
- * `$default` stage with access logs and throttling. No CORS: see docs/decisions.md.
+ * The REST API: one resource method per row of the route table, each a Lambda proxy integration
+ * (payload 1.0) behind the bearer REQUEST authorizer, on one stage with access logs and
+ * throttling, and API Gateway's own answers reshaped into problems (infra/gateway-responses.ts).
+ * A REST API rather than an HTTP API: only it takes a WAF web ACL and usage plans
+ * (docs/decisions.md). No CORS: see docs/decisions.md.
  */
 export class Api extends Construct {
-  readonly httpApi: HttpApi;
-  readonly stage: HttpStage;
+  readonly restApi: RestApi;
+  readonly stage: Stage;
   readonly accessLogs: LogGroup;
 
   constructor(
@@ -45,42 +61,93 @@ export class Api extends Construct {
     { config, functions }: { config: StageConfig; functions: ApiFunctions },
   ) {
     super(scope, id);
-    const authorizer = new HttpLambdaAuthorizer('BearerAuthorizer', functions.authorizer, {
-      responseTypes: [HttpLambdaResponseType.SIMPLE],
-      identitySource: [IDENTITY_SOURCE],
-      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
-    });
-    this.httpApi = new HttpApi(this, 'HttpApi', {
-      apiName: config.stackName,
-      description: `Voice agent administration API (${config.stage})`,
-      createDefaultStage: false,
-    });
-    for (const [route, fn] of functions.byRoute) {
-      this.httpApi.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${constructId(route.name)}Integration`, fn),
-        authorizer,
-      });
-    }
     this.accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: config.logRetention,
       removalPolicy: config.removalPolicy,
     });
-    this.stage = new HttpStage(this, 'DefaultStage', {
-      httpApi: this.httpApi,
-      stageName: '$default',
-      autoDeploy: true,
-      throttle: { rateLimit: config.api.rateLimit, burstLimit: config.api.burstLimit },
-      accessLogSettings: {
-        destination: new LogGroupLogDestination(this.accessLogs),
-        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+    this.restApi = new RestApi(this, 'RestApi', {
+      restApiName: config.stackName,
+      description: `Voice agent administration API (${config.stage})`,
+      endpointTypes: [EndpointType.REGIONAL],
+      // Every body reaches the function base64-encoded, byte for byte: a REST API would pass a
+      // text body through as UTF-8 and replace bytes that are not.
+      binaryMediaTypes: ['*/*'],
+      // Access logs need the account's API Gateway CloudWatch role.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: config.removalPolicy,
+      deployOptions: {
+        stageName: API_STAGE_NAME,
+        throttlingRateLimit: config.api.rateLimit,
+        throttlingBurstLimit: config.api.burstLimit,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
+    this.stage = this.restApi.deploymentStage;
+
+    const authorizer = new RequestAuthorizer(this, 'BearerAuthorizer', {
+      handler: functions.authorizer,
+      identitySources: [IDENTITY_SOURCE],
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
+    });
+    for (const [route, fn] of functions.byRoute) {
+      this.restApi.root
+        .resourceForPath(route.path)
+        .addMethod(route.method, new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
+          authorizer,
+          authorizationType: AuthorizationType.CUSTOM,
+          operationName: constructId(route.name),
+        });
+    }
+
+    for (const response of gatewayResponses) {
+      this.restApi.addGatewayResponse(`${response.type}Response`, {
+        type: ResponseType.of(response.type),
+        statusCode: String(response.statusCode),
+        responseHeaders: {
+          ...Object.fromEntries(
+            Object.entries({
+              ...GATEWAY_RESPONSE_HEADERS,
+              ...('headers' in response ? response.headers : {}),
+            }).map(([name, value]) => [name, `'${value}'`]),
+          ),
+          // API Gateway's own request id, as `x-request-id` carries on every answer of ours.
+          'x-request-id': 'context.requestId',
+        },
+        templates: { 'application/json': problemTemplate(response) },
+      });
+    }
+
+    Validations.of(this).acknowledge(
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          'Requests are validated by each function against the contract, answering problems that name each field; a gateway validator would duplicate the schemas as models and answer its own 400s',
+      },
+      {
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'The regional web ACL (constructs/waf.ts) is associated with this stage by the stack where durable; previews leave it out for cost',
+      },
+      {
+        id: 'AwsSolutions-APIG6',
+        reason:
+          'Access logs record every request with its status and errors; execution logs would go to a log group outside the stack, without retention',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason: 'Callers are API keys (bearer tokens) checked by the REQUEST authorizer, not Cognito users',
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          'The account role API Gateway needs to write access logs; AWS documents this managed policy for it',
+      },
+    );
   }
 
-  /** `https://<id>.execute-api.<region>.amazonaws.com/` */
+  /** `https://<id>.execute-api.<region>.amazonaws.com/v1/` */
   get url(): string {
-    return this.stage.url;
+    return this.restApi.url;
   }
 }

@@ -14,7 +14,7 @@ import type { NetworkPlacement } from './network.ts';
  * hung database is answered 503 by the handler, never cut off by Lambda.
  */
 export const ROUTE_TIMEOUT = Duration.millis(REQUEST_TIMEOUT_MS + 3_000);
-/** HTTP API waits at most 10 s for an authorizer; past its database deadline it defers. */
+/** API Gateway waits at most 10 s for an authorizer; past its database deadline it defers. */
 export const AUTHORIZER_TIMEOUT = Duration.seconds(10);
 /** No gateway in front: room for the demo seed, and for a paused preview database to resume. */
 export const ADMIN_TIMEOUT = Duration.seconds(60);

@@ -86,8 +86,8 @@ export class Monitoring extends Construct {
     // A pager: any HTTPS endpoint that confirms SNS subscriptions (docs/deploying.md).
     if (config.alarmHttpsUrl) this.topic.addSubscription(new UrlSubscription(config.alarmHttpsUrl));
 
-    const requests = api.httpApi.metricCount({ period: PERIOD, statistic: 'Sum' });
-    const serverErrors = api.httpApi.metricServerError({ period: PERIOD, statistic: 'Sum' });
+    const requests = api.restApi.metricCount({ period: PERIOD, statistic: 'Sum' });
+    const serverErrors = api.restApi.metricServerError({ period: PERIOD, statistic: 'Sum' });
     this.alarm('Api5xxRate', {
       metric: new MathExpression({
         expression: 'IF(requests > 0, 100 * errors / requests, 0)',
@@ -99,7 +99,7 @@ export class Monitoring extends Construct {
       description: `More than ${API_5XX_PERCENT}% of API requests answered 5xx`,
       evaluationPeriods: 3,
     });
-    const clientErrors = api.httpApi.metricClientError({ period: PERIOD, statistic: 'Sum' });
+    const clientErrors = api.restApi.metricClientError({ period: PERIOD, statistic: 'Sum' });
     this.alarm('Api4xxRate', {
       metric: new MathExpression({
         expression: 'IF(requests > 0, 100 * errors / requests, 0)',
@@ -124,7 +124,7 @@ export class Monitoring extends Construct {
       description: `More than ${API_429_PER_PERIOD} requests throttled (429) in 5 minutes`,
     });
     this.alarm('ApiLatencyP99', {
-      metric: api.httpApi.metricLatency({ period: PERIOD, statistic: 'p99' }),
+      metric: api.restApi.metricLatency({ period: PERIOD, statistic: 'p99' }),
       threshold: API_P99_LATENCY_MS,
       description: `API p99 latency above ${API_P99_LATENCY_MS} ms`,
       evaluationPeriods: 3,
@@ -264,13 +264,13 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(
       new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }),
       graph('API requests, 4xx, 5xx', [
-        api.httpApi.metricCount({ period: PERIOD }),
-        api.httpApi.metricClientError({ period: PERIOD }),
-        api.httpApi.metricServerError({ period: PERIOD }),
+        api.restApi.metricCount({ period: PERIOD }),
+        api.restApi.metricClientError({ period: PERIOD }),
+        api.restApi.metricServerError({ period: PERIOD }),
       ]),
       graph('API latency p50 / p99', [
-        api.httpApi.metricLatency({ period: PERIOD, statistic: 'p50' }),
-        api.httpApi.metricLatency({ period: PERIOD, statistic: 'p99' }),
+        api.restApi.metricLatency({ period: PERIOD, statistic: 'p50' }),
+        api.restApi.metricLatency({ period: PERIOD, statistic: 'p99' }),
       ]),
       graph(
         'Function errors',

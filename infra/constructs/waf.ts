@@ -142,9 +142,11 @@ export class ApiWaf extends Construct {
 
 /**
  * What the stack calls with the REST API's stage: the web ACL, or undefined when context
- * `waf=off` (previews) turns it off.
+ * `waf=off` turns it off. Without the context it is on where `onByDefault` (durable stages) and
+ * off elsewhere: a web ACL costs a fixed monthly fee per preview (`-c waf=on` rehearses it).
  */
-export function protectStage(scope: Construct, props: ApiWafProps): ApiWaf | undefined {
-  if (String(scope.node.tryGetContext(WAF_CONTEXT) ?? 'on') === 'off') return undefined;
+export function protectStage(scope: Construct, props: ApiWafProps, onByDefault = true): ApiWaf | undefined {
+  const setting = scope.node.tryGetContext(WAF_CONTEXT) ?? (onByDefault ? 'on' : 'off');
+  if (String(setting) === 'off') return undefined;
   return new ApiWaf(scope, 'Waf', props);
 }

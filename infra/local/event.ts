@@ -1,16 +1,14 @@
-import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import type { APIGatewayEventRequestContextV2 } from 'aws-lambda';
+import type { APIGatewayEventRequestContextWithAuthorizer } from 'aws-lambda';
 import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
 
-/** What the gateway knows about one HTTP request once its body is read. */
+/** What the gateway knows about one HTTP request before its body is read. */
 export interface IncomingRequest {
   method: string;
   /** The request target as sent: `/path?query`. */
   target: string;
   /** Node's `rawHeaders`: name, value, name, value… in the order received. */
   rawHeaders: readonly string[];
-  body: Buffer | undefined;
   httpVersion: string;
   remoteAddress: string | undefined;
   localPort: number;
@@ -18,22 +16,26 @@ export interface IncomingRequest {
 
 export const ACCOUNT_ID = '000000000000';
 export const API_ID = 'local';
+/** The deployed stage's name (infra/constructs/api.ts); locally paths carry no stage segment. */
+export const STAGE = 'v1';
 const REGION = process.env.AWS_REGION ?? 'us-east-1';
 
 /** API Gateway's ids look like `JKJaXmPLvHcESHA=`: 11 random bytes in base64. */
 export const newRequestId = () => randomBytes(11).toString('base64');
 
-// Hop-by-hop headers end at the gateway; the function never sees them.
-const HOP_BY_HOP = new Set([
+// Hop-by-hop headers end at the gateway; the function never sees them. `host` is replaced by the
+// API's own domain, as API Gateway does.
+const DROPPED = new Set([
   'connection',
   'keep-alive',
   'proxy-connection',
   'te',
   'transfer-encoding',
   'upgrade',
+  'host',
 ]);
 
-/** Every escape decoded except `%25`, as the HTTP API builds `rawPath` (so `%2525` stays `%2525`). */
+/** Every escape decoded except `%25` (so `%2525` stays `%2525`). */
 export function decodePath(raw: string): string {
   return raw.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) =>
     run
@@ -54,50 +56,48 @@ export function splitTarget(target: string): { rawPath: string; rawQueryString: 
   return { rawPath: decodePath(path || '/'), rawQueryString: mark < 0 ? '' : rest.slice(mark + 1) };
 }
 
-/** Lower-cased names, repeats joined with `,`; cookies split out of the headers as payload 2.0 does. */
+/**
+ * Payload 1.0 headers: names as the client sent them; `headers` keeps a repeated header's last
+ * value, `multiValueHeaders` every value. Cookies stay headers.
+ */
 export function splitHeaders(rawHeaders: readonly string[]) {
-  const headers: Record<string, string> = {};
-  const cookies: string[] = [];
+  // Maps, then fromEntries: a header or parameter named `__proto__` stays an own property.
+  const values = new Map<string, string[]>();
+  const names = new Map<string, string>();
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = (rawHeaders[i] as string).toLowerCase();
-    const value = rawHeaders[i + 1] as string;
-    if (name === 'cookie') {
-      cookies.push(
-        ...value
-          .split(';')
-          .map((c) => c.trim())
-          .filter(Boolean),
-      );
-    } else if (!HOP_BY_HOP.has(name)) {
-      headers[name] = name in headers ? `${headers[name]},${value}` : value;
-    }
+    const sent = rawHeaders[i] as string;
+    const lower = sent.toLowerCase();
+    if (DROPPED.has(lower)) continue;
+    const name = names.get(lower) ?? sent;
+    names.set(lower, name);
+    values.set(name, [...(values.get(name) ?? []), rawHeaders[i + 1] as string]);
   }
-  return { headers, cookies };
-}
-
-/** Decoded values, repeats joined with `,`; undefined when there are none (the field is then omitted). */
-export function queryParameters(rawQueryString: string): Record<string, string> | undefined {
-  if (!rawQueryString) return undefined;
-  const params: Record<string, string> = {};
-  for (const [name, value] of new URLSearchParams(rawQueryString)) {
-    params[name] = name in params ? `${params[name]},${value}` : value;
-  }
-  return Object.keys(params).length > 0 ? params : undefined;
-}
-
-/** Text only for the types API Gateway passes as UTF-8; anything else, untyped included, is base64. */
-export function isTextual(contentType: string | undefined): boolean {
-  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  return (
-    type.startsWith('text/') ||
-    ['application/json', 'application/xml', 'application/javascript'].includes(type)
+  const headers: Record<string, string> = Object.fromEntries(
+    [...values].map(([name, all]) => [name, all.at(-1) ?? '']),
   );
+  const multiValueHeaders: Record<string, string[]> = Object.fromEntries(values);
+  return { headers, multiValueHeaders };
+}
+
+/** Decoded values: the last of a repeated name, and every value; both null when there are none. */
+export function queryParameters(rawQueryString: string): {
+  queryStringParameters: Record<string, string> | null;
+  multiValueQueryStringParameters: Record<string, string[]> | null;
+} {
+  const multi = new Map<string, string[]>();
+  for (const [name, value] of new URLSearchParams(rawQueryString))
+    multi.set(name, [...(multi.get(name) ?? []), value]);
+  if (multi.size === 0) return { queryStringParameters: null, multiValueQueryStringParameters: null };
+  return {
+    queryStringParameters: Object.fromEntries([...multi].map(([name, all]) => [name, all.at(-1) ?? ''])),
+    multiValueQueryStringParameters: Object.fromEntries(multi),
+  };
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** `requestContext.time` format: `12/Mar/2020:19:03:58 +0000`. */
+/** `requestContext.requestTime` format: `12/Mar/2020:19:03:58 +0000`. */
 export const requestTime = (d: Date) =>
   `${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:` +
   `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
@@ -105,98 +105,141 @@ export const requestTime = (d: Date) =>
 const traceId = (now: Date) =>
   `Root=1-${Math.floor(now.getTime() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
 
+type RequestContext = Omit<APIGatewayEventRequestContextWithAuthorizer<unknown>, 'authorizer'>;
+
 /** The parts shared by the authorizer's event and the function's event. */
 export interface RequestParts {
-  routeKey: string;
-  rawPath: string;
-  rawQueryString: string;
-  cookies: string[];
+  httpMethod: string;
+  /** The route's resource path, e.g. `/sessions`. */
+  resource: string;
+  path: string;
   headers: Record<string, string>;
-  queryStringParameters: Record<string, string> | undefined;
-  requestContext: APIGatewayEventRequestContextV2;
+  multiValueHeaders: Record<string, string[]>;
+  queryStringParameters: Record<string, string> | null;
+  multiValueQueryStringParameters: Record<string, string[]> | null;
+  requestContext: RequestContext;
 }
 
-export function requestParts(req: IncomingRequest, routeKey: string, requestId: string): RequestParts {
+/**
+ * `base`: the API's own URL (the configured base URL): its host becomes `Host` and
+ * `requestContext.domainName`, from which handlers build absolute links, never the client's `Host`.
+ */
+export function requestParts(
+  req: IncomingRequest,
+  resource: string,
+  requestId: string,
+  base: URL,
+): RequestParts {
   const { rawPath, rawQueryString } = splitTarget(req.target);
-  const { headers, cookies } = splitHeaders(req.rawHeaders);
+  const { headers, multiValueHeaders } = splitHeaders(req.rawHeaders);
   const sourceIp = (req.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
   const now = new Date();
-  // API Gateway appends the caller to X-Forwarded-For and sets its own proto and port.
-  headers['x-forwarded-for'] = headers['x-forwarded-for']
-    ? `${headers['x-forwarded-for']}, ${sourceIp}`
-    : sourceIp;
-  headers['x-forwarded-proto'] = 'http';
-  headers['x-forwarded-port'] = String(req.localPort);
-  headers['x-amzn-trace-id'] ??= traceId(now);
-  // Kept with its port: the local server is not on the scheme's default port, and handlers
-  // build absolute links (Link: rel="next") from it.
-  const domainName = headers.host ?? `localhost:${req.localPort}`;
+  const domainName = base.host;
+  // API Gateway sets Host to its own domain, appends the caller to X-Forwarded-For and sets its
+  // own proto and port.
+  const set = (name: string, value: string) => {
+    const existing = Object.keys(headers).find((key) => key.toLowerCase() === name.toLowerCase());
+    if (existing) {
+      delete headers[existing];
+      delete multiValueHeaders[existing];
+    }
+    headers[name] = value;
+    multiValueHeaders[name] = [value];
+  };
+  const forwarded = Object.entries(headers).find(([key]) => key.toLowerCase() === 'x-forwarded-for')?.[1];
+  set('Host', domainName);
+  set('X-Forwarded-For', forwarded ? `${forwarded}, ${sourceIp}` : sourceIp);
+  set('X-Forwarded-Port', base.port || (base.protocol === 'http:' ? '80' : '443'));
+  set('X-Forwarded-Proto', base.protocol.replace(':', ''));
+  if (!Object.keys(headers).some((key) => key.toLowerCase() === 'x-amzn-trace-id'))
+    set('X-Amzn-Trace-Id', traceId(now));
+  const userAgent = Object.entries(headers).find(([key]) => key.toLowerCase() === 'user-agent')?.[1] ?? null;
   return {
-    routeKey,
-    rawPath,
-    rawQueryString,
-    cookies,
+    httpMethod: req.method,
+    resource,
+    path: rawPath,
     headers,
-    queryStringParameters: queryParameters(rawQueryString),
+    multiValueHeaders,
+    ...queryParameters(rawQueryString),
     requestContext: {
       accountId: ACCOUNT_ID,
       apiId: API_ID,
       domainName,
       domainPrefix: domainName.split(/[.:]/)[0] ?? domainName,
-      http: {
-        method: req.method,
-        path: rawPath,
-        protocol: `HTTP/${req.httpVersion}`,
+      extendedRequestId: requestId,
+      httpMethod: req.method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
         sourceIp,
-        userAgent: headers['user-agent'] ?? '',
+        user: null,
+        userAgent,
+        userArn: null,
       },
+      // The path the client called: on the local server there is no stage segment in it.
+      path: rawPath,
+      protocol: `HTTP/${req.httpVersion}`,
       requestId,
-      routeKey,
-      stage: '$default',
-      time: requestTime(now),
-      timeEpoch: now.getTime(),
+      requestTime: requestTime(now),
+      requestTimeEpoch: now.getTime(),
+      resourceId: resource,
+      resourcePath: resource,
+      stage: STAGE,
     },
   };
 }
 
-/** Optional fields are left out rather than set to null, as API Gateway sends them. */
-const withOptional = (parts: RequestParts) => ({
-  ...(parts.cookies.length > 0 ? { cookies: parts.cookies } : {}),
-  headers: parts.headers,
-  ...(parts.queryStringParameters ? { queryStringParameters: parts.queryStringParameters } : {}),
-});
-
-export function authorizerEvent(parts: RequestParts, identity: string): AuthorizerEvent {
-  const { method, path } = parts.requestContext.http;
+export function authorizerEvent(parts: RequestParts): AuthorizerEvent {
   return {
-    version: '2.0',
     type: 'REQUEST',
-    routeArn: `arn:aws:execute-api:${REGION}:${ACCOUNT_ID}:${API_ID}/$default/${method}${path}`,
-    identitySource: [identity],
-    routeKey: parts.routeKey,
-    rawPath: parts.rawPath,
-    rawQueryString: parts.rawQueryString,
-    ...withOptional(parts),
+    methodArn: `arn:aws:execute-api:${REGION}:${ACCOUNT_ID}:${API_ID}/${STAGE}/${parts.httpMethod}${parts.resource}`,
+    resource: parts.resource,
+    path: parts.path,
+    httpMethod: parts.httpMethod,
+    headers: parts.headers,
+    multiValueHeaders: parts.multiValueHeaders,
+    queryStringParameters: parts.queryStringParameters,
+    multiValueQueryStringParameters: parts.multiValueQueryStringParameters,
+    pathParameters: {},
+    stageVariables: {},
     requestContext: parts.requestContext,
   } as AuthorizerEvent;
 }
 
+/**
+ * The function's event. Every body is base64, as the deployed API (binary media type `*∕*`)
+ * sends it: bytes reach the function as sent, whatever they are.
+ */
 export function apiEvent(
   parts: RequestParts,
   body: Buffer | undefined,
-  authorizerContext: unknown,
+  principalId: string,
+  authorizerContext: Record<string, unknown>,
 ): ApiEvent {
-  // Bytes that are not UTF-8 cannot be passed as text without being altered: base64 instead, so
-  // the function sees them as sent (and refuses them).
-  const text = body && isTextual(parts.headers['content-type']) && isUtf8(body);
   return {
-    version: '2.0',
-    routeKey: parts.routeKey,
-    rawPath: parts.rawPath,
-    rawQueryString: parts.rawQueryString,
-    ...withOptional(parts),
-    requestContext: { ...parts.requestContext, authorizer: { lambda: authorizerContext } },
-    ...(body ? { body: body.toString(text ? 'utf8' : 'base64') } : {}),
-    isBase64Encoded: Boolean(body && !text),
+    resource: parts.resource,
+    path: parts.path,
+    httpMethod: parts.httpMethod,
+    headers: parts.headers,
+    multiValueHeaders: parts.multiValueHeaders,
+    queryStringParameters: parts.queryStringParameters,
+    multiValueQueryStringParameters: parts.multiValueQueryStringParameters,
+    pathParameters: null,
+    stageVariables: null,
+    requestContext: {
+      ...parts.requestContext,
+      authorizer: { ...authorizerContext, principalId, integrationLatency: 0 },
+    },
+    body: body ? body.toString('base64') : null,
+    isBase64Encoded: Boolean(body),
   } as ApiEvent;
 }

@@ -24,6 +24,11 @@ export interface GatewayOptions {
   docs?: Record<string, StaticFile>;
   /** The deployed limits, played locally (rate-limit.ts `createRateLimiter()`); off when absent. */
   limits?: RateLimiter;
+  /**
+   * The API's public base URL (default: the URL it listens on): `Link` headers and the events'
+   * `domainName` are built from it, never from the client's `Host`.
+   */
+  baseUrl?: string;
 }
 
 export interface Gateway {
@@ -64,7 +69,7 @@ function serveDocs(files: Record<string, StaticFile>, req: IncomingMessage, res:
 }
 
 /**
- * Serves the route table over HTTP the way API Gateway's HTTP API does: the authorizer and
+ * Serves the route table over HTTP the way API Gateway's REST API does: the authorizer and
  * the handlers are the deployed functions, built over `deps`.
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
@@ -79,6 +84,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const authorize = await buildEntry<(event: AuthorizerEvent) => Promise<unknown>>(authorizer.entry, deps);
 
   let closing: Promise<void> | undefined;
+  let url: string | undefined;
   const listener = createListener({
     routes,
     authorizer: authorize,
@@ -86,13 +92,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger: deps.logger,
     limits: options.limits,
     closing: () => closing !== undefined,
+    baseUrl: () => options.baseUrl ?? url,
   });
   const { docs } = options;
   const server = createServer(
     docs ? (req, res) => serveDocs(docs, req, res) || listener(req, res) : listener,
   );
 
-  const url = await listen(server, options.port, options.host);
+  url = await listen(server, options.port, options.host);
 
   /** Stops accepting, closes idle keep-alive sockets, lets in-flight answers finish, then resolves. */
   const close = () => {

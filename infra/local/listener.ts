@@ -9,18 +9,20 @@ import {
   authorizerEvent,
   type IncomingRequest,
   newRequestId,
+  type RequestParts,
   requestParts,
   splitTarget,
 } from './event.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import {
   answerFromResult,
+  authorizerFailed,
+  badGateway,
   badRequest,
   forbidden,
   type HttpAnswer,
-  internalError,
   MalformedResult,
-  notFound,
+  missingRoute,
   tooLarge,
   unauthorized,
 } from './result.ts';
@@ -40,6 +42,11 @@ export interface ListenerConfig {
   authorizerCacheTtlSeconds: number;
   authorizerCacheMaxEntries?: number;
   maxPayloadBytes?: number;
+  /**
+   * The API's own base URL (default: the URL the request came in on, `http://localhost:<port>`):
+   * its host is the events' `domainName`, from which handlers build `Link`, never the client's `Host`.
+   */
+  baseUrl?: () => string | undefined;
   logger: Logger;
   /** Per-workspace tiers and the per-address authorizer bucket (rate-limit.ts); none when absent. */
   limits?: RateLimiter;
@@ -47,19 +54,68 @@ export interface ListenerConfig {
   closing?: () => boolean;
 }
 
-interface Decision {
-  isAuthorized: boolean;
-  context: unknown;
+interface Statement {
+  Effect: 'Allow' | 'Deny';
+  Action: string[];
+  Resource: string[];
 }
 
-/** A simple response: `isAuthorized` a boolean, `context` (optional) an object; else a 500. */
+/** A REST authorizer's answer: its principal, its policy (checked per method) and its context. */
+interface Decision {
+  principalId: string;
+  statements: Statement[];
+  context: Record<string, unknown>;
+}
+
+const list = (value: unknown): string[] | undefined =>
+  typeof value === 'string'
+    ? [value]
+    : Array.isArray(value) && value.every((v) => typeof v === 'string')
+      ? value
+      : undefined;
+
+/** An IAM policy answer (`principalId`, `policyDocument`, optional scalar `context`); else a 500. */
 function decisionOf(answer: unknown): Decision {
-  const record = answer as { isAuthorized?: unknown; context?: unknown } | null;
-  const context = record?.context ?? null;
-  if (typeof record?.isAuthorized !== 'boolean' || typeof context !== 'object' || Array.isArray(context)) {
-    throw new MalformedResult('authorizer answer is not a simple response');
+  const record = answer as { principalId?: unknown; policyDocument?: unknown; context?: unknown } | null;
+  const document = record?.policyDocument as { Statement?: unknown } | undefined;
+  const context = record?.context ?? {};
+  if (
+    typeof record?.principalId !== 'string' ||
+    !Array.isArray(document?.Statement) ||
+    typeof context !== 'object' ||
+    context === null ||
+    Array.isArray(context) ||
+    !Object.values(context).every((v) => ['string', 'number', 'boolean'].includes(typeof v))
+  ) {
+    throw new MalformedResult('authorizer answer is not a policy with a scalar context');
   }
-  return { isAuthorized: record.isAuthorized, context };
+  const statements = (document.Statement as unknown[]).map((raw) => {
+    const st = raw as { Effect?: unknown; Action?: unknown; Resource?: unknown };
+    const Action = list(st.Action);
+    const Resource = list(st.Resource);
+    if ((st.Effect !== 'Allow' && st.Effect !== 'Deny') || !Action || !Resource) {
+      throw new MalformedResult('authorizer policy statement is malformed');
+    }
+    return { Effect: st.Effect, Action, Resource } as Statement;
+  });
+  return { principalId: record.principalId, statements, context: context as Record<string, unknown> };
+}
+
+/** IAM wildcard match: `*` any run, `?` any one character. */
+const matches = (pattern: string, value: string) =>
+  new RegExp(
+    `^${pattern
+      .split('')
+      .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+      .join('')}$`,
+  ).test(value);
+
+/** IAM evaluation for one method: an explicit Deny wins, then an Allow, else denied. */
+function allows(decision: Decision, methodArn: string): boolean {
+  const applies = (st: Statement) =>
+    st.Action.some((a) => matches(a, 'execute-api:Invoke')) && st.Resource.some((r) => matches(r, methodArn));
+  const relevant = decision.statements.filter(applies);
+  return !relevant.some((st) => st.Effect === 'Deny') && relevant.some((st) => st.Effect === 'Allow');
 }
 
 const TOO_LARGE = Symbol('too large');
@@ -111,15 +167,17 @@ function lingerOnClose(socket: Socket) {
 }
 
 /** What the gateway reads of a Node request. */
-const incomingOf = (req: IncomingMessage, body: IncomingRequest['body']): IncomingRequest => ({
+const incomingOf = (req: IncomingMessage): IncomingRequest => ({
   method: req.method ?? 'GET',
   target: req.url ?? '/',
   rawHeaders: req.rawHeaders,
-  body,
   httpVersion: req.httpVersion,
   remoteAddress: req.socket.remoteAddress,
   localPort: req.socket.localPort ?? 0,
 });
+
+const hasBody = (req: IncomingMessage) =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /** Sends the answer, unless the response is already gone; `closing`: the server is shutting down. */
 function write(
@@ -133,10 +191,17 @@ function write(
   res.statusCode = reply.statusCode;
   for (const [name, value] of reply.headers) res.appendHeader(name, value);
   res.setHeader('content-length', reply.body.length);
-  res.setHeader('apigw-requestid', requestId);
-  const cutShort = reply.statusCode === 413 && !req.complete;
+  res.setHeader('x-amzn-requestid', requestId);
+  // Answered before its body was read (refused, or too large): the rest of the upload stays
+  // unread and the connection closes behind the answer.
+  const cutShort = !req.complete && hasBody(req);
   if (cutShort || closing) res.setHeader('connection', 'close');
-  if (cutShort) lingerOnClose(req.socket);
+  if (cutShort) {
+    lingerOnClose(req.socket);
+    // Once the answer is sent, Node's server "dumps" an unread body: it reads the whole upload to
+    // throw it away. The connection closes instead, so nothing more is read (Node 20 and 22).
+    (req as IncomingMessage & { _dump?: () => void })._dump = () => undefined;
+  }
   res.end(reply.body);
 }
 
@@ -150,20 +215,22 @@ export function createListener(config: ListenerConfig) {
     config.authorizerCacheMaxEntries,
   );
 
+  /** Route, size and authorization first, from the headers alone; only then the body. */
   async function answer(req: IncomingMessage, requestId: string): Promise<HttpAnswer> {
-    const body = await readBody(req, limit);
-    if (body === TOO_LARGE) return tooLarge();
-    // The host becomes the event's domainName, from which handlers build absolute links.
-    if (req.headers.host !== undefined && !isValidHost(req.headers.host)) return badRequest();
-    const key = `${req.method} ${splitTarget(req.url ?? '/').rawPath}`;
+    if (req.headers.host !== undefined && !isValidHost(req.headers.host)) return badRequest(requestId);
+    const resource = splitTarget(req.url ?? '/').rawPath;
+    const key = `${req.method} ${resource}`;
     const route = routes.get(key);
-    if (!route) return notFound();
+    if (!route) return missingRoute(requestId);
+    if (Number(req.headers['content-length']) > limit) return tooLarge(requestId);
 
-    const parts = requestParts(incomingOf(req, body), key, requestId);
-    // Identity source `$request.header.Authorization`: absent or empty → 401, authorizer not called.
-    const identity = parts.headers.authorization;
-    if (!identity) return unauthorized();
+    const base = new URL(config.baseUrl?.() ?? `http://localhost:${req.socket.localPort ?? 0}`);
+    const parts: RequestParts = requestParts(incomingOf(req), route.path, requestId, base);
+    // Identity source `method.request.header.Authorization`: absent or empty → 401, authorizer not called.
+    const identity = req.headers.authorization;
+    if (!identity) return unauthorized(requestId);
 
+    const event = authorizerEvent(parts);
     let decision = decisions.get(identity);
     const throttled = decision
       ? undefined
@@ -171,22 +238,30 @@ export function createListener(config: ListenerConfig) {
     if (throttled) return throttled;
     if (!decision) {
       try {
-        decision = decisionOf(await config.authorizer(authorizerEvent(parts, identity)));
+        decision = decisionOf(await config.authorizer(event));
       } catch (error) {
+        // The authorizer's way of saying 401 (a REST API contract): fail with exactly `Unauthorized`.
+        if (error instanceof Error && error.message === 'Unauthorized') return unauthorized(requestId);
         logger('error', 'local gateway: authorizer failed', { requestId, route: key, error });
-        return internalError();
+        return authorizerFailed(requestId);
       }
       decisions.set(identity, decision);
     }
-    if (!decision.isAuthorized) return forbidden();
+    // The cached policy is evaluated against this method: an answer naming one route only would
+    // refuse the others while cached, as it does on API Gateway.
+    if (!allows(decision, event.methodArn)) return forbidden(requestId);
     const limited = config.limits?.afterAllow(decision.context, requestId);
     if (limited) return limited;
 
+    const body = await readBody(req, limit);
+    if (body === TOO_LARGE) return tooLarge(requestId);
     try {
-      return answerFromResult(await route.handler(apiEvent(parts, body, decision.context)));
+      return answerFromResult(
+        await route.handler(apiEvent(parts, body, decision.principalId, decision.context)),
+      );
     } catch (error) {
       logger('error', 'local gateway: function failed', { requestId, route: key, error });
-      return internalError();
+      return badGateway(requestId);
     }
   }
 
@@ -196,7 +271,7 @@ export function createListener(config: ListenerConfig) {
       .catch((error: unknown) => {
         if (!req.complete && req.destroyed) return undefined; // the client went away mid-upload
         logger('error', 'local gateway: request failed', { requestId, error });
-        return internalError();
+        return badGateway(requestId);
       })
       .then((reply) => reply && write(req, res, requestId, reply, config.closing?.() ?? false))
       .catch(() => res.destroy());

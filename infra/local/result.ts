@@ -1,4 +1,10 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
+import {
+  GATEWAY_RESPONSE_HEADERS,
+  type GatewayResponseType,
+  gatewayResponses,
+  problemTemplate,
+} from '../gateway-responses.ts';
 
 /** An HTTP answer ready to write: header pairs (repeatable, e.g. set-cookie) and the body bytes. */
 export interface HttpAnswer {
@@ -7,21 +13,37 @@ export interface HttpAnswer {
   body: Buffer;
 }
 
-/** API Gateway's own answers, byte for byte: JSON `{"message":…}`. */
-const gatewayAnswer = (statusCode: number, message: string): HttpAnswer => ({
-  statusCode,
-  headers: [['content-type', 'application/json']],
-  body: Buffer.from(JSON.stringify({ message })),
-});
+/**
+ * API Gateway's own answer of a type, as the deployed gateway responses shape it: the same
+ * template rendered with this request's id and API Gateway's message for it.
+ */
+export function gatewayAnswer(type: GatewayResponseType, requestId: string, message: string): HttpAnswer {
+  const response = gatewayResponses.find((r) => r.type === type) ?? gatewayResponses[0];
+  const extra = 'headers' in response ? response.headers : {};
+  const body = problemTemplate(response)
+    .replaceAll('$context.requestId', requestId)
+    .replaceAll('$context.error.messageString', JSON.stringify(message));
+  return {
+    statusCode: response.statusCode,
+    headers: [...Object.entries({ ...GATEWAY_RESPONSE_HEADERS, ...extra }), ['x-request-id', requestId]],
+    body: Buffer.from(body),
+  };
+}
 
-export const badRequest = () => gatewayAnswer(400, 'Bad Request');
-export const notFound = () => gatewayAnswer(404, 'Not Found');
-export const unauthorized = () => gatewayAnswer(401, 'Unauthorized');
-export const forbidden = () => gatewayAnswer(403, 'Forbidden');
-export const tooLarge = () => gatewayAnswer(413, 'Request Entity Too Large');
-export const internalError = () => gatewayAnswer(500, 'Internal Server Error');
+// API Gateway's own messages (`$context.error.message`) for each.
+export const badRequest = (id: string) => gatewayAnswer('DEFAULT_4XX', id, 'Bad Request');
+export const missingRoute = (id: string) =>
+  gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', id, 'Missing Authentication Token');
+export const unauthorized = (id: string) => gatewayAnswer('UNAUTHORIZED', id, 'Unauthorized');
+export const forbidden = (id: string) =>
+  gatewayAnswer('ACCESS_DENIED', id, 'User is not authorized to access this resource with an explicit deny');
+export const tooLarge = (id: string) => gatewayAnswer('REQUEST_TOO_LARGE', id, 'Request Too Long');
+/** The authorizer failed or answered something that is no policy (AUTHORIZER_FAILURE et al.). */
+export const authorizerFailed = (id: string) => gatewayAnswer('DEFAULT_5XX', id, 'Internal server error');
+/** The function failed or answered something a proxy integration cannot map (API Gateway's 502). */
+export const badGateway = (id: string) => gatewayAnswer('DEFAULT_5XX', id, 'Internal server error');
 
-/** A function answer API Gateway cannot map; it answers 500 instead. */
+/** A function or authorizer answer API Gateway cannot map. */
 export class MalformedResult extends Error {
   override name = 'MalformedResult';
 }
@@ -44,42 +66,38 @@ function header(name: string, value: unknown): [string, string] {
 }
 
 /**
- * Payload format 2.0 response mapping. An object with `statusCode` is taken as the structured
- * response; anything else is inferred: 200, `content-type: application/json`, and the body is
- * the value itself (a string as is, any other value as its JSON). Node's runtime sends
- * `undefined` as `null`.
+ * Lambda proxy (payload 1.0) response mapping: an object with a numeric `statusCode`, optional
+ * `headers` and `multiValueHeaders` (merged), a string `body`, `isBase64Encoded`. Anything else is
+ * a malformed answer, which a REST API turns into a 502.
  */
 export function answerFromResult(result: unknown): HttpAnswer {
-  if (!isRecord(result) || !('statusCode' in result)) {
-    const body = typeof result === 'string' ? result : JSON.stringify(result ?? null);
-    return { statusCode: 200, headers: [['content-type', 'application/json']], body: Buffer.from(body) };
-  }
-  const { statusCode, headers = {}, cookies = [], body, isBase64Encoded = false } = result;
-  if (
-    typeof statusCode !== 'number' ||
-    !Number.isInteger(statusCode) ||
-    statusCode < 200 ||
-    statusCode > 599
-  ) {
+  if (!isRecord(result)) throw new MalformedResult('the answer is not an object');
+  const { statusCode, headers = {}, multiValueHeaders = {}, body, isBase64Encoded = false } = result;
+  const status = typeof statusCode === 'string' && /^\d+$/.test(statusCode) ? Number(statusCode) : statusCode;
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) {
     throw new MalformedResult('statusCode is not an HTTP status');
   }
-  if (!isRecord(headers)) throw new MalformedResult('headers is not an object');
-  if (!Array.isArray(cookies) || !cookies.every((c) => typeof c === 'string')) {
-    throw new MalformedResult('cookies is not an array of strings');
-  }
+  if (!isRecord(headers ?? {})) throw new MalformedResult('headers is not an object');
+  if (!isRecord(multiValueHeaders ?? {})) throw new MalformedResult('multiValueHeaders is not an object');
   if (body !== undefined && body !== null && typeof body !== 'string') {
     throw new MalformedResult('body is not a string');
   }
   if (typeof isBase64Encoded !== 'boolean') throw new MalformedResult('isBase64Encoded is not a boolean');
-  const pairs: Array<[string, string]> = Object.entries(headers)
-    .filter(([name]) => name.toLowerCase() !== 'content-length')
-    .map(([name, value]) => header(name, value));
-  // Each cookie becomes its own set-cookie header.
-  for (const cookie of cookies as string[]) pairs.push(header('set-cookie', cookie));
+  const pairs: Array<[string, string]> = [];
+  const multi = multiValueHeaders as Record<string, unknown>;
+  for (const [name, values] of Object.entries(multi)) {
+    if (!Array.isArray(values)) throw new MalformedResult(`multiValueHeaders.${name} is not an array`);
+    for (const value of values) pairs.push(header(name, value));
+  }
+  for (const [name, value] of Object.entries((headers ?? {}) as Record<string, unknown>)) {
+    // A header in both: multiValueHeaders wins, as API Gateway merges them.
+    if (!Object.keys(multi).some((m) => m.toLowerCase() === name.toLowerCase()))
+      pairs.push(header(name, value));
+  }
   const text = body ?? '';
   return {
-    statusCode,
-    headers: pairs,
+    statusCode: status,
+    headers: pairs.filter(([name]) => name !== 'content-length'),
     body: isBase64Encoded ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8'),
   };
 }

@@ -5,14 +5,13 @@
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { sql } from 'drizzle-orm';
 import { scopes } from '#contract/routes.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { migrate } from '#db/migrate.ts';
 import { describeDatabase, explainDatabaseError, openDatabaseFromEnv } from '#db/open.ts';
 import { authenticate } from '#db/queries/api-keys.ts';
 import { createApiKey } from '#db/queries/manage-api-keys.ts';
-import { rowsOf } from '#db/queries/rows.ts';
+import { oldestWorkspaceId } from '#db/queries/workspaces.ts';
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import type { Deps } from '#functions/deps.ts';
 import { createLogger } from '#functions/http/log.ts';
@@ -35,11 +34,9 @@ interface Demo {
  */
 async function ensureDemo(handle: DatabaseHandle, tokenFile: string | undefined): Promise<Demo> {
   const { db } = handle;
-  const [oldest] = rowsOf<{ id: string }>(
-    await db.execute(sql`select id from workspaces order by created_at, id limit 1`),
-  );
+  const oldestId = await oldestWorkspaceId(db);
   let demo: Demo;
-  if (!oldest) {
+  if (!oldestId) {
     const seeded = await seedDemoWorkspace(db, { name: 'Demo workspace' });
     demo = { workspaceId: seeded.workspaceId, token: seeded.token, origin: 'seeded now' };
   } else {
@@ -47,8 +44,8 @@ async function ensureDemo(handle: DatabaseHandle, tokenFile: string | undefined)
     const principal = saved ? await authenticate(handle.sql, saved) : undefined;
     if (principal)
       return { workspaceId: principal.workspaceId, token: saved, origin: 'kept from an earlier start' };
-    const key = await createApiKey(db, { workspaceId: oldest.id, name: 'Demo key (npm start)', scopes });
-    demo = { workspaceId: oldest.id, token: key.token, origin: 'new key for the existing workspace' };
+    const key = await createApiKey(db, { workspaceId: oldestId, name: 'Demo key (npm start)', scopes });
+    demo = { workspaceId: oldestId, token: key.token, origin: 'new key for the existing workspace' };
   }
   if (tokenFile) {
     writeFileSync(tokenFile, `${demo.token}\n`, { mode: 0o600 });
@@ -120,6 +117,8 @@ async function main() {
       docs: referencePageFiles(),
       // Opt-in: a conformance run or a benchmark against `npm start` would otherwise meet 429s.
       limits: process.env.LOCAL_LIMITS === 'on' ? createRateLimiter() : undefined,
+      // Behind a proxy or on a public name: the URL clients use, for the links the API answers.
+      ...(process.env.PUBLIC_BASE_URL ? { baseUrl: process.env.PUBLIC_BASE_URL } : {}),
     });
     process.stdout.write(banner(gateway.url, describeDatabase(config), demo));
     if (process.env.LOCAL_AWS_PORT) stage = await startStage(gateway.url, { database: handle, logger });

@@ -113,10 +113,14 @@ describe.runIf(usingPostgres())(
         const authorize = buildAuthorizer({ database: app, logger: silentLogger });
         const result = await authorize({
           type: 'REQUEST',
+          methodArn: 'arn:aws:execute-api:eu-west-1:000000000000:api/v1/GET/agents',
           headers: { authorization: `Bearer ${tenant.token}` },
           requestContext: { requestId: 'role-test' },
         } as unknown as AuthorizerEvent);
-        expect(result).toMatchObject({ isAuthorized: true, context: { workspaceId: tenant.workspaceId } });
+        expect(result).toMatchObject({
+          policyDocument: { Statement: [{ Effect: 'Allow' }] },
+          context: { workspaceId: tenant.workspaceId },
+        });
       });
 
       it('creates an agent idempotently, then lists agents and sessions', async () => {

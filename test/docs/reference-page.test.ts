@@ -133,7 +133,10 @@ describe('/docs is served only where asked for', () => {
     try {
       const res = await fetch(`${gateway.url}/docs/`);
       expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ message: 'Not Found' });
+      expect(await res.json()).toMatchObject({
+        type: 'https://voice-agent-admin.dev/problems/not-found',
+        status: 404,
+      });
     } finally {
       await gateway.close();
       await database.close();

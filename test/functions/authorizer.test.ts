@@ -9,21 +9,38 @@ import type { AuthorizerEvent } from '#functions/http/types.ts';
 import { build as buildListSessions } from '#functions/sessions/list.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
+import { authorizerContext, isAllowed } from '#test/helpers/policy.ts';
 import { expectProblem } from '#test/helpers/responses.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 
 const authorizerEvent = (authorization?: string): AuthorizerEvent =>
   ({
-    version: '2.0',
     type: 'REQUEST',
-    routeArn: 'arn:aws:execute-api:eu-west-1:000000000000:api/$default/GET/sessions',
-    identitySource: authorization ? [authorization] : [],
-    routeKey: 'GET /sessions',
-    rawPath: '/sessions',
-    rawQueryString: '',
-    headers: authorization ? { authorization } : {},
+    methodArn: METHOD_ARN,
+    resource: '/sessions',
+    path: '/sessions',
+    httpMethod: 'GET',
+    headers: authorization ? { Authorization: authorization } : {},
+    multiValueHeaders: authorization ? { Authorization: [authorization] } : {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: {},
+    stageVariables: {},
     requestContext: { requestId: 'req-1' },
   }) as unknown as AuthorizerEvent;
+
+const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:000000000000:api/v1/GET/sessions';
+// Every method of the stage: a cached answer serves every route the token calls.
+const policy = (effect: 'Allow' | 'Deny') => ({
+  Version: '2012-10-17',
+  Statement: [
+    {
+      Action: 'execute-api:Invoke',
+      Effect: effect,
+      Resource: 'arn:aws:execute-api:eu-west-1:000000000000:api/v1/*',
+    },
+  ],
+});
 
 describe('the bearer authorizer', () => {
   let handle: DatabaseHandle;
@@ -39,7 +56,8 @@ describe('the bearer authorizer', () => {
 
   it('allows a live key with its workspace, principal and scopes in the context', async () => {
     expect(await authorize(authorizerEvent(`Bearer ${tenant.token}`))).toEqual({
-      isAuthorized: true,
+      principalId: tenant.principalId,
+      policyDocument: policy('Allow'),
       context: {
         workspaceId: tenant.workspaceId,
         principalId: tenant.principalId,
@@ -48,6 +66,8 @@ describe('the bearer authorizer', () => {
         tier: 'standard',
         usageIdentifierKey: `vaw_${tenant.workspaceId}`,
       },
+      // API Gateway meters the call against this key's usage plan (API key source AUTHORIZER).
+      usageIdentifierKey: `vaw_${tenant.workspaceId}`,
     });
   });
 
@@ -59,7 +79,7 @@ describe('the bearer authorizer', () => {
   });
 
   it('accepts the scheme in any case', async () => {
-    expect((await authorize(authorizerEvent(`bearer ${tenant.token}`))).isAuthorized).toBe(true);
+    expect(isAllowed(await authorize(authorizerEvent(`bearer ${tenant.token}`)))).toBe(true);
   });
 
   it('records when a key was last used', async () => {
@@ -76,18 +96,22 @@ describe('the bearer authorizer', () => {
     ['an unknown token', `Bearer vak_${'A'.repeat(43)}`],
     ['a token with trailing junk', `Bearer ${'vak_'}${'A'.repeat(43)} x`],
   ])('denies %s', async (_, header) => {
-    expect(await authorize(authorizerEvent(header))).toEqual({ isAuthorized: false, context: {} });
+    expect(await authorize(authorizerEvent(header))).toEqual({
+      principalId: 'anonymous',
+      policyDocument: policy('Deny'),
+      context: {},
+    });
   });
 
   it('denies a revoked key', async () => {
     const t = await createTenant(handle.db);
     expect(await revokeApiKey(handle.db, t.keyId)).toBe(true);
-    expect((await authorize(authorizerEvent(`Bearer ${t.token}`))).isAuthorized).toBe(false);
+    expect(isAllowed(await authorize(authorizerEvent(`Bearer ${t.token}`)))).toBe(false);
   });
 
   it('denies an expired key', async () => {
     const t = await createTenant(handle.db, { expiresAt: new Date(Date.now() - 1000) });
-    expect((await authorize(authorizerEvent(`Bearer ${t.token}`))).isAuthorized).toBe(false);
+    expect(isAllowed(await authorize(authorizerEvent(`Bearer ${t.token}`)))).toBe(false);
   });
 
   it('stores no token in plain text, only its SHA-256', async () => {
@@ -109,13 +133,17 @@ describe('the bearer authorizer', () => {
       const result = await build({ database: down, logger: silentLogger })(
         authorizerEvent(`Bearer ${tenant.token}`),
       );
-      expect(result).toEqual({ isAuthorized: true, context: { deferred: 'database-unavailable' } });
+      expect(result).toEqual({
+        principalId: 'deferred',
+        policyDocument: policy('Allow'),
+        context: { deferred: 'database-unavailable' },
+      });
     });
 
     it('then the handler answers 503 with Retry-After, not data', async () => {
       const listSessions = buildListSessions({ database: down, logger: silentLogger });
       const event = apiEvent({ path: '/sessions', caller: tenant });
-      event.requestContext.authorizer.lambda = { deferred: 'database-unavailable' };
+      event.requestContext.authorizer = authorizerContext({ deferred: 'database-unavailable' });
       const result = await listSessions(event);
       expectProblem(result, 503);
       expect(result.headers['retry-after']).toBe('5');
@@ -125,7 +153,7 @@ describe('the bearer authorizer', () => {
       const listSessions = buildListSessions({ database: handle, logger: silentLogger });
       const deferred = (authorization: string) => {
         const event = apiEvent({ path: '/sessions', caller: tenant, headers: { authorization } });
-        event.requestContext.authorizer.lambda = { deferred: 'database-unavailable' };
+        event.requestContext.authorizer = authorizerContext({ deferred: 'database-unavailable' });
         return listSessions(event);
       };
       expect((await deferred(`Bearer ${tenant.token}`)).statusCode).toBe(200);

@@ -14,9 +14,12 @@ import { freshDatabase } from '#test/helpers/database.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-/** What the authorizer reads of its event: the Authorization header. */
+/** What the authorizer reads of its event: the Authorization header, and the method it allows. */
 const authorizerEvent = (authorization: string) =>
-  ({ headers: { authorization } }) as unknown as AuthorizerEvent;
+  ({
+    headers: { authorization },
+    methodArn: 'arn:aws:execute-api:eu-west-1:000000000000:api/v1/GET/agents',
+  }) as unknown as AuthorizerEvent;
 
 const planIds = { free: 'plan-free', standard: 'plan-standard', pro: 'plan-pro' } as const;
 

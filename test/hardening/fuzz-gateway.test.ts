@@ -5,18 +5,11 @@ import { generateToken } from '#db/queries/api-keys.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { type Gateway, startGateway } from '#infra/local/gateway.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
+import { gatewayBodyFor } from '#test/helpers/gateway-answers.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 import { checkAnswer, fuzzSeed, type RouteName, rowCounts, runs, Tally } from './support/app.ts';
 import { anyJson, anyText, applyMutation, mutation, validCreateBody } from './support/arbitraries.ts';
 import { type HttpAnswer, send, sendRaw } from './support/http.ts';
-
-/** API Gateway's own answers, byte for byte, and when it gives them. */
-const GATEWAY_ANSWERS: Record<number, string> = {
-  401: '{"message":"Unauthorized"}',
-  403: '{"message":"Forbidden"}',
-  404: '{"message":"Not Found"}',
-  413: '{"message":"Request Entity Too Large"}',
-};
 
 /** Header values HTTP can carry: visible ASCII, spaces and tabs, and obs-text (Latin-1). */
 const headerText = fc.oneof(
@@ -59,7 +52,11 @@ describe('fuzzing through the local gateway (HTTP)', () => {
     // Node's own refusal of a header block over 16 KiB: no body (see the last test below).
     if (answer.statusCode === 431) return undefined;
     if (answer.fromGateway) {
-      expect(answer.body).toBe(GATEWAY_ANSWERS[answer.statusCode]);
+      expect(answer.body).toBe(gatewayBodyFor(answer.statusCode, String(answer.headers['x-request-id'])));
+      expect(answer.headers).toMatchObject({
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      });
       gatewayOwn.set(answer.statusCode, (gatewayOwn.get(answer.statusCode) ?? 0) + 1);
       return undefined;
     }

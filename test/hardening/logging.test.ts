@@ -6,6 +6,7 @@ import { createLogger } from '#functions/http/log.ts';
 import type { ApiEvent } from '#functions/http/types.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
+import { authorizerContext } from '#test/helpers/policy.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 import { buildApp, fuzzSeed, runs } from './support/app.ts';
 import { throughAuthorizer } from './support/gateway-flow.ts';
@@ -134,7 +135,7 @@ describe('logs never carry a credential', () => {
         for (const [route, event] of events) {
           await throughAuthorizer(app, route as 'create-agent', event);
           const deferred = structuredClone(event);
-          deferred.requestContext.authorizer = { lambda: { deferred: 'database-unavailable' } };
+          deferred.requestContext.authorizer = authorizerContext({ deferred: 'database-unavailable' });
           await (route === 'create-agent'
             ? app.createAgent
             : route === 'list-agents'

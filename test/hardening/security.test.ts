@@ -11,6 +11,7 @@ import type { ApiEvent, ApiResult } from '#functions/http/types.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { insertAgent, insertSession } from '#test/helpers/fixtures.ts';
+import { authorizerContext, isAllowed } from '#test/helpers/policy.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 import { type App, buildApp, checkAnswer, type RouteName, rowCounts } from './support/app.ts';
 import { BODY_PATHS } from './support/arbitraries.ts';
@@ -32,7 +33,7 @@ const routes: { name: RouteName; scope: Scope; event: (caller: Tenant | null) =>
 
 /** The request as the handler gets it when the authorizer could not reach the database. */
 const deferred = (event: ApiEvent) => {
-  event.requestContext.authorizer = { lambda: { deferred: 'database-unavailable' } };
+  event.requestContext.authorizer = authorizerContext({ deferred: 'database-unavailable' });
   return event;
 };
 
@@ -311,9 +312,7 @@ describe('security', () => {
         check(route.name, await handler(route.event(a)));
         check(route.name, await handler(route.event(null)));
         const noScope = route.event(a);
-        noScope.requestContext.authorizer = {
-          lambda: { ...noScope.requestContext.authorizer.lambda, scopes: '' },
-        };
+        noScope.requestContext.authorizer = { ...noScope.requestContext.authorizer, scopes: '' };
         check(route.name, await handler(noScope));
         for (const [message, code] of [
           [internals[0], undefined],
@@ -412,10 +411,11 @@ describe('security', () => {
         expect(result.statusCode).toBe(401);
       }
       const decision = await viaTripwire().authorize({
+        methodArn: 'arn:aws:execute-api:eu-west-1:000000000000:api/v1/GET/agents',
         headers: { authorization: header },
         requestContext: {},
       } as never);
-      expect(decision.isAuthorized).toBe(false);
+      expect(isAllowed(decision)).toBe(false);
     });
 
     it('refuses a query string of 1 MB with a 400 naming its parameters, before any database work', async () => {

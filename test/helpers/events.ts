@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiEvent, AuthContext } from '#functions/http/types.ts';
+import { queryParameters } from '#infra/local/event.ts';
 import type { Tenant } from './tenants.ts';
 
 export interface EventOptions {
@@ -15,46 +16,55 @@ export interface EventOptions {
   scopes?: string;
 }
 
-/** An API Gateway HTTP API (payload 2.0) event as the authorizer-approved request would arrive. */
+/** An API Gateway REST API (payload 1.0) event as the authorizer-approved request would arrive. */
 export function apiEvent(options: EventOptions): ApiEvent {
   const method = options.method ?? 'GET';
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   const headers: Record<string, string> = {
+    // Names as a client sent them (a REST API keeps their case): lower-case here; handlers read any
+    // case (test/functions/header-case.test.ts).
     host: 'api.test',
     'x-forwarded-proto': 'https',
     ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
     ...(options.caller ? { authorization: `Bearer ${options.caller.token}` } : {}),
     ...options.headers,
   };
-  const lambda: Partial<AuthContext> | undefined = options.caller
+  const context: Partial<AuthContext> = options.caller
     ? {
         workspaceId: options.caller.workspaceId,
         principalId: options.caller.principalId,
         keyId: options.caller.keyId,
         scopes: options.scopes ?? 'agents:read agents:write sessions:read',
       }
-    : undefined;
+    : {};
   const now = new Date();
   return {
-    version: '2.0',
-    routeKey: `${method} ${options.path}`,
-    rawPath: options.path,
-    rawQueryString: options.query ?? '',
+    resource: options.path,
+    path: options.path,
+    httpMethod: method,
     headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    ...queryParameters(options.query ?? ''),
+    pathParameters: null,
+    stageVariables: null,
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',
       domainName: 'api.test',
       domainPrefix: 'api',
-      http: { method, path: options.path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'vitest' },
+      httpMethod: method,
+      identity: { sourceIp: '127.0.0.1', userAgent: 'vitest' },
+      path: options.path,
+      protocol: 'HTTP/1.1',
       requestId: randomUUID(),
-      routeKey: `${method} ${options.path}`,
-      stage: '$default',
-      time: now.toUTCString(),
-      timeEpoch: now.getTime(),
-      authorizer: { lambda: lambda ?? {} },
+      requestTime: now.toUTCString(),
+      requestTimeEpoch: now.getTime(),
+      resourceId: options.path,
+      resourcePath: options.path,
+      stage: 'v1',
+      authorizer: { ...context, principalId: context.principalId ?? '', integrationLatency: 0 },
     },
-    body,
+    body: body ?? null,
     isBase64Encoded: false,
-  } as ApiEvent;
+  } as unknown as ApiEvent;
 }

@@ -4,6 +4,19 @@ import { silentLogger } from '#functions/http/log.ts';
 import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
 import { createListener } from '#infra/local/listener.ts';
 
+/** A REST authorizer's answer: `effect` on every method of the API, with `context`. */
+export const allow = (context: Record<string, unknown> = {}, effect: 'Allow' | 'Deny' = 'Allow') => ({
+  principalId: 'p1',
+  policyDocument: {
+    Version: '2012-10-17',
+    Statement: [
+      { Action: 'execute-api:Invoke', Effect: effect, Resource: 'arn:aws:execute-api:*:*:local/*' },
+    ],
+  },
+  context,
+});
+export const deny = () => allow({}, 'Deny');
+
 export interface StandInGateway {
   /** What the gateway sent the stand-in functions during the current test. */
   seen: { event?: ApiEvent; authorizerEvent?: AuthorizerEvent; authorizerCalls: number };
@@ -26,7 +39,7 @@ export function standInGateway(): StandInGateway {
   const g: StandInGateway = {
     seen: { authorizerCalls: 0 },
     reply: async () => ({ statusCode: 200, body: 'ok' }),
-    authorize: async () => ({ isAuthorized: true, context: { workspaceId: 'w1' } }),
+    authorize: async () => allow({ workspaceId: 'w1' }),
     base: '',
     port: 0,
     auth: () => ({ authorization: `Bearer t${++tokens}` }),
@@ -59,7 +72,7 @@ export function standInGateway(): StandInGateway {
   beforeEach(() => {
     g.seen = { authorizerCalls: 0 };
     g.reply = async () => ({ statusCode: 200, body: 'ok' });
-    g.authorize = async () => ({ isAuthorized: true, context: { workspaceId: 'w1' } });
+    g.authorize = async () => allow({ workspaceId: 'w1' });
   });
   return g;
 }

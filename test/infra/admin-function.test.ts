@@ -47,7 +47,15 @@ describe.each([
     });
     const env = admin?.Properties.Environment.Variables;
     const routeEnv = routeFn?.Properties.Environment.Variables;
-    expect(env).toEqual({ ...routeEnv, STAGE: stage, DEMO_SEED: demoSeed });
+    // And the tiers' usage plans, whose API keys it keeps (functions/usage-plan-keys.ts).
+    expect(env).toEqual({
+      ...routeEnv,
+      STAGE: stage,
+      DEMO_SEED: demoSeed,
+      USAGE_PLAN_IDS: {
+        'Fn::Join': ['', expect.arrayContaining([{ Ref: expect.stringMatching(/^UsagePlans/) }])],
+      },
+    });
   });
 
   it('is reachable only through IAM: no route, no integration, no permission, no URL names it', () => {
@@ -55,7 +63,7 @@ describe.each([
       .filter(([id]) => id !== adminId)
       .flatMap(([id, resource]) => referencesTo(adminId, resource.Properties, id));
     expect(referrers).toEqual([]);
-    for (const type of ['AWS::Lambda::Permission', 'AWS::Lambda::Url', 'AWS::ApiGatewayV2::Integration']) {
+    for (const type of ['AWS::Lambda::Permission', 'AWS::Lambda::Url', 'AWS::ApiGateway::Method']) {
       for (const [, resource] of Object.entries(resources).filter(([, r]) => r.Type === type)) {
         expect(JSON.stringify(resource)).not.toContain(adminId);
       }

@@ -1,7 +1,10 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AUTHORIZER_CACHE_TTL_SECONDS, routeKey, routeList } from '#contract/routes.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS, routeList } from '#contract/routes.ts';
+import { tierNames, tiers } from '#contract/tiers.ts';
 import { REQUEST_TIMEOUT_MS } from '#db/client.ts';
+import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
+import { API_STAGE_NAME } from '#infra/constructs/api.ts';
 import {
   APP_USERNAME,
   DATABASE_NAME,
@@ -10,6 +13,7 @@ import {
   RUNTIME_CA_BUNDLE,
 } from '#infra/constructs/database.ts';
 import { approxMaxConnections } from '#infra/constructs/monitoring.ts';
+import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { idsOfType, logicalId, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
 
 const stages = [
@@ -23,7 +27,15 @@ const stages = [
     minCapacity: 0.5,
     maxCapacity: 8,
     instances: 2,
-    counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 13, 'AWS::CloudWatch::Alarm': 24 },
+    counts: {
+      'AWS::EC2::SecurityGroup': 6,
+      'AWS::IAM::Role': 14,
+      'AWS::CloudWatch::Alarm': 24,
+      // and the web ACL's (aws-waf-logs-*)
+      'AWS::Logs::LogGroup': 13,
+      'AWS::WAFv2::WebACL': 1,
+      'AWS::WAFv2::WebACLAssociation': 1,
+    },
   },
   // The disposable stage with a cluster of its own (branch previews: test/infra/previews.test.ts).
   {
@@ -36,7 +48,13 @@ const stages = [
     minCapacity: 0.5,
     maxCapacity: 2,
     instances: 1,
-    counts: { 'AWS::EC2::SecurityGroup': 6, 'AWS::IAM::Role': 12, 'AWS::CloudWatch::Alarm': 24 },
+    counts: {
+      'AWS::EC2::SecurityGroup': 6,
+      'AWS::IAM::Role': 13,
+      'AWS::CloudWatch::Alarm': 24,
+      // a web ACL is a fixed monthly fee: previews have none unless `-c waf=on`
+      'AWS::WAFv2::WebACL': 0,
+    },
   },
 ] as const;
 
@@ -62,11 +80,13 @@ describe.each(stages)('the $stage stack', (expected) => {
       'AWS::Lambda::Alias': routeList.length + 1,
       'AWS::CodeDeploy::Application': 1,
       'AWS::CodeDeploy::DeploymentGroup': routeList.length + 1,
-      'AWS::ApiGatewayV2::Api': 1,
-      'AWS::ApiGatewayV2::Route': routeList.length,
-      'AWS::ApiGatewayV2::Integration': routeList.length,
-      'AWS::ApiGatewayV2::Authorizer': 1,
-      'AWS::ApiGatewayV2::Stage': 1,
+      'AWS::ApiGateway::RestApi': 1,
+      'AWS::ApiGateway::Method': routeList.length,
+      'AWS::ApiGateway::Authorizer': 1,
+      'AWS::ApiGateway::Stage': 1,
+      'AWS::ApiGateway::GatewayResponse': gatewayResponses.length,
+      'AWS::ApiGateway::UsagePlan': tierNames.length,
+      'AWS::ApiGateway::Account': 1, // the CloudWatch role (one of the IAM roles) access logs need
       'AWS::RDS::DBCluster': 1,
       'AWS::RDS::DBInstance': expected.instances,
       'AWS::RDS::DBProxy': expected.proxies,
@@ -129,7 +149,15 @@ describe.each(stages)('the $stage stack', (expected) => {
     const statementsOf = (fn: { role?: { node: { tryFindChild(id: string): unknown } } }) =>
       resources[logicalId(synth.stack, fn.role?.node.tryFindChild('DefaultPolicy') as never)]?.Properties
         .PolicyDocument.Statement;
-    for (const fn of functions.all) expect(statementsOf(fn)).toEqual([tracing, connectAsApp]);
+    for (const fn of functions.all.filter((f) => f !== functions.admin)) {
+      expect(statementsOf(fn)).toEqual([tracing, connectAsApp]);
+    }
+    // The admin function also keeps the workspaces' API keys in their usage plans (API Gateway only).
+    const adminExtra = statementsOf(functions.admin).slice(2);
+    expect(statementsOf(functions.admin).slice(0, 2)).toEqual([tracing, connectAsApp]);
+    for (const statement of adminExtra) {
+      expect([statement.Action].flat().every((a: string) => a.startsWith('apigateway:'))).toBe(true);
+    }
     const connectArn = JSON.stringify(statementsOf(functions.authorizerFunction)[1].Resource);
     expect(connectArn).toContain(':dbuser:');
     expect(statementsOf(migrations.function)).toEqual([tracing, read(master)]);
@@ -223,42 +251,88 @@ describe.each(stages)('the $stage stack', (expected) => {
     expect(total).toBeLessThan(Math.floor((maxConnections * PROXY_MAX_CONNECTIONS_PERCENT) / 100));
   });
 
+  it('is a REST API, with no HTTP API resource left', () => {
+    const v2 = Object.values(resources).filter((r) => r.Type.startsWith('AWS::ApiGatewayV2::'));
+    expect(v2).toEqual([]);
+    synth.template.hasResourceProperties('AWS::ApiGateway::RestApi', {
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+      BinaryMediaTypes: ['*/*'],
+    });
+  });
+
+  it("meters every workspace through its tier's usage plan, the key coming from the authorizer", () => {
+    synth.template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+    for (const method of Object.values(synth.template.findResources('AWS::ApiGateway::Method'))) {
+      expect(method.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', ApiKeyRequired: true });
+    }
+    for (const tier of tierNames) {
+      synth.template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+        Throttle: { RateLimit: tiers[tier].rate, BurstLimit: tiers[tier].burst },
+        Quota: { Limit: tiers[tier].dailyQuota, Period: 'DAY' },
+        ApiStages: [Match.objectLike({ Stage: Match.anyValue() })],
+      });
+    }
+    const admin = resources[logicalId(synth.stack, synth.stack.functions.admin)];
+    expect(Object.keys(admin?.Properties.Environment.Variables ?? {})).toContain(USAGE_PLAN_IDS_ENV);
+  });
+
   it('caches the bearer authorizer for the same TTL as the local gateway, keyed by Authorization', () => {
-    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
-      AuthorizerType: 'REQUEST',
-      EnableSimpleResponses: true,
-      AuthorizerPayloadFormatVersion: '2.0',
-      IdentitySource: ['$request.header.Authorization'],
+    synth.template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.Authorization',
       AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_TTL_SECONDS,
     });
   });
 
-  it("routes every row of the route table to its own function's live alias, behind the authorizer", () => {
-    const authorizerId = idsOfType(synth.template, 'AWS::ApiGatewayV2::Authorizer')[0];
-    for (const [route, alias] of synth.stack.functions.byRoute) {
-      const [, apiRoute] = Object.entries(resources).find(
-        ([, r]) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === routeKey(route),
-      ) ?? [undefined, undefined];
-      expect(apiRoute?.Properties).toMatchObject({
+  it('routes every row of the route table to its own function as a proxy, behind the authorizer', () => {
+    const authorizerId = idsOfType(synth.template, 'AWS::ApiGateway::Authorizer')[0];
+    const methods = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGateway::Method');
+    expect(methods).toHaveLength(routeList.length);
+    for (const [route, fn] of synth.stack.functions.byRoute) {
+      const resourceId = Object.entries(resources).find(
+        ([, r]) => r.Type === 'AWS::ApiGateway::Resource' && `/${r.Properties.PathPart}` === route.path,
+      )?.[0];
+      const method = methods.find(
+        (m) => m.Properties.HttpMethod === route.method && m.Properties.ResourceId.Ref === resourceId,
+      );
+      expect(method?.Properties).toMatchObject({
         AuthorizationType: 'CUSTOM',
         AuthorizerId: { Ref: authorizerId },
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
       });
-      const integrationId = apiRoute?.Properties.Target['Fn::Join'][1][1].Ref;
-      expect(resources[integrationId]?.Properties.IntegrationUri).toEqual({
-        Ref: logicalId(synth.stack, alias),
-      });
+      expect(JSON.stringify(method?.Properties.Integration.Uri)).toContain(logicalId(synth.stack, fn));
     }
   });
 
-  it('logs access and throttles on the $default stage, and outputs its URL', () => {
-    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
-      StageName: '$default',
-      AutoDeploy: true,
-      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
-      DefaultRouteSettings: { ThrottlingRateLimit: Match.anyValue(), ThrottlingBurstLimit: Match.anyValue() },
+  it('logs access and throttles on its stage, and outputs its URL', () => {
+    synth.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: API_STAGE_NAME,
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ ThrottlingRateLimit: Match.anyValue(), ThrottlingBurstLimit: Match.anyValue() }),
+      ]),
     });
     synth.template.hasOutput('ApiUrl', { Value: Match.anyValue() });
   });
+
+  it.each(gatewayResponses.map((r) => [r.type, r] as const))(
+    "answers API Gateway's own %s as a problem with the security headers",
+    (type, response) => {
+      synth.template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        StatusCode: String(response.statusCode),
+        ResponseParameters: Match.objectLike({
+          'gatewayresponse.header.content-type': "'application/problem+json'",
+          'gatewayresponse.header.x-content-type-options': "'nosniff'",
+          'gatewayresponse.header.cache-control': "'no-store'",
+          'gatewayresponse.header.x-request-id': 'context.requestId',
+        }),
+        ResponseTemplates: {
+          'application/json': Match.stringLikeRegexp('"requestId":"\\$context.requestId"'),
+        },
+      });
+    },
+  );
 
   it('keeps every log group for the stage retention, removed with the stack only in previews', () => {
     for (const id of idsOfType(synth.template, 'AWS::Logs::LogGroup')) {
@@ -324,6 +398,14 @@ describe('the prod stack only', () => {
   beforeAll(() => {
     synth = synthesise('prod', { alarmEmail: 'ops@example.com' });
     resources = resourcesOf(synth.template);
+  });
+
+  it('puts a web application firewall in front of its stage', () => {
+    const [acl] = idsOfType(synth.template, 'AWS::WAFv2::WebACL');
+    synth.template.hasResourceProperties('AWS::WAFv2::WebACL', { Scope: 'REGIONAL' });
+    synth.template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      WebACLArn: { 'Fn::GetAtt': [acl, 'Arn'] },
+    });
   });
 
   it('refuses to synthesise without an alarm destination', () => {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { standInGateway } from '#test/helpers/stand-in-gateway.ts';
+import { allow, deny, standInGateway } from '#test/helpers/stand-in-gateway.ts';
 
 const g = standInGateway();
 
 describe('how a function’s answer is mapped', () => {
-  it('writes status, headers, cookies and content-length; the request id matches', async () => {
+  it('writes status, headers, multi-value headers and content-length; the request id matches', async () => {
     g.reply = async (event) => ({
       statusCode: 201,
       headers: { 'X-Thing': 'a', 'x-request-id': event.requestContext.requestId },
-      cookies: ['a=1; Path=/', 'b=2'],
+      multiValueHeaders: { 'Set-Cookie': ['a=1; Path=/', 'b=2'] },
       body: 'héllo',
     });
     const res = await fetch(`${g.base}/echo`, { headers: g.auth() });
@@ -16,7 +16,7 @@ describe('how a function’s answer is mapped', () => {
     expect(res.headers.get('x-thing')).toBe('a');
     expect(res.headers.getSetCookie()).toEqual(['a=1; Path=/', 'b=2']);
     expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength('héllo')));
-    expect(res.headers.get('apigw-requestid')).toBe(res.headers.get('x-request-id'));
+    expect(res.headers.get('x-amzn-requestid')).toBe(res.headers.get('x-request-id'));
     expect(await res.text()).toBe('héllo');
   });
 
@@ -28,55 +28,72 @@ describe('how a function’s answer is mapped', () => {
   });
 
   it.each([
-    ['a string', 'hello', 'hello'],
-    ['an object without statusCode', { message: 'hi' }, '{"message":"hi"}'],
-    ['an array', [1, 2], '[1,2]'],
-    ['undefined', undefined, 'null'],
-  ])('infers 200 JSON from %s', async (_, value, body) => {
-    g.reply = async () => value;
-    const res = await fetch(`${g.base}/echo`, { headers: g.auth() });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/json');
-    expect(await res.text()).toBe(body);
-  });
-
-  it.each([
     ['a function that throws', () => Promise.reject(new Error('boom'))],
-    ['a malformed statusCode', async () => ({ statusCode: '200', body: 'x' })],
+    ['a string', async () => 'hello'],
+    ['an object without statusCode', async () => ({ message: 'hi' })],
+    ['undefined', async () => undefined],
+    ['a malformed statusCode', async () => ({ statusCode: '2x', body: 'x' })],
     ['a non-string body', async () => ({ statusCode: 200, body: { a: 1 } })],
     ['a header that cannot be sent', async () => ({ statusCode: 200, headers: { 'bad name': 'x' } })],
-  ])('answers 500 for %s', async (_, handler) => {
+  ])('answers the 5xx problem for %s (a REST API’s 502, reshaped to 500)', async (_, handler) => {
     g.reply = handler as typeof g.reply;
     const res = await fetch(`${g.base}/echo`, { headers: g.auth() });
     expect(res.status).toBe(500);
-    expect(res.headers.get('content-type')).toBe('application/json');
-    expect(await res.text()).toBe('{"message":"Internal Server Error"}');
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    const requestId = res.headers.get('x-request-id');
+    expect(await res.text()).toBe(
+      `{"type":"https://voice-agent-admin.dev/problems/gateway-error","title":"Internal Server Error","status":500,"detail":"Internal server error","requestId":"${requestId}"}`,
+    );
   });
 });
 
 describe('the authorizer', () => {
   it.each([
     ['throws', () => Promise.reject(new Error('down'))],
-    ['answers isAuthorized as a string', async () => ({ isAuthorized: 'true' })],
-    ['answers a non-object context', async () => ({ isAuthorized: true, context: 'x' })],
+    ['answers a simple response', async () => ({ isAuthorized: true })],
+    ['answers a non-object context', async () => ({ ...allow(), context: 'x' })],
+    ['answers a context holding an object', async () => ({ ...allow(), context: { a: { b: 1 } } })],
   ])('500 when it %s, and that is not cached', async (_, answer) => {
     g.authorize = answer as typeof g.authorize;
     const headers = g.auth();
     const res = await fetch(`${g.base}/echo`, { headers });
     expect(res.status).toBe(500);
-    expect(await res.text()).toBe('{"message":"Internal Server Error"}');
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(JSON.parse(await res.text())).toMatchObject({
+      title: 'Internal Server Error',
+      detail: 'Internal server error',
+    });
     await fetch(`${g.base}/echo`, { headers });
     expect(g.seen.authorizerCalls).toBe(2);
     expect(g.seen.event).toBeUndefined();
   });
 
   it('caches a denial per identity, as it caches an allow', async () => {
-    g.authorize = async (event) => ({ isAuthorized: event.identitySource[0] === 'Bearer yes' });
+    g.authorize = async (event) => (event.headers?.authorization === 'Bearer yes' ? allow() : deny());
     for (const token of ['no', 'no', 'yes', 'yes']) {
       const res = await fetch(`${g.base}/echo`, { headers: { authorization: `Bearer ${token}` } });
       expect(res.status).toBe(token === 'yes' ? 200 : 403);
     }
     expect(g.seen.authorizerCalls).toBe(2);
+  });
+
+  it('evaluates a cached policy per method: one naming only GET refuses POST', async () => {
+    g.authorize = async (event) => ({
+      ...allow(),
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
+      },
+    });
+    const headers = g.auth();
+    expect((await fetch(`${g.base}/echo`, { headers })).status).toBe(200);
+    expect((await fetch(`${g.base}/echo`, { method: 'POST', headers })).status).toBe(403);
+    expect(g.seen.authorizerCalls).toBe(1);
+  });
+
+  it('401 when it fails with exactly "Unauthorized", as REST authorizers may', async () => {
+    g.authorize = () => Promise.reject(new Error('Unauthorized'));
+    expect((await fetch(`${g.base}/echo`, { headers: g.auth() })).status).toBe(401);
   });
 
   it('is not called without an Authorization header', async () => {
@@ -99,13 +116,19 @@ describe('the 10 MB payload cap', () => {
       duplex: 'half',
     } as RequestInit);
     expect(res.status).toBe(413);
-    expect(await res.text()).toBe('{"message":"Request Entity Too Large"}');
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(JSON.parse(await res.text())).toMatchObject({ status: 413, title: 'Content Too Large' });
     expect(sent).toBeLessThan(64);
-    expect(g.seen.authorizerCalls).toBe(0);
+    // Authorized first (from the headers), the body read only then, and cut at the cap.
+    expect(g.seen.authorizerCalls).toBe(1);
+    expect(g.seen.event).toBeUndefined();
   });
 
   it('takes exactly 10 MiB', async () => {
-    g.reply = async (event) => ({ statusCode: 200, body: String(event.body?.length) });
+    g.reply = async (event) => ({
+      statusCode: 200,
+      body: String(Buffer.from(event.body ?? '', 'base64').length),
+    });
     const res = await fetch(`${g.base}/echo`, {
       method: 'POST',
       headers: { ...g.auth(), 'content-type': 'text/plain' },

@@ -20,81 +20,82 @@ function rawRequest(head: string): Promise<string> {
 }
 
 describe('the event a function receives', () => {
-  it('has the payload 2.0 shape, with headers, cookies and query as API Gateway maps them', async () => {
+  it('has the payload 1.0 shape, with headers and query as a REST API maps them', async () => {
     await rawRequest(`GET /echo?a=1&a=2&b=x%20y&empty= HTTP/1.1
-Host: api.local:${g.port}
+Host: evil.example:${g.port}
 Authorization: Bearer t-raw
 X-Multi: one
 x-multi: two
 Cookie: s=1; t=2
-Cookie: u=3
 User-Agent: raw-test
 Connection: close`);
     const event = g.seen.event as ApiEvent;
     expect(event).toMatchObject({
-      version: '2.0',
-      routeKey: 'GET /echo',
-      rawPath: '/echo',
-      rawQueryString: 'a=1&a=2&b=x%20y&empty=',
-      cookies: ['s=1', 't=2', 'u=3'],
-      queryStringParameters: { a: '1,2', b: 'x y', empty: '' },
+      resource: '/echo',
+      path: '/echo',
+      httpMethod: 'GET',
+      queryStringParameters: { a: '2', b: 'x y', empty: '' },
+      multiValueQueryStringParameters: { a: ['1', '2'], b: ['x y'], empty: [''] },
+      pathParameters: null,
+      stageVariables: null,
+      body: null,
       isBase64Encoded: false,
     });
-    expect(event.body).toBeUndefined();
+    // Names as sent; a repeated header's last value, and all of them in multiValueHeaders. Host is
+    // the API's own domain, never the client's.
     expect(event.headers).toMatchObject({
-      host: `api.local:${g.port}`,
-      authorization: 'Bearer t-raw',
-      'x-multi': 'one,two',
-      'user-agent': 'raw-test',
-      'x-forwarded-for': '127.0.0.1',
-      'x-forwarded-proto': 'http',
-      'x-forwarded-port': String(g.port),
+      Host: `localhost:${g.port}`,
+      Authorization: 'Bearer t-raw',
+      'X-Multi': 'two',
+      Cookie: 's=1; t=2',
+      'User-Agent': 'raw-test',
+      'X-Forwarded-For': '127.0.0.1',
+      'X-Forwarded-Proto': 'http',
+      'X-Forwarded-Port': String(g.port),
     });
-    expect(event.headers.cookie).toBeUndefined();
-    expect(event.headers.connection).toBeUndefined();
+    expect(event.multiValueHeaders['X-Multi']).toEqual(['one', 'two']);
+    expect(event.headers.Connection).toBeUndefined();
     const context = event.requestContext;
     expect(context).toMatchObject({
       accountId: '000000000000',
       apiId: 'local',
-      domainName: `api.local:${g.port}`,
-      domainPrefix: 'api',
-      http: {
-        method: 'GET',
-        path: '/echo',
-        protocol: 'HTTP/1.1',
-        sourceIp: '127.0.0.1',
-        userAgent: 'raw-test',
-      },
-      routeKey: 'GET /echo',
-      stage: '$default',
-      authorizer: { lambda: { workspaceId: 'w1' } },
+      domainName: `localhost:${g.port}`,
+      domainPrefix: 'localhost',
+      httpMethod: 'GET',
+      path: '/echo',
+      protocol: 'HTTP/1.1',
+      resourcePath: '/echo',
+      identity: { sourceIp: '127.0.0.1', userAgent: 'raw-test' },
+      stage: 'v1',
+      authorizer: { workspaceId: 'w1', principalId: 'p1' },
     });
-    expect(context.time).toMatch(/^\d{2}\/[A-Z][a-z]{2}\/\d{4}:\d{2}:\d{2}:\d{2} \+0000$/);
-    expect(Math.abs(context.timeEpoch - Date.now())).toBeLessThan(5_000);
+    expect(context.requestTime).toMatch(/^\d{2}\/[A-Z][a-z]{2}\/\d{4}:\d{2}:\d{2}:\d{2} \+0000$/);
+    expect(Math.abs((context.requestTimeEpoch ?? 0) - Date.now())).toBeLessThan(5_000);
   });
 
-  it('omits queryStringParameters and cookies when there are none', async () => {
+  it('sends null query parameters when there are none', async () => {
     await fetch(`${g.base}/echo`, { headers: g.auth() });
-    expect(g.seen.event).not.toHaveProperty('queryStringParameters');
-    expect(g.seen.event).not.toHaveProperty('cookies');
-    expect(g.seen.event?.rawQueryString).toBe('');
+    expect(g.seen.event).toMatchObject({
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+    });
   });
 
   it('decodes the path for routing, except %25', async () => {
     await fetch(`${g.base}/%65cho`, { headers: g.auth() });
-    expect(g.seen.event?.rawPath).toBe('/echo');
+    expect(g.seen.event?.path).toBe('/echo');
     const res = await fetch(`${g.base}/echo%25`, { headers: g.auth() });
     expect(res.status).toBe(404);
   });
 
-  it('sends a textual body as text and anything else as base64', async () => {
+  it('sends every body as base64 (binary media type */*), bytes as sent', async () => {
     const json = '{"name":"é"}';
     await fetch(`${g.base}/echo`, {
       method: 'POST',
       headers: { ...g.auth(), 'content-type': 'application/json' },
       body: json,
     });
-    expect(g.seen.event).toMatchObject({ body: json, isBase64Encoded: false });
+    expect(g.seen.event).toMatchObject({ body: Buffer.from(json).toString('base64'), isBase64Encoded: true });
     const bytes = Buffer.from([0, 1, 2, 250, 255]);
     await fetch(`${g.base}/echo`, {
       method: 'POST',
@@ -104,20 +105,18 @@ Connection: close`);
     expect(g.seen.event).toMatchObject({ body: bytes.toString('base64'), isBase64Encoded: true });
   });
 
-  it('gives the authorizer a REQUEST event with the identity source and route ARN', async () => {
+  it('gives the authorizer a REQUEST event with the headers and the method ARN', async () => {
     const headers = g.auth();
     await fetch(`${g.base}/echo?x=1`, { headers });
     const event = g.seen.authorizerEvent as AuthorizerEvent;
     expect(event).toMatchObject({
-      version: '2.0',
       type: 'REQUEST',
-      identitySource: [headers.authorization],
-      routeKey: 'GET /echo',
-      rawPath: '/echo',
-      rawQueryString: 'x=1',
-      routeArn: expect.stringMatching(
-        /^arn:aws:execute-api:[a-z0-9-]+:000000000000:local\/\$default\/GET\/echo$/,
-      ),
+      resource: '/echo',
+      path: '/echo',
+      httpMethod: 'GET',
+      headers: { authorization: headers.authorization },
+      queryStringParameters: { x: '1' },
+      methodArn: expect.stringMatching(/^arn:aws:execute-api:[a-z0-9-]+:000000000000:local\/v1\/GET\/echo$/),
     });
     expect(event.requestContext.requestId).toBe(g.seen.event?.requestContext.requestId);
   });

@@ -4,6 +4,7 @@ import { generateToken } from '#db/queries/api-keys.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { type Gateway, startGateway } from '#infra/local/gateway.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
+import { literalGatewayBody } from '#test/helpers/gateway-answers.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 
 let database: DatabaseHandle;
@@ -28,13 +29,19 @@ const call = (path: string, init: RequestInit & { token?: string | null } = {}) 
   return fetch(`${gateway.url}${path}`, { ...rest, headers });
 };
 
-/** API Gateway's own answer: exact bytes, JSON type, its request id, and no handler headers. */
-async function expectGatewayAnswer(res: Response, status: number, message: string) {
+/**
+ * API Gateway's own answer as the gateway responses shape it: exact bytes, a problem with the
+ * security headers and its request id.
+ */
+async function expectGatewayAnswer(res: Response, status: 401 | 403 | 404 | 413) {
   expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toBe('application/json');
-  expect(await res.text()).toBe(`{"message":"${message}"}`);
-  expect(res.headers.get('apigw-requestid')).toMatch(/^[A-Za-z0-9+/]{15}=$/);
-  expect(res.headers.get('x-request-id')).toBeNull();
+  expect(res.headers.get('content-type')).toBe('application/problem+json');
+  const requestId = res.headers.get('x-amzn-requestid') ?? '';
+  expect(requestId).toMatch(/^[A-Za-z0-9+/]{15}=$/);
+  expect(res.headers.get('x-request-id')).toBe(requestId);
+  expect(res.headers.get('cache-control')).toBe('no-store');
+  expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+  expect(await res.text()).toBe(literalGatewayBody(status, requestId));
 }
 
 describe('routes through the local gateway', () => {
@@ -64,9 +71,9 @@ describe('routes through the local gateway', () => {
     expect(await res.json()).toEqual([]);
   });
 
-  it('gives every answer an apigw-requestid, the handler’s x-request-id', async () => {
+  it('gives every answer an x-amzn-requestid, the handler’s x-request-id', async () => {
     const res = await call('/sessions');
-    const id = res.headers.get('apigw-requestid');
+    const id = res.headers.get('x-amzn-requestid');
     expect(id).toBeTruthy();
     expect(res.headers.get('x-request-id')).toBe(id);
   });
@@ -103,23 +110,24 @@ describe('routes through the local gateway', () => {
 
 describe('API Gateway’s own answers', () => {
   it('404 for an unknown path', async () => {
-    await expectGatewayAnswer(await call('/nothing-here'), 404, 'Not Found');
+    await expectGatewayAnswer(await call('/nothing-here'), 404);
   });
 
   it('404 for a known path with the wrong method, before any authorization', async () => {
-    await expectGatewayAnswer(await call('/sessions', { method: 'POST', body: '{}' }), 404, 'Not Found');
-    await expectGatewayAnswer(await call('/agents', { method: 'DELETE', token: null }), 404, 'Not Found');
+    await expectGatewayAnswer(await call('/sessions', { method: 'POST', body: '{}' }), 404);
+    await expectGatewayAnswer(await call('/agents', { method: 'DELETE', token: null }), 404);
   });
 
   it('401 without an Authorization header, or with an empty one', async () => {
-    await expectGatewayAnswer(await call('/sessions', { token: null }), 401, 'Unauthorized');
+    await expectGatewayAnswer(await call('/sessions', { token: null }), 401);
+    expect((await call('/sessions', { token: null })).headers.get('www-authenticate')).toBe('Bearer');
     const empty = await fetch(`${gateway.url}/sessions`, { headers: { authorization: '' } });
-    await expectGatewayAnswer(empty, 401, 'Unauthorized');
+    await expectGatewayAnswer(empty, 401);
   });
 
   it('403 when the authorizer denies: unknown or malformed token', async () => {
-    await expectGatewayAnswer(await call('/sessions', { token: generateToken() }), 403, 'Forbidden');
-    await expectGatewayAnswer(await call('/agents', { token: 'not-a-token' }), 403, 'Forbidden');
+    await expectGatewayAnswer(await call('/sessions', { token: generateToken() }), 403);
+    await expectGatewayAnswer(await call('/agents', { token: 'not-a-token' }), 403);
   });
 
   it('413 for a body over 10 MB, without reaching the handler', async () => {
@@ -128,7 +136,7 @@ describe('API Gateway’s own answers', () => {
       headers: { 'content-type': 'application/json' },
       body: Buffer.alloc(10 * 1024 * 1024 + 1, 0x20),
     });
-    await expectGatewayAnswer(res, 413, 'Request Entity Too Large');
+    await expectGatewayAnswer(res, 413);
   });
 });
 

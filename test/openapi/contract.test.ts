@@ -31,7 +31,7 @@ async function expectDocumented(res: Response, method: string, path: string) {
   ]?.[method.toLowerCase()];
   const ref = operation
     ? `openapi.json#/${pointer('paths', path, method.toLowerCase(), 'responses', String(res.status), 'content', contentType, 'schema')}`
-    : 'openapi.json#/components/schemas/GatewayMessage';
+    : 'openapi.json#/components/schemas/Problem';
   if (operation) expect(Object.keys(operation.responses), `${method} ${path}`).toContain(String(res.status));
   let validate = validators.get(ref);
   if (!validate) {

@@ -1,4 +1,11 @@
-import type { ApiEvent, ApiResult, AuthorizerEvent, AuthorizerResult } from '#functions/http/types.ts';
+import {
+  type ApiEvent,
+  type ApiResult,
+  type AuthorizerEvent,
+  type AuthorizerResult,
+  headerOf,
+} from '#functions/http/types.ts';
+import { authorizerContext, isAllowed } from '#test/helpers/policy.ts';
 import type { App, RouteName } from './app.ts';
 
 const handlerOf = (app: App, route: RouteName) =>
@@ -8,17 +15,19 @@ const handlerOf = (app: App, route: RouteName) =>
 
 /** The authorizer's event for a handler event, as API Gateway derives it. */
 export function authorizerEventFor(event: ApiEvent): AuthorizerEvent {
-  const authorization = event.headers?.authorization;
   return {
-    version: '2.0',
     type: 'REQUEST',
-    routeArn: `arn:aws:execute-api:eu-west-1:000000000000:api/$default/${event.routeKey.replace(' ', '')}`,
-    identitySource: authorization ? [authorization] : [],
-    routeKey: event.routeKey,
-    rawPath: event.rawPath,
-    rawQueryString: event.rawQueryString,
+    methodArn: `arn:aws:execute-api:eu-west-1:000000000000:api/v1/${event.httpMethod}${event.resource}`,
+    resource: event.resource,
+    path: event.path,
+    httpMethod: event.httpMethod,
     headers: event.headers,
-    requestContext: event.requestContext,
+    multiValueHeaders: event.multiValueHeaders,
+    queryStringParameters: event.queryStringParameters,
+    multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+    pathParameters: {},
+    stageVariables: {},
+    requestContext: { ...event.requestContext, authorizer: undefined },
   } as unknown as AuthorizerEvent;
 }
 
@@ -31,17 +40,20 @@ export type FlowAnswer =
  * API Gateway's 500, a denial its 403), then the handler runs with the authorizer's context.
  */
 export async function throughAuthorizer(app: App, route: RouteName, event: ApiEvent): Promise<FlowAnswer> {
-  if (!event.headers?.authorization) return { kind: 'gateway', statusCode: 401 };
+  if (!headerOf(event.headers, 'authorization')) return { kind: 'gateway', statusCode: 401 };
   let decision: AuthorizerResult;
   try {
     decision = await app.authorize(authorizerEventFor(event));
   } catch (error) {
     return { kind: 'gateway', statusCode: 500, error };
   }
-  if (!decision.isAuthorized) return { kind: 'gateway', statusCode: 403, authorizer: decision };
+  if (!isAllowed(decision)) return { kind: 'gateway', statusCode: 403, authorizer: decision };
   const authorized = {
     ...event,
-    requestContext: { ...event.requestContext, authorizer: { lambda: decision.context ?? {} } },
+    requestContext: {
+      ...event.requestContext,
+      authorizer: authorizerContext({ ...decision.context, principalId: decision.principalId }),
+    },
   } as ApiEvent;
   return { kind: 'handler', result: await handlerOf(app, route)(authorized), authorizer: decision };
 }

@@ -1,9 +1,10 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import type { ApiResult } from '#functions/http/types.ts';
+import { gatewayBodyFor } from '#test/helpers/gateway-answers.ts';
 
 export interface HttpAnswer extends ApiResult {
-  /** API Gateway's own answer (no function ran): no `x-request-id`. */
+  /** API Gateway's own answer (no function ran): exactly its gateway response's bytes. */
   fromGateway: boolean;
 }
 
@@ -37,7 +38,9 @@ export function send(
             statusCode: res.statusCode ?? 0,
             headers,
             body: Buffer.concat(chunks).toString('utf8'),
-            fromGateway: headers['x-request-id'] === undefined,
+            fromGateway:
+              Buffer.concat(chunks).toString('utf8') ===
+              gatewayBodyFor(res.statusCode ?? 0, String(headers['x-request-id'])),
           });
         });
         res.on('error', reject);
