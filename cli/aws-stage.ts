@@ -8,7 +8,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import * as v from 'valibot';
 import { AdminAnswer, type AdminCommand } from '#contract/admin.ts';
-import { STACK_PREFIX, sanitiseStage } from '#infra/stage-name.ts';
+import { PREVIEW_BASE, PROD, STACK_PREFIX, sanitiseStage } from '#infra/stage-name.ts';
 import { CliError } from './common.ts';
 
 // The SDK warns on every Node 20 run that its releases after January 2027 need Node 22; the
@@ -108,4 +108,58 @@ export async function invokeAdmin(functionName: string, command: AdminCommand): 
   } finally {
     client.destroy();
   }
+}
+
+/** One preview stack as `npm run stage -- list` shows it. */
+export interface PreviewStack {
+  stage: string;
+  stackName: string;
+  status: string;
+  createdAt: Date;
+  /** The last deploy (CloudFormation's LastUpdatedTime), else the creation. */
+  lastDeployAt: Date;
+  /** The stack's `DatabaseName` output: its own database on the preview base, or its own cluster's. */
+  database?: string;
+}
+
+const DAY_MS = 86_400_000;
+export const daysBetween = (from: Date, to: Date) => Math.floor((to.getTime() - from.getTime()) / DAY_MS);
+
+/** Every preview stack: `VoiceAgentAdmin-*` but prod and the preview base, top-level only. */
+export async function listPreviews(): Promise<PreviewStack[]> {
+  const client = new CloudFormationClient({});
+  const found: PreviewStack[] = [];
+  try {
+    let NextToken: string | undefined;
+    do {
+      const page = await client.send(new DescribeStacksCommand({ NextToken }));
+      for (const stack of page.Stacks ?? []) {
+        const name = stack.StackName ?? '';
+        const stage = name.slice(STACK_PREFIX.length + 1);
+        if (
+          !name.startsWith(`${STACK_PREFIX}-`) ||
+          stack.ParentId ||
+          stage === PROD ||
+          stage === PREVIEW_BASE
+        ) {
+          continue;
+        }
+        const createdAt = stack.CreationTime ?? new Date(0);
+        found.push({
+          stage,
+          stackName: name,
+          status: stack.StackStatus ?? 'UNKNOWN',
+          createdAt,
+          lastDeployAt: stack.LastUpdatedTime ?? createdAt,
+          database: stack.Outputs?.find((o) => o.OutputKey === 'DatabaseName')?.OutputValue,
+        });
+      }
+      NextToken = page.NextToken;
+    } while (NextToken);
+  } catch (error) {
+    throw explainAwsError(error, 'cannot list the preview stacks');
+  } finally {
+    client.destroy();
+  }
+  return found.sort((a, b) => a.stage.localeCompare(b.stage));
 }

@@ -1,17 +1,58 @@
 /**
- * The stage (stack-name fragment) a branch deploys to, as infra/stage.ts derives it: what CI keys
- * its concurrency groups, seed and smoke runs on, and what the preview reaper compares stacks with.
- *   npm run --silent stage -- <branch>…    one stage per line; a branch that would be prod prints nothing
+ * Branch → stage, and the previews that exist.
+ *   npm run --silent stage -- name <branch>…    the stage each branch deploys to (infra/stage.ts), one
+ *                                               per line; a branch that would be prod or the preview
+ *                                               base prints nothing. What CI keys its concurrency
+ *                                               groups, seed and smoke runs on, and the reaper compares.
+ *   npm run stage -- list                       every preview stack: age, days since its last deploy,
+ *                                               its database, its status (AWS credentials needed)
+ *   npm run --silent stage -- list --idle-days <n>   only the stages not deployed for n days or more
+ * `npm run --silent stage -- <branch>…` (no `name`) still works for any branch not called `list`.
  */
-import { PROD, sanitiseStage } from '#infra/stage-name.ts';
+import { PREVIEW_BASE, PROD, sanitiseStage } from '#infra/stage-name.ts';
+import { parse, run, say, table, UsageError } from './common.ts';
 
-const branches = process.argv.slice(2);
-if (branches.length === 0) {
-  process.stderr.write('Usage: npm run --silent stage -- <branch>…\n');
-  process.exit(2);
-}
-for (const branch of branches) {
-  const stage = sanitiseStage(branch);
-  // A branch never deploys prod (infra/stage.ts): it has no stage CI may act on.
-  if (stage !== PROD) process.stdout.write(`${stage}\n`);
-}
+const usage = `
+Usage:
+  npm run --silent stage -- name <branch>…
+  npm run stage -- list [--idle-days <n>]`;
+
+await run('stage', usage, async () => {
+  const [command, ...rest] = process.argv.slice(2);
+  if (command === 'list') {
+    const { values } = parse({ args: rest, options: { 'idle-days': { type: 'string' } } });
+    // The AWS SDK only for `list`: naming a branch stays instant.
+    const { daysBetween, listPreviews } = await import('./aws-stage.ts');
+    const previews = await listPreviews();
+    const now = new Date();
+    const idleDays = values['idle-days'];
+    if (idleDays !== undefined) {
+      const days = Number(idleDays);
+      if (!Number.isInteger(days) || days < 1)
+        throw new UsageError('--idle-days takes a whole number of days ≥ 1');
+      for (const p of previews) if (daysBetween(p.lastDeployAt, now) >= days) say(p.stage);
+      return;
+    }
+    if (previews.length === 0) return say('No previews.');
+    say(
+      table([
+        ['STAGE', 'AGE', 'IDLE', 'DATABASE', 'STATUS'],
+        ...previews.map((p) => [
+          p.stage,
+          `${daysBetween(p.createdAt, now)}d`,
+          `${daysBetween(p.lastDeployAt, now)}d`,
+          p.database ?? '-',
+          p.status,
+        ]),
+      ]),
+    );
+    return;
+  }
+  const branches = command === 'name' ? rest : process.argv.slice(2);
+  if (branches.length === 0) throw new UsageError('give one or more branch names');
+  for (const branch of branches) {
+    const stage = sanitiseStage(branch);
+    // A branch never deploys prod or the preview base (infra/stage.ts): it has no stage CI may act on.
+    if (stage !== PROD && stage !== PREVIEW_BASE) say(stage);
+  }
+});

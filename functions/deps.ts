@@ -27,7 +27,9 @@ export async function databaseConfigForLambda(env = process.env): Promise<Postgr
     return config;
   }
   const { username, password, host, port, dbname } = JSON.parse(await secretString(env.DATABASE_SECRET_ARN));
-  const url = new URL(`postgres://${env.DATABASE_HOST ?? host}:${port ?? 5432}/${dbname ?? 'postgres'}`);
+  // DATABASE_NAME: a branch preview's master connects to the branch's database (or the maintenance one).
+  const database = env.DATABASE_NAME ?? dbname ?? 'postgres';
+  const url = new URL(`postgres://${env.DATABASE_HOST ?? host}:${port ?? 5432}/${database}`);
   url.username = encodeURIComponent(username);
   url.password = encodeURIComponent(password);
   url.searchParams.set('sslmode', env.DATABASE_SSLMODE ?? 'verify-full');

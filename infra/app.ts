@@ -5,10 +5,12 @@
  * refuses to synthesise without one; `npm run synth` passes a placeholder for offline checks).
  * `-c alarmHttpsUrl=https://…` also posts the alarms to an HTTPS endpoint (a pager's SNS integration).
  * `-c proxy=true` gives a preview prod's database path (RDS Proxy); the `staging` stage has it too.
+ * `-c stage=previews` is the preview base every other branch preview keeps its database on.
  */
 import { App } from 'aws-cdk-lib';
+import { defineBaseApp } from './preview-base.ts';
 import { defineApp } from './stack.ts';
-import { resolveStage, stageConfig } from './stage.ts';
+import { PREVIEW_BASE, resolveStage, stageConfig } from './stage.ts';
 
 const app = new App();
 const context = (key: string): string | undefined => {
@@ -17,11 +19,13 @@ const context = (key: string): string | undefined => {
 };
 const branch = context('branch');
 const stage = resolveStage(context('stage'), branch ? () => branch : undefined);
-defineApp(
-  app,
-  stageConfig(stage, {
-    alarmEmail: context('alarmEmail'),
-    alarmHttpsUrl: context('alarmHttpsUrl'),
-    proxy: context('proxy') === 'true',
-  }),
-);
+if (stage === PREVIEW_BASE) defineBaseApp(app);
+else
+  defineApp(
+    app,
+    stageConfig(stage, {
+      alarmEmail: context('alarmEmail'),
+      alarmHttpsUrl: context('alarmHttpsUrl'),
+      proxy: context('proxy') === 'true',
+    }),
+  );

@@ -105,6 +105,7 @@ export class CiIdentityStack extends Stack {
       functions: `${STACK_PREFIX}-*`,
       deniedStack: prod,
       qualifier,
+      listsStacks: true,
     });
     // The stack, and the nested stacks the Secrets Manager transform creates (named after it).
     this.prodRole = this.deployRole('ProdDeployRole', props.repository, 'production', {
@@ -142,6 +143,8 @@ export class CiIdentityStack extends Stack {
       deniedStack?: string;
       qualifier: string;
       planOnly?: boolean;
+      /** `npm run stage -- list` (the reaper): DescribeStacks without a name, which takes resource `*`. */
+      listsStacks?: boolean;
     },
   ): Role {
     const stackArn = (name: string) => arn(`cloudformation:{region}:{account}:stack/${name}/*`);
@@ -160,7 +163,7 @@ export class CiIdentityStack extends Stack {
         'Any version of the Secrets Manager transform',
       ],
       [[{ nag: `${assets.nag}/*` }], 'CDK names asset objects by their content hash'],
-      [['*'], 'cloudformation:ListStacks and ValidateTemplate take no resource'],
+      [['*'], 'cloudformation:ListStacks, ValidateTemplate and an unnamed DescribeStacks take no resource'],
     ] as const;
     const statements = [
       new PolicyStatement({
@@ -199,7 +202,12 @@ export class CiIdentityStack extends Stack {
       }),
       new PolicyStatement({
         sid: 'ListStacks',
-        actions: ['cloudformation:ListStacks', 'cloudformation:ValidateTemplate'],
+        actions: [
+          'cloudformation:ListStacks',
+          'cloudformation:ValidateTemplate',
+          // Every preview with its age and database, for the reaper (cli/aws-stage.ts).
+          ...(scope.listsStacks ? ['cloudformation:DescribeStacks'] : []),
+        ],
         resources: ['*'],
       }),
       new PolicyStatement({

@@ -6,11 +6,12 @@ import { authorizer } from '#contract/routes.ts';
 import { BOUNDARY_POLICY_NAME } from './account-policies.ts';
 import { Api } from './constructs/api.ts';
 import { Backups, DataKey } from './constructs/data-safety.ts';
-import { Database } from './constructs/database.ts';
+import { DATABASE_NAME, Database, type DatabaseAccess } from './constructs/database.ts';
 import { ApiFunctions } from './constructs/functions.ts';
 import { Migrations } from './constructs/migrations.ts';
 import { Monitoring } from './constructs/monitoring.ts';
-import { Network } from './constructs/network.ts';
+import { Network, type NetworkPlacement } from './constructs/network.ts';
+import { PreviewBaseImports, PreviewDatabase } from './constructs/preview-database.ts';
 import { giveProvidersLogGroups } from './constructs/provider-logs.ts';
 import { Releases } from './constructs/releases.ts';
 import { SecretRotation } from './constructs/rotation.ts';
@@ -24,15 +25,17 @@ import type { StageConfig } from './stage.ts';
  * `cdk synth` needs no AWS account; `cdk deploy` takes account and region from the credentials.
  */
 export class AdminApiStack extends Stack {
-  readonly network: Network;
-  readonly database: Database;
+  readonly network: NetworkPlacement;
+  readonly database: DatabaseAccess;
   readonly functions: ApiFunctions;
   readonly migrations: Migrations;
   readonly api: Api;
   readonly monitoring: Monitoring;
-  readonly rotation: SecretRotation;
+  /** Stacks with a cluster of their own; a branch preview's secret lives and dies with the branch. */
+  readonly rotation?: SecretRotation;
   readonly releases: Releases;
-  readonly dataKey: DataKey;
+  /** Stacks with a cluster of their own (a branch preview's database is on the base's cluster). */
+  readonly dataKey?: DataKey;
   readonly backups?: Backups;
   readonly usagePlans: UsagePlans;
   readonly waf?: ApiWaf;
@@ -48,20 +51,30 @@ export class AdminApiStack extends Stack {
       // role's `stage=prod` deny must reach.
       tags,
     });
-    this.network = new Network(this, 'Network', { config });
-    this.dataKey = new DataKey(this, 'DataKey', { config });
-    this.database = new Database(this, 'Database', {
-      config,
-      network: this.network,
-      key: this.dataKey.forGrants,
-    });
-    if (config.backup) {
-      this.backups = new Backups(this, 'Backups', {
-        config,
-        database: this.database,
-        key: this.dataKey.forGrants,
-        keepDays: config.backup.keepDays,
-      });
+    // A branch preview keeps its database on the preview base's cluster (infra/preview-base.ts).
+    let owned: { network: Network; database: Database } | undefined;
+    let databaseName = DATABASE_NAME;
+    if (config.sharedCluster) {
+      const base = new PreviewBaseImports(this, 'PreviewBase');
+      const database = new PreviewDatabase(this, 'Database', { config, base });
+      this.network = base;
+      this.database = database;
+      databaseName = database.databaseName;
+    } else {
+      const network = new Network(this, 'Network', { config });
+      this.dataKey = new DataKey(this, 'DataKey', { config });
+      const database = new Database(this, 'Database', { config, network, key: this.dataKey.forGrants });
+      owned = { network, database };
+      this.network = network;
+      this.database = database;
+      if (config.backup) {
+        this.backups = new Backups(this, 'Backups', {
+          config,
+          database,
+          key: this.dataKey.forGrants,
+          keepDays: config.backup.keepDays,
+        });
+      }
     }
     this.functions = new ApiFunctions(this, 'Functions', {
       config,
@@ -74,12 +87,13 @@ export class AdminApiStack extends Stack {
       database: this.database,
       runBefore: this.functions.all,
     });
-    this.rotation = new SecretRotation(this, 'Rotation', {
-      config,
-      network: this.network,
-      database: this.database,
-      after: [this.migrations.trigger],
-    });
+    if (owned) {
+      this.rotation = new SecretRotation(this, 'Rotation', {
+        config,
+        ...owned,
+        after: [this.migrations.trigger],
+      });
+    }
     this.api = new Api(this, 'Api', { config, functions: this.functions });
     // Per-workspace limits: one usage plan per tier, the admin function keeps each workspace's key.
     this.usagePlans = new UsagePlans(this, 'UsagePlans', { api: this.api.restApi, stage: this.api.stage });
@@ -96,7 +110,7 @@ export class AdminApiStack extends Stack {
         ...[...this.functions.functionByRoute].map(([route, fn]) => [route.name, fn] as const),
         [authorizer.name, this.functions.authorizerFunction],
       ]),
-      database: this.database,
+      database: owned?.database,
     });
     this.releases = new Releases(this, 'Releases', {
       config,
@@ -114,6 +128,12 @@ export class AdminApiStack extends Stack {
       value: this.functions.admin.functionName,
       description:
         'Admin commands (npm run workspace/token/db:seed/smoke -- --stage <stage>): IAM invoke only',
+    });
+    new CfnOutput(this, 'DatabaseName', {
+      value: config.sharedCluster ? databaseName : `${databaseName} (own cluster)`,
+      description: config.sharedCluster
+        ? 'This branch’s database on the preview base cluster (npm run stage -- list)'
+        : 'The database on this stage’s own cluster',
     });
     // Every role this stack creates (functions, providers, hook, CodeDeploy, backup) stays inside
     // the account's boundary, created with the deploy identity (infra/account-policies.ts).

@@ -12,6 +12,12 @@ export const PROD = 'prod';
 /** Keeps `VoiceAgentAdmin-<stage>` and the names CloudFormation derives from it short. */
 const MAX_STAGE_LENGTH = 24;
 
+/**
+ * The preview base stack (`VoiceAgentAdmin-previews`): the VPC and the one Aurora cluster every
+ * branch preview keeps its own database on (infra/preview-base.ts). Never a branch's stage.
+ */
+export const PREVIEW_BASE = 'previews';
+
 /** A preview that rehearses prod's connection path: RDS Proxy, TLS verify-full to the proxy, a running writer. */
 export const STAGING = 'staging';
 
@@ -49,7 +55,7 @@ export function currentGitBranch(cwd = repoRoot): string | undefined {
 /**
  * `-c stage=…` wins; otherwise the git branch (or the CI's branch variables when the checkout has
  * no git), otherwise `local`. Production is never chosen implicitly: a branch called `prod`
- * must not deploy over the durable stack.
+ * must not deploy over the durable stack, nor one called `previews` over the preview base.
  */
 export function resolveStage(
   explicit: string | undefined,
@@ -59,5 +65,8 @@ export function resolveStage(
   if (explicit) return sanitiseStage(explicit);
   const inferred = sanitiseStage(branch() || 'local');
   if (inferred === PROD) throw new Error('The prod stage must be chosen explicitly: -c stage=prod');
+  if (inferred === PREVIEW_BASE) {
+    throw new Error('The preview base must be chosen explicitly: -c stage=previews');
+  }
   return inferred;
 }

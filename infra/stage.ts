@@ -5,6 +5,7 @@ import { PROD, STACK_PREFIX, STAGING } from './stage-name.ts';
 // Naming is apart (./stage-name.ts), so the CLIs can name a stage without loading aws-cdk-lib.
 export {
   currentGitBranch,
+  PREVIEW_BASE,
   PROD,
   repoRoot,
   resolveStage,
@@ -19,6 +20,12 @@ export interface StageConfig {
   readonly stackName: string;
   /** Only prod keeps data; every other stage is a disposable preview. */
   readonly durable: boolean;
+  /**
+   * A branch preview: its own database and role on the preview base's shared cluster
+   * (infra/preview-base.ts), no VPC or cluster of its own, no reserved concurrency. prod, staging
+   * and `-c proxy=true` previews own their network and cluster instead.
+   */
+  readonly sharedCluster: boolean;
   /** Log groups, the database and its secret follow this when the stack is deleted. */
   readonly removalPolicy: RemovalPolicy;
   readonly logRetention: RetentionDays;
@@ -42,9 +49,11 @@ export interface StageConfig {
     /**
      * Reserved (and so maximum) concurrency of each API function and of the authorizer: each
      * instance holds one database connection, so their sum bounds the connections (docs/deploying.md).
+     * Undefined: nothing reserved (branch previews), the account's unreserved pool, bounded by the
+     * API's throttle instead, so that no number of previews takes concurrency from prod.
      */
-    readonly routeConcurrency: number;
-    readonly authorizerConcurrency: number;
+    readonly routeConcurrency?: number;
+    readonly authorizerConcurrency?: number;
   };
   readonly api: { readonly rateLimit: number; readonly burstLimit: number };
   /**
@@ -66,6 +75,7 @@ export interface StageConfig {
 
 const production = {
   durable: true,
+  sharedCluster: false,
   removalPolicy: RemovalPolicy.RETAIN,
   logRetention: RetentionDays.THREE_MONTHS,
   database: {
@@ -88,6 +98,7 @@ const production = {
 
 const preview = {
   durable: false,
+  sharedCluster: true,
   removalPolicy: RemovalPolicy.DESTROY,
   logRetention: RetentionDays.ONE_WEEK,
   database: {
@@ -101,7 +112,7 @@ const preview = {
     performanceInsights: false,
     removalPolicy: RemovalPolicy.DESTROY,
   },
-  functions: { memoryMb: 512, routeConcurrency: 5, authorizerConcurrency: 5 },
+  functions: { memoryMb: 512 },
   api: { rateLimit: 20, burstLimit: 40 },
   release: 'all-at-once',
   secretsEndpointAzs: 1,
@@ -135,9 +146,12 @@ export function stageConfig(stage: string, options: StageOptions = {}): StageCon
   if (!(options.proxy || stage === STAGING)) return { ...preview, ...named };
   // The proxy holds connections open, so the writer would not pause anyway: prod's minimum instead.
   const { autoPause: _, ...database } = preview.database;
+  // Its own network and cluster: reserved concurrency bounds the connections as in prod.
   return {
     ...preview,
     ...named,
+    sharedCluster: false,
+    functions: { ...preview.functions, routeConcurrency: 5, authorizerConcurrency: 5 },
     database: { ...database, proxy: true, minCapacity: production.database.minCapacity },
   };
 }

@@ -16,7 +16,7 @@ import {
   ParameterGroup,
 } from 'aws-cdk-lib/aws-rds';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { REQUEST_TIMEOUT_MS } from '#db/client.ts';
 import type { StageConfig } from '../stage.ts';
 import type { Network } from './network.ts';
@@ -49,13 +49,22 @@ export const PROXY_BORROW_TIMEOUT_SECONDS = Math.floor(REQUEST_TIMEOUT_MS / 1000
 /** `pooled`: as the app role, through RDS Proxy when the stage has one. `master`: the writer itself, as master. */
 export type DatabaseRoute = 'pooled' | 'master';
 
+export type ConfigurableFunction = IFunction & { addEnvironment(key: string, value: string): unknown };
+
+/** What the functions and the migrations need of a database: a stack's own, or a branch's on the preview base. */
+export interface DatabaseAccess extends IConstruct {
+  readonly masterSecret: ISecret;
+  connect(fn: ConfigurableFunction, client: IConnectable, route: DatabaseRoute): void;
+  shareAppRole(fn: ConfigurableFunction): void;
+}
+
 /**
  * Aurora PostgreSQL Serverless v2 with encrypted storage and TLS required. The master user's
  * password is a secret (migrations and its rotation only); the application role has no password:
  * every API function signs an IAM database token (functions/database-token.ts). Prod adds a
  * reader in the other AZ, and an RDS Proxy (TLS and end-to-end IAM) pools the app's connections.
  */
-export class Database extends Construct {
+export class Database extends Construct implements DatabaseAccess {
   readonly cluster: DatabaseCluster;
   /** The master user: DDL and role management. Readable by the migration function only. */
   readonly masterSecret: ISecret;

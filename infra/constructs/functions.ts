@@ -5,9 +5,9 @@ import { Construct } from 'constructs';
 import { authorizer, type Route, routeKey, routeList } from '#contract/routes.ts';
 import { REQUEST_TIMEOUT_MS } from '#db/client.ts';
 import type { StageConfig } from '../stage.ts';
-import type { Database } from './database.ts';
+import type { DatabaseAccess } from './database.ts';
 import { serviceFunction } from './lambda.ts';
-import type { Network } from './network.ts';
+import type { NetworkPlacement } from './network.ts';
 
 /**
  * Well under API Gateway's 30 s, and above the per-request database deadline (db/client.ts), so a
@@ -31,15 +31,15 @@ export const constructId = (name: string) =>
 
 export interface ApiFunctionsProps {
   readonly config: StageConfig;
-  readonly network: Network;
-  readonly database: Database;
+  readonly network: NetworkPlacement;
+  readonly database: DatabaseAccess;
 }
 
 /**
  * One function per row of the route table, plus the authorizer and the admin function, all
  * connecting as the app role (through the proxy where there is one), each with reserved
  * concurrency so that together they cannot open more connections than the database has to give
- * (docs/deploying.md). The admin function gets no route and no invoke permission: only principals
+ * (docs/deploying.md); branch previews reserve none and are bounded by the API's throttle. The admin function gets no route and no invoke permission: only principals
  * of the account whose IAM policies allow `lambda:InvokeFunction` can call it.
  */
 export class ApiFunctions extends Construct {
@@ -62,7 +62,7 @@ export class ApiFunctions extends Construct {
       entry: string,
       description: string,
       timeout: Duration,
-      reservedConcurrency: number,
+      reservedConcurrency: number | undefined,
     ) => {
       const fn = serviceFunction(this, constructId(name), {
         entry,
@@ -94,7 +94,8 @@ export class ApiFunctions extends Construct {
       ADMIN_ENTRY,
       'Admin commands: workspaces, API keys, demo seed (IAM invoke only)',
       ADMIN_TIMEOUT,
-      ADMIN_CONCURRENCY,
+      // A branch preview reserves nothing (infra/stage.ts): prod's concurrency is never taken by previews.
+      config.sharedCluster ? undefined : ADMIN_CONCURRENCY,
     );
     // Settings the admin function reads (functions/admin.ts): only previews may be seeded.
     this.admin.addEnvironment('STAGE', config.stage);

@@ -12,7 +12,7 @@ import {
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { repoRoot, type StageConfig } from '../stage.ts';
-import type { Network } from './network.ts';
+import type { NetworkPlacement } from './network.ts';
 
 /**
  * Left out of every bundle: the AWS SDK's clients ship with the Lambda runtime, and PGlite (with
@@ -63,7 +63,7 @@ export interface ServiceFunctionProps {
   readonly description: string;
   readonly timeout: Duration;
   readonly config: StageConfig;
-  readonly network: Network;
+  readonly network: NetworkPlacement;
   readonly securityGroup: ISecurityGroup;
   /** Shell commands run after esbuild, e.g. to copy files beside the bundle. */
   readonly afterBundling?: (inputDir: string, outputDir: string) => string[];

@@ -3,9 +3,9 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Trigger } from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import type { StageConfig } from '../stage.ts';
-import type { Database } from './database.ts';
+import type { DatabaseAccess } from './database.ts';
 import { serviceFunction } from './lambda.ts';
-import type { Network } from './network.ts';
+import type { NetworkPlacement } from './network.ts';
 
 export const MIGRATIONS_SOURCE = 'db/migrations';
 /** Where db/migrate.ts looks in a bundle: `./migrations` beside it. */
@@ -19,8 +19,8 @@ export const MIGRATION_TIMEOUT = Duration.minutes(14);
 
 export interface MigrationsProps {
   readonly config: StageConfig;
-  readonly network: Network;
-  readonly database: Database;
+  readonly network: NetworkPlacement;
+  readonly database: DatabaseAccess;
   /** Not updated until the migrations have been applied. */
   readonly runBefore: readonly Construct[];
 }
@@ -49,8 +49,9 @@ export class Migrations extends Construct {
       afterBundling: (inputDir, outputDir) => [
         `cp -R "${inputDir}/${MIGRATIONS_SOURCE}" "${outputDir}/${MIGRATIONS_IN_BUNDLE}"`,
       ],
-      // One run at a time: two would contend for the same locks.
-      reservedConcurrency: 1,
+      // One run at a time: two would contend for the same locks. Branch previews reserve nothing
+      // (their deploys are serialised per stack by CI, and drizzle's journal is transactional).
+      reservedConcurrency: config.sharedCluster ? undefined : 1,
     });
     // DDL goes to the writer itself as master, never through the proxy's pooled sessions; the
     // app role it creates gets IAM authentication, no password (db/roles.ts).

@@ -49,15 +49,22 @@ export const NEAR_LIMIT = 0.8;
 export const approxMaxConnections = (maxAcu: number) =>
   Math.min(5000, Math.floor((maxAcu * 2 * 1024 ** 3) / 9_531_392));
 
-/** Client connections the API functions may open to the proxy: one per instance, `routes` routes plus the authorizer. */
-export const proxyClientCap = (config: StageConfig, functionCount: number) =>
-  (functionCount - 1) * config.functions.routeConcurrency + config.functions.authorizerConcurrency;
+/**
+ * Client connections the API functions may open to the proxy: one per instance, `routes` routes
+ * plus the authorizer. Undefined without reserved concurrency (nothing caps the instances).
+ */
+export const proxyClientCap = (config: StageConfig, functionCount: number) => {
+  const { routeConcurrency, authorizerConcurrency } = config.functions;
+  if (routeConcurrency === undefined || authorizerConcurrency === undefined) return undefined;
+  return (functionCount - 1) * routeConcurrency + authorizerConcurrency;
+};
 
 export interface MonitoringProps {
   readonly config: StageConfig;
   readonly api: Api;
   readonly functions: ReadonlyMap<string, NodejsFunction>;
-  readonly database: Database;
+  /** The stack's own cluster; a branch preview's is the preview base's, watched there. */
+  readonly database?: Database;
 }
 
 /** Alarms for the API, the authorizer's denials, every function, the database and the proxy, all notifying one SNS topic. */
@@ -164,6 +171,13 @@ export class Monitoring extends Construct {
       this.releaseAlarms.set(name, [errors, duration]);
     }
 
+    if (database) this.databaseAlarms(config, database, functions.size);
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: config.stackName });
+    this.addDashboard(api, functions, database);
+  }
+
+  /** The stack's own cluster (and proxy, and secret rotations); a branch preview has none of them. */
+  private databaseAlarms(config: StageConfig, database: Database, functionCount: number) {
     const maxConnections = approxMaxConnections(config.database.maxCapacity);
     // Behind the proxy the connections stop at its cap, a share of max_connections: alarm below that cap.
     const connectionCap = database.proxy
@@ -201,18 +215,19 @@ export class Monitoring extends Construct {
         description: `RDS Proxy took over ${PROXY_BORROW_LATENCY_US / 1_000_000} s to lend a connection (borrow timeout ${PROXY_BORROW_TIMEOUT_SECONDS} s)`,
       });
       // Each function instance holds one client connection: the reserved concurrency is the client cap.
-      const clientCap = proxyClientCap(config, functions.size);
-      this.alarm('ProxyClientConnections', {
-        metric: new Metric({
-          namespace: 'AWS/RDS',
-          metricName: 'ClientConnections',
-          dimensionsMap: { ProxyName: database.proxy.dbProxyName },
-          period: PERIOD,
-          statistic: 'Maximum',
-        }),
-        threshold: Math.floor(clientCap * NEAR_LIMIT),
-        description: `RDS Proxy client connections above ${NEAR_LIMIT * 100}% of the ${clientCap} the API functions may open`,
-      });
+      const clientCap = proxyClientCap(config, functionCount);
+      if (clientCap !== undefined)
+        this.alarm('ProxyClientConnections', {
+          metric: new Metric({
+            namespace: 'AWS/RDS',
+            metricName: 'ClientConnections',
+            dimensionsMap: { ProxyName: database.proxy.dbProxyName },
+            period: PERIOD,
+            statistic: 'Maximum',
+          }),
+          threshold: Math.floor(clientCap * NEAR_LIMIT),
+          description: `RDS Proxy client connections above ${NEAR_LIMIT * 100}% of the ${clientCap} the API functions may open`,
+        });
     }
     // Secrets Manager reports a failed rotation as an event (through CloudTrail): count them.
     const rotationFailed = new Rule(this, 'RotationFailedRule', {
@@ -240,12 +255,10 @@ export class Monitoring extends Construct {
       description: `Database CPU above ${DATABASE_CPU_PERCENT}%`,
       evaluationPeriods: 3,
     });
-    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: config.stackName });
-    this.addDashboard(api, functions, database);
   }
 
   /** One page per stage: traffic, errors, latency, each function, the database, and every alarm's state. */
-  private addDashboard(api: Api, functions: ReadonlyMap<string, NodejsFunction>, database: Database) {
+  private addDashboard(api: Api, functions: ReadonlyMap<string, NodejsFunction>, database?: Database) {
     const graph = (title: string, metrics: IMetric[]) => new GraphWidget({ title, left: metrics, width: 12 });
     const perFunction = (metric: (fn: NodejsFunction) => IMetric) => [...functions.values()].map(metric);
     this.dashboard.addWidgets(
@@ -267,6 +280,10 @@ export class Monitoring extends Construct {
         'Function duration p99',
         perFunction((fn) => fn.metricDuration({ period: PERIOD, statistic: 'p99' })),
       ),
+    );
+    // A branch preview's database lives on the preview base's cluster, which no branch dashboard graphs.
+    if (!database) return;
+    this.dashboard.addWidgets(
       graph('Database ACU and utilisation', [
         database.cluster.metric('ServerlessDatabaseCapacity', { period: PERIOD, statistic: 'Maximum' }),
         database.cluster.metric('ACUUtilization', { period: PERIOD }),

@@ -4,21 +4,34 @@ import {
   type IConnectable,
   type InterfaceVpcEndpoint,
   InterfaceVpcEndpointAwsService,
+  type ISecurityGroup,
+  type IVpc,
   SecurityGroup,
   type SubnetSelection,
   SubnetType,
   Vpc,
 } from 'aws-cdk-lib/aws-ec2';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import type { StageConfig } from '../stage.ts';
+
+/**
+ * Where functions run and how they reach Secrets Manager: a stack's own `Network`, or a branch
+ * preview's view of the preview base's (infra/constructs/preview-database.ts).
+ */
+export interface NetworkPlacement extends IConstruct {
+  readonly vpc: IVpc;
+  readonly isolated: SubnetSelection;
+  securityGroup(scope: Construct, id: string, description: string): ISecurityGroup;
+  allowSecretsFrom(client: IConnectable, description: string): void;
+}
 
 /**
  * A VPC with isolated subnets only: the database and the functions live there, and the one AWS
  * API the functions call (Secrets Manager) is reached through an interface endpoint, so there is
  * no NAT gateway to pay for and no route to the internet.
  */
-export class Network extends Construct {
+export class Network extends Construct implements NetworkPlacement {
   readonly vpc: Vpc;
   readonly isolated: SubnetSelection = { subnetType: SubnetType.PRIVATE_ISOLATED };
   readonly secretsEndpoint: InterfaceVpcEndpoint;

@@ -8,21 +8,26 @@ import {
   SERVICES_BY_NAMESPACE,
 } from '#infra/account-policies.ts';
 import { type CiIdentityStack, defineCiApp } from '#infra/ci-stack.ts';
-import { resourcesOf, type Synthesised, synthesise } from './synth.ts';
+import { resourcesOf, synthesise, synthesiseBase } from './synth.ts';
 
-// Prod, a preview, and a preview on prod's database path (RDS Proxy).
+// Prod, a branch preview on the preview base, the base itself, and staging (prod's database path on
+// a cluster of its own).
 const stacks = [
   ['prod', {}],
   ['feature-x', {}],
   ['staging', { proxy: true }],
 ] as const;
+type Named = [string, Template];
 
 describe('the shipped account policies', () => {
   let ci: CiIdentityStack;
-  let templates: [string, Synthesised][];
+  let templates: Named[];
   beforeAll(() => {
     ci = defineCiApp(new App(), { repository: 'example-org/voice-agent-admin-api' });
-    templates = stacks.map(([stage, options]) => [stage, synthesise(stage, options)]);
+    templates = [
+      ...stacks.map(([stage, options]): Named => [stage, synthesise(stage, options).template]),
+      ['previews', synthesiseBase().template],
+    ];
   });
   const policyNamed = (name: string) => {
     const found = Object.values(resourcesOf(Template.fromStack(ci))).find(
@@ -42,14 +47,23 @@ describe('the shipped account policies', () => {
         .filter((s) => s.Effect === 'Allow')
         .flatMap((s) => [s.Action].flat()),
     );
-    for (const [stage, synth] of templates) {
-      const types = new Set(Object.values(resourcesOf(synth.template)).map((r) => r.Type));
+    for (const [stage, template] of templates) {
+      const types = new Set(Object.values(resourcesOf(template)).map((r) => r.Type));
       expect(types.size, stage).toBeGreaterThan(20);
       for (const type of types) {
         const services = SERVICES_BY_NAMESPACE[namespaceOf(type)];
         expect(services, `${stage}: ${type} has no entry in SERVICES_BY_NAMESPACE`).toBeDefined();
         for (const service of services ?? []) expect(allowed, `${stage}: ${type}`).toContain(`${service}:*`);
       }
+    }
+    // The kinds only the preview base or a branch preview has are among those checked.
+    const checked = new Set(templates.flatMap(([, t]) => Object.values(resourcesOf(t)).map((r) => r.Type)));
+    for (const type of [
+      'Custom::PreviewDatabase',
+      'AWS::RDS::DBClusterParameterGroup',
+      'AWS::EC2::FlowLog',
+    ]) {
+      expect(checked, type).toContain(type);
     }
   });
 
@@ -65,11 +79,10 @@ describe('the shipped account policies', () => {
   });
 
   it('puts every role the stacks create inside the boundary, which grants no IAM', () => {
-    for (const [stage, synth] of templates) {
-      const roles = Object.entries(resourcesOf(synth.template)).filter(
-        ([, r]) => r.Type === 'AWS::IAM::Role',
-      );
-      expect(roles.length, stage).toBeGreaterThan(5);
+    for (const [stage, template] of templates) {
+      const roles = Object.entries(resourcesOf(template)).filter(([, r]) => r.Type === 'AWS::IAM::Role');
+      // The base: flow logs and the default-SG provider only.
+      expect(roles.length, stage).toBeGreaterThan(stage === 'previews' ? 1 : 5);
       for (const [id, role] of roles) {
         expect(JSON.stringify(role.Properties.PermissionsBoundary), `${stage}: ${id}`).toContain(
           `:policy/${BOUNDARY_POLICY_NAME}`,

@@ -72,6 +72,21 @@ describe('the deploy identity stack', () => {
     expect(statement(stack.prodRole, 'NeverProd')).toBeUndefined();
   });
 
+  it('lets the preview role list every stack (npm run stage -- list, the reaper) and protect the preview base', () => {
+    expect(statement(stack.previewRole, 'ListStacks')).toMatchObject({
+      Effect: 'Allow',
+      Resource: '*',
+      Action: expect.arrayContaining(['cloudformation:DescribeStacks', 'cloudformation:ListStacks']),
+    });
+    // The base (VoiceAgentAdmin-previews) is created with termination protection.
+    expect(statement(stack.previewRole, 'OwnStacks').Action).toContain(
+      'cloudformation:UpdateTerminationProtection',
+    );
+    for (const role of [stack.prodRole, stack.prodPlanRole]) {
+      expect(statement(role, 'ListStacks').Action).not.toContain('cloudformation:DescribeStacks');
+    }
+  });
+
   it('lets the prod plan role prepare a change set but not execute it, nor delete the stack', () => {
     const plan = statement(stack.prodPlanRole, 'OwnStacks');
     expect(plan.Action).toContain('cloudformation:CreateChangeSet');

@@ -12,7 +12,8 @@ import {
 import { stageConfig } from '#infra/stage.ts';
 import { logicalId, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
 
-describe.each(['prod', 'feature-x'])('monitoring of the %s stack', (stage) => {
+// Stacks with a cluster of their own (a branch preview on the base: below).
+describe.each(['prod', 'staging'])('monitoring of the %s stack', (stage) => {
   let synth: Synthesised;
   let resources: Resources;
   beforeAll(() => {
@@ -60,10 +61,12 @@ describe.each(['prod', 'feature-x'])('monitoring of the %s stack', (stage) => {
     const cap = config.database.proxy ? Math.floor((max * PROXY_MAX_CONNECTIONS_PERCENT) / 100) : max;
     expect(alarm('DatabaseConnections')?.Threshold).toBe(Math.floor(cap * NEAR_LIMIT));
     if (config.database.proxy) {
-      const clients = proxyClientCap(config, routeList.length + 1);
-      expect(clients).toBe(
-        routeList.length * config.functions.routeConcurrency + config.functions.authorizerConcurrency,
-      );
+      // A stage with a proxy reserves concurrency: that is what caps its client connections.
+      const { routeConcurrency = 0, authorizerConcurrency = 0 } = config.functions;
+      expect(routeConcurrency).toBeGreaterThan(0);
+      expect(authorizerConcurrency).toBeGreaterThan(0);
+      const clients = routeList.length * routeConcurrency + authorizerConcurrency;
+      expect(proxyClientCap(config, routeList.length + 1)).toBe(clients);
       expect(alarm('ProxyClientConnections')).toMatchObject({
         MetricName: 'ClientConnections',
         Threshold: Math.floor(clients * NEAR_LIMIT),
@@ -81,5 +84,33 @@ describe.each(['prod', 'feature-x'])('monitoring of the %s stack', (stage) => {
     expect(() => stageConfig(stage, { alarmEmail: 'a@example.com', alarmHttpsUrl: 'http://x' })).toThrow(
       /https/,
     );
+  });
+});
+
+describe('monitoring of a branch preview on the preview base', () => {
+  let synth: Synthesised;
+  let resources: Resources;
+  beforeAll(() => {
+    synth = synthesise('feature-x', { alarmHttpsUrl: 'https://events.pager.example/integration/sns' });
+    resources = resourcesOf(synth.template);
+  });
+
+  it('has its dashboard and API alarms, and none for the cluster or secrets it does not own', () => {
+    const dashboards = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Dashboard');
+    expect(dashboards).toHaveLength(1);
+    const body = JSON.stringify(dashboards[0]?.Properties.DashboardBody);
+    for (const a of synth.stack.monitoring.alarms) expect(body).toContain(logicalId(synth.stack, a));
+    expect(body).not.toContain('ACUUtilization');
+    const ids = Object.entries(resources)
+      .filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm')
+      .map(([id]) => id);
+    expect(ids.some((id) => id.includes('Api4xxRate'))).toBe(true);
+    for (const owned of ['DatabaseConnections', 'DatabaseAcuUtilisation', 'SecretRotationFailed']) {
+      expect(
+        ids.filter((id) => id.includes(owned)),
+        owned,
+      ).toEqual([]);
+    }
+    synth.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'https' });
   });
 });

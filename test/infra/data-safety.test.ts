@@ -1,18 +1,31 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROTECTED_VAULT_ACTIONS } from '#infra/constructs/data-safety.ts';
-import { idsOfType, logicalId, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
+import {
+  idsOfType,
+  logicalId,
+  type Resources,
+  resourcesOf,
+  type Synthesised,
+  synthesise,
+  synthesiseBase,
+} from './synth.ts';
 
-describe.each(['prod', 'feature-x'])('data safety of the %s stack', (stage) => {
+// Stacks with a cluster of their own; a branch preview's database is on the preview base (below).
+describe.each(['prod', 'staging'])('data safety of the %s stack', (stage) => {
   let synth: Synthesised;
   let resources: Resources;
   beforeAll(() => {
     synth = synthesise(stage);
     resources = resourcesOf(synth.template);
   });
-  const keyRef = () => ({ 'Fn::GetAtt': [logicalId(synth.stack, synth.stack.dataKey.key), 'Arn'] });
+  const dataKey = () => {
+    if (!synth.stack.dataKey) throw new Error(`${stage} has no data key`);
+    return synth.stack.dataKey.key;
+  };
+  const keyRef = () => ({ 'Fn::GetAtt': [logicalId(synth.stack, dataKey()), 'Arn'] });
 
   it('encrypts the cluster and the master secret with its own rotating KMS key', () => {
-    const keyId = logicalId(synth.stack, synth.stack.dataKey.key);
+    const keyId = logicalId(synth.stack, dataKey());
     expect(resources[keyId]?.Properties.EnableKeyRotation).toBe(true);
     const [cluster] = idsOfType(synth.template, 'AWS::RDS::DBCluster');
     expect(resources[cluster as string]?.Properties).toMatchObject({
@@ -71,4 +84,15 @@ describe.each(['prod', 'feature-x'])('data safety of the %s stack', (stage) => {
       synth.template.resourceCountIs('AWS::Backup::BackupPlan', 0);
     });
   }
+});
+
+describe('data safety of a branch preview and of the preview base', () => {
+  it('gives neither a KMS key nor a backup plan: their data is disposable (docs/decisions.md)', () => {
+    const branch = synthesise('feature-x');
+    expect(branch.stack.dataKey).toBeUndefined();
+    for (const template of [branch.template, synthesiseBase().template]) {
+      template.resourceCountIs('AWS::KMS::Key', 0);
+      template.resourceCountIs('AWS::Backup::BackupPlan', 0);
+    }
+  });
 });

@@ -16,7 +16,7 @@ function nagAcknowledgements(root: IConstruct) {
   );
 }
 
-describe.each(['prod', 'feature-x'])('cdk-nag AwsSolutions checks on %s', (stage) => {
+describe.each(['prod', 'staging', 'feature-x'])('cdk-nag AwsSolutions checks on %s', (stage) => {
   let app: Synthesised['app'];
   beforeAll(() => {
     // synthesise() already fails on a finding (the checks run as a validation plugin); these say which.

@@ -15,7 +15,7 @@ function prerequisites(resources: Resources, id: string, seen = new Set<string>(
   return seen;
 }
 
-describe.each(['prod', 'feature-x'])('the migration trigger of %s', (stage) => {
+describe.each(['prod', 'staging'])('the migration trigger of %s', (stage) => {
   let synth: Synthesised;
   let resources: Resources;
   let triggerId: string;

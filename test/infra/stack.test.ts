@@ -37,20 +37,21 @@ const stages = [
       'AWS::WAFv2::WebACLAssociation': 1,
     },
   },
+  // The disposable stage with a cluster of its own (branch previews: test/infra/previews.test.ts).
   {
-    stage: 'feature-x',
+    stage: 'staging',
     retentionDays: 7,
     logPolicy: 'Delete',
     clusterPolicy: 'Delete',
     deletionProtection: false,
-    proxies: 0,
-    minCapacity: 0,
+    proxies: 1,
+    minCapacity: 0.5,
     maxCapacity: 2,
     instances: 1,
     counts: {
-      'AWS::EC2::SecurityGroup': 5,
-      'AWS::IAM::Role': 12,
-      'AWS::CloudWatch::Alarm': 22,
+      'AWS::EC2::SecurityGroup': 6,
+      'AWS::IAM::Role': 13,
+      'AWS::CloudWatch::Alarm': 24,
       // a web ACL is a fixed monthly fee: previews have none unless `-c waf=on`
       'AWS::WAFv2::WebACL': 0,
     },

@@ -35,6 +35,11 @@ describe('stage names', () => {
     expect(() => resolveStage(undefined, () => 'prod')).toThrow(/-c stage=prod/);
   });
 
+  it('never picks the preview base from a branch name', () => {
+    expect(() => resolveStage(undefined, () => 'Previews')).toThrow(/-c stage=previews/);
+    expect(resolveStage('previews', () => 'main')).toBe('previews');
+  });
+
   it('copes without git', () => {
     expect(currentGitBranch('/')).toBeUndefined();
   });
@@ -71,6 +76,9 @@ describe('stage settings', () => {
         minCapacity: 0.5,
       });
       expect(config.database.autoPause).toBeUndefined();
+      // Its own cluster, and reserved concurrency bounding the connections to it.
+      expect(config.sharedCluster).toBe(false);
+      expect(config.functions.routeConcurrency).toBe(5);
     }
   });
 
@@ -89,5 +97,10 @@ describe('stage settings', () => {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     expect(preview.database.autoPause?.toSeconds()).toBeGreaterThanOrEqual(300);
+    // On the preview base's cluster, reserving nothing from the account's concurrency.
+    expect(preview.sharedCluster).toBe(true);
+    expect(preview.functions.routeConcurrency).toBeUndefined();
+    expect(preview.functions.authorizerConcurrency).toBeUndefined();
+    expect(stageConfig('prod', { alarmEmail: 'ops@example.com' }).sharedCluster).toBe(false);
   });
 });

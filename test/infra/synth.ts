@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
+import { defineBaseApp, type PreviewBaseStack } from '#infra/preview-base.ts';
 import { type AdminApiStack, defineApp } from '#infra/stack.ts';
 import { repoRoot, stageConfig } from '#infra/stage.ts';
 
@@ -47,6 +48,14 @@ export function synthesise(
   return { app, stack, template: Template.fromStack(stack), outdir };
 }
 
+/** The preview base (`-c stage=previews`) as `cdk synth` builds it, cdk-nag included. */
+export function synthesiseBase(): { app: App; stack: PreviewBaseStack; template: Template } {
+  const outdir = mkdtempSync(join(tmpdir(), 'vaa-cdk-'));
+  const app = new App({ outdir, context: { ...cdkJsonContext, 'aws:cdk:bundling-stacks': [] } });
+  const stack = defineBaseApp(app);
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
 /** The template's resources, by logical id. */
 export type Resources = Record<
   string,
@@ -55,7 +64,7 @@ export type Resources = Record<
 >;
 export const resourcesOf = (template: Template): Resources => template.toJSON().Resources;
 
-export const logicalId = (stack: AdminApiStack, construct: IConstruct) =>
+export const logicalId = (stack: AdminApiStack | PreviewBaseStack, construct: IConstruct) =>
   stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement);
 
 /** Logical ids of every resource of one type. */

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -14,6 +16,7 @@ interface Step {
 }
 interface Job {
   if?: string;
+  env?: Record<string, string>;
   needs?: string | string[];
   environment?: string;
   permissions?: Record<string, string>;
@@ -137,6 +140,30 @@ describe('the deploy workflow', () => {
     expect(runs(preview)).not.toMatch(/stage=prod/);
   });
 
+  it('deploys a preview only for a branch that opted in: an open pull request (not no-preview) or preview/…', () => {
+    expect(Object.keys(deploy.on).sort()).toEqual(['pull_request', 'push']);
+    expect(deploy.on.pull_request).toEqual({ types: ['opened', 'reopened'] });
+    const test = deploy.jobs.test as Job;
+    expect(test.permissions).toEqual({ contents: 'read', 'pull-requests': 'read' });
+    const optin = test.steps.find((s) => s.id === 'optin');
+    expect(optin?.run).toContain('preview/*) preview=true');
+    expect(optin?.run).toContain('gh pr list');
+    expect(optin?.run).toContain('no-preview');
+    expect(deploy.jobs.preview?.if).toContain("needs.test.outputs.preview == 'true'");
+  });
+
+  it('deploys the preview base first when it is missing, then the branch stack on it', () => {
+    const preview = deploy.jobs.preview as Job;
+    const base = preview.steps.findIndex((s) => s.run?.includes('npm run deploy -- -c stage=previews'));
+    const branch = indexOfRun(preview, 'npm run deploy -- -c "stage=$STAGE"');
+    expect(base).toBeGreaterThanOrEqual(0);
+    expect(branch).toBeGreaterThan(base);
+    expect(preview.steps[base]?.run).toContain('describe-stacks --stack-name "$BASE_STACK"');
+    expect(preview.steps[base]?.run).toContain('MISSING)');
+    expect(preview.steps[base]?.run).toContain('stack-create-complete');
+    expect(preview.env?.BASE_STACK).toBe('VoiceAgentAdmin-previews');
+  });
+
   it('seeds and smoke-tests a preview after deploying it, and smoke-tests prod', () => {
     const preview = deploy.jobs.preview as Job;
     const deployed = indexOfRun(preview, 'npm run deploy');
@@ -167,7 +194,9 @@ describe('the deploy workflow', () => {
       group: 'plan-prod',
       'cancel-in-progress': false,
     });
-    expect(deploy.jobs.test?.steps.find((s) => s.id === 'stage')?.run).toContain('npm run --silent stage --');
+    expect(deploy.jobs.test?.steps.find((s) => s.id === 'stage')?.run).toContain(
+      'npm run --silent stage -- name',
+    );
   });
 
   it('runs only npm scripts that exist', () => {
@@ -197,10 +226,95 @@ describe('the preview reaper', () => {
     expect(reap.permissions).toEqual({ 'id-token': 'write', contents: 'read' });
     expect(reap.environment).toBe('preview');
     expect(roleOf(reap)).toBe(expression('vars.AWS_PREVIEW_ROLE_ARN'));
-    const script = runs(reap);
+    const script = reap.steps.find((s) => s.name?.startsWith('destroy previews'))?.run ?? '';
     expect(script).toContain('git ls-remote --heads origin');
-    expect(script).toContain('npm run --silent stage --');
+    expect(script).toContain('npm run --silent stage -- name');
     expect(script).toContain('[ "$stage" = prod ]');
+    expect(script).toContain('[ "$stage" = previews ]');
     expect(script).toContain('npm run destroy -- -c "stage=$stage"');
+  });
+
+  /**
+   * The reaper's script, run by bash with `git`, `aws` and `npm` stand-ins on PATH (the stage names
+   * come from the real `npm run stage -- name`): which stacks it destroys, and that it destroys
+   * them side by side.
+   */
+  function runReaper(options: { idle: string[]; failing?: string }) {
+    const dir = mkdtempSync(join(tmpdir(), 'vaa-reaper-'));
+    const bin = join(dir, 'bin');
+    const stub = (name: string, body: string) => {
+      writeFileSync(join(dir, name), `#!/usr/bin/env bash\n${body}\n`);
+      chmodSync(join(dir, name), 0o755);
+    };
+    mkdirSync(bin, { recursive: true });
+    stub(
+      'bin/git',
+      'printf "abc\\trefs/heads/main\\nabc\\trefs/heads/feature/Live\\nabc\\trefs/heads/feature/Idle\\n"',
+    );
+    stub(
+      'bin/aws',
+      'echo "VoiceAgentAdmin-prod VoiceAgentAdmin-previews VoiceAgentAdmin-feature-live VoiceAgentAdmin-feature-idle VoiceAgentAdmin-gone-a VoiceAgentAdmin-gone-b"',
+    );
+    stub(
+      'bin/npm',
+      [
+        'if [ "$1 $2 $3 $4 $5" = "run --silent stage -- name" ]; then shift 5; exec "$REPO/node_modules/.bin/tsx" "$REPO/cli/stage.ts" name "$@"; fi',
+        `if [ "$1 $2 $3 $4 $5" = "run --silent stage -- list" ]; then printf '%s\\n' ${options.idle.join(' ')}; exit 0; fi`,
+        'if [ "$1 $2" = "run destroy" ]; then stage="${5#stage=}"; date +%s%N > "$OUT/start-$stage"; sleep 1;',
+        `  date +%s%N > "$OUT/end-$stage"; [ "$stage" != "${options.failing ?? ''}" ]; exit; fi`,
+        'echo "unexpected npm $*" >&2; exit 9',
+      ].join('\n'),
+    );
+    const script = reap.steps.find((s) => s.name?.startsWith('destroy previews'))?.run ?? '';
+    return new Promise<{ code: number; summary: string; out: string; stdout: string }>((resolve) => {
+      execFile(
+        'bash',
+        ['-e', '-o', 'pipefail', '-c', script],
+        {
+          cwd: dir,
+          env: {
+            PATH: `${bin}:${process.env.PATH}`,
+            REPO: repoRoot,
+            OUT: dir,
+            IDLE_DAYS: '7',
+            GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
+          },
+        },
+        (error, stdout) =>
+          resolve({
+            code: error ? Number(error.code ?? 1) : 0,
+            summary: readFileSync(join(dir, 'summary.md'), 'utf8'),
+            out: dir,
+            stdout,
+          }),
+      );
+    });
+  }
+  const destroyed = (out: string) =>
+    readdirSync(out)
+      .filter((f) => f.startsWith('start-'))
+      .map((f) => f.slice('start-'.length))
+      .sort();
+
+  it('destroys the previews whose branch is gone and those idle, in parallel, never prod or the base', async () => {
+    const result = await runReaper({ idle: ['feature-idle'] });
+    expect(result.code).toBe(0);
+    expect(destroyed(result.out)).toEqual(['feature-idle', 'gone-a', 'gone-b']);
+    const time = (kind: string, stage: string) =>
+      BigInt(readFileSync(join(result.out, `${kind}-${stage}`), 'utf8'));
+    // Each destroy takes a second; all started before any ended.
+    const starts = ['feature-idle', 'gone-a', 'gone-b'].map((s) => time('start', s));
+    const ends = ['feature-idle', 'gone-a', 'gone-b'].map((s) => time('end', s));
+    for (const start of starts) for (const end of ends) expect(start).toBeLessThan(end);
+    expect(result.summary).toContain('- destroyed `VoiceAgentAdmin-gone-a` (no branch deploys to it)');
+    expect(result.summary).toContain('- destroyed `VoiceAgentAdmin-feature-idle` (no deploy for 7 days)');
+  });
+
+  it('fails the run when a destroy fails, after the others finished', async () => {
+    const result = await runReaper({ idle: [], failing: 'gone-a' });
+    expect(result.code).toBe(1);
+    expect(destroyed(result.out)).toEqual(['gone-a', 'gone-b']);
+    expect(result.summary).toContain('- FAILED to destroy `VoiceAgentAdmin-gone-a`');
+    expect(result.summary).toContain('- destroyed `VoiceAgentAdmin-gone-b`');
   });
 });
