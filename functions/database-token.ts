@@ -1,8 +1,22 @@
+import { formatUrl } from '@aws-sdk/core/util';
+import { fromEnv } from '@aws-sdk/credential-provider-env';
+import { Sha256 } from '@smithy/core/checksum';
+import { HttpRequest } from '@smithy/core/protocols';
+import { SignatureV4 } from '@smithy/signature-v4';
+
 /**
  * An IAM database authentication token for the app role: a SigV4-presigned `connect` request,
- * signed in-process by the AWS SDK with the function's own credentials (no network call, no
- * password anywhere). Valid 15 minutes for opening connections; an open connection outlives it.
+ * signed in-process with the function's own credentials (no network call, no password anywhere).
+ * Valid 15 minutes for opening connections; an open connection outlives it.
  * `DATABASE_HOST` is RDS Proxy in prod (end-to-end IAM) or the cluster's writer on a preview.
+ *
+ * Built from the very pieces `@aws-sdk/rds-signer`'s `Signer.getAuthToken()` uses (its SigV4
+ * signer, request, hash and URL formatting), with the credentials read from the environment as
+ * Lambda provides them. The signer package itself also pulls in the SDK's whole credential chain
+ * (SSO, INI files, IMDS, web identity...), which a Lambda never uses and which tripled the bundle
+ * and its import time (docs/decisions.md). A test holds the token equal to rds-signer's.
+ * Imported statically by name here (so the bundler keeps only these pieces) and lazily by
+ * functions/deps.ts: only the container's first connection, and a refused one, load it.
  */
 export async function databaseUrlWithToken(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const hostname = env.DATABASE_HOST;
@@ -12,14 +26,33 @@ export async function databaseUrlWithToken(env: NodeJS.ProcessEnv = process.env)
     throw new Error('DATABASE_HOST, DATABASE_IAM_USER and AWS_REGION are needed to sign a database token');
   }
   const port = Number(env.DATABASE_PORT ?? 5432);
-  // Loaded on first use, not at module init: the signer and its credential chain are most of the
-  // bundle, and only the container's first connection (and a refused one) needs them.
-  const { Signer } = await import('@aws-sdk/rds-signer');
-  const token = await new Signer({ hostname, port, username, region }).getAuthToken();
+  const token = await signConnectToken({ hostname, port, username, region });
   const url = new URL(`postgres://${hostname}:${port}/${env.DATABASE_NAME ?? 'postgres'}`);
   url.username = encodeURIComponent(username);
   url.password = encodeURIComponent(token);
   // IAM authentication is refused without TLS; the token must never cross the network in clear.
   url.searchParams.set('sslmode', env.DATABASE_SSLMODE ?? 'verify-full');
   return url.toString();
+}
+
+interface ConnectTarget {
+  hostname: string;
+  port: number;
+  username: string;
+  region: string;
+}
+
+/** `Signer.getAuthToken()` of `@aws-sdk/rds-signer`, step for step, with environment credentials. */
+async function signConnectToken({ hostname, port, username, region }: ConnectTarget): Promise<string> {
+  const signer = new SignatureV4({ service: 'rds-db', region, credentials: fromEnv(), sha256: Sha256 });
+  const request = new HttpRequest({
+    method: 'GET',
+    protocol: 'https:',
+    hostname,
+    port,
+    query: { Action: 'connect', DBUser: username },
+    headers: { host: `${hostname}:${port}` },
+  });
+  const presigned = await signer.presign(request, { expiresIn: 900 });
+  return formatUrl(presigned).replace('https://', '');
 }

@@ -1,7 +1,6 @@
 import { databaseConfigFromEnv } from '#db/config.ts';
 import type { DatabaseClient, DatabaseConfig } from '#db/database.ts';
 import { openPostgres } from '#db/postgres-client.ts';
-import { databaseUrlWithToken } from './database-token.ts';
 import { createLogger, invocation, type Logger } from './http/log.ts';
 
 type PostgresConfig = Extract<DatabaseConfig, { kind: 'postgres' }>;
@@ -18,7 +17,10 @@ export interface Deps {
  * Manager (`DATABASE_SECRET_ARN`). Elsewhere `DATABASE_URL`.
  */
 export async function databaseConfigForLambda(env = process.env): Promise<PostgresConfig> {
-  if (env.DATABASE_IAM_USER) return { kind: 'postgres', url: await databaseUrlWithToken(env), poolMax: 1 };
+  if (env.DATABASE_IAM_USER) {
+    const { databaseUrlWithToken } = await import('./database-token.ts');
+    return { kind: 'postgres', url: await databaseUrlWithToken(env), poolMax: 1 };
+  }
   if (!env.DATABASE_SECRET_ARN) {
     const config = databaseConfigFromEnv(env);
     // A function always has a server: the embedded database is the tools' and the tests'.

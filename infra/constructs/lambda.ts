@@ -17,7 +17,8 @@ import type { NetworkPlacement } from './network.ts';
 /**
  * Left out of every bundle: the AWS SDK's clients ship with the Lambda runtime, and PGlite (with
  * its WASM) serves only local runs; db/client.ts imports it lazily, so Postgres-only bundles never
- * load it. `@aws-sdk/rds-signer` is bundled: the runtime is not documented to carry it.
+ * load it. The database token's signer pieces (functions/database-token.ts) are bundled: the runtime
+ * is not documented to carry them.
  */
 export const EXTERNAL_MODULES = [
   '@aws-sdk/client-*',

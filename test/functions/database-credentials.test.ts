@@ -2,9 +2,10 @@ import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { Signer } from '@aws-sdk/rds-signer';
 import { SignatureV4 } from '@smithy/signature-v4';
 import postgres from 'postgres';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { databaseUrlWithToken } from '#functions/database-token.ts';
 import { databaseConfigForLambda, refreshingDatabaseConfig } from '#functions/deps.ts';
 
@@ -167,7 +168,7 @@ describe('the master secret, read by the migration function through the AWS SDK'
 });
 
 /**
- * The API functions' path: an IAM database token signed in-process by `@aws-sdk/rds-signer` with
+ * The API functions' path: an IAM database token signed in-process (rds-signer's own pieces, functions/database-token.ts) with
  * the function's credentials. No service is called; the token is checked here as RDS checks it,
  * by signing the same request independently with the SDK's SigV4 signer and comparing.
  */
@@ -239,6 +240,24 @@ describe('the app role connects with an IAM database token, no password', () => 
       'X-Amz-SignedHeaders': 'host',
     });
     expect(signed.searchParams.get('X-Amz-Signature')).toBe(await expectedSignature(token));
+  });
+
+  it('is exactly the token @aws-sdk/rds-signer signs for the same request and instant', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-24T10:20:30Z') });
+    try {
+      const ours = decodeURIComponent(new URL(await databaseUrlWithToken(lambdaEnv)).password);
+      const theirs = await new Signer({
+        hostname: lambdaEnv.DATABASE_HOST,
+        port: 5432,
+        username: lambdaEnv.DATABASE_IAM_USER,
+        region: REGION,
+        credentials: CREDENTIALS,
+      }).getAuthToken();
+      expect(ours).toBe(theirs);
+      expect(ours).toContain('X-Amz-Date=20261124T102030Z');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('is a token another key would not have signed', async () => {

@@ -260,6 +260,7 @@ describe('the preview reaper', () => {
       [
         'if [ "$1 $2 $3 $4 $5" = "run --silent stage -- name" ]; then shift 5; exec "$REPO/node_modules/.bin/tsx" "$REPO/cli/stage.ts" name "$@"; fi',
         `if [ "$1 $2 $3 $4 $5" = "run --silent stage -- list" ]; then printf '%s\\n' ${options.idle.join(' ')}; exit 0; fi`,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
         'if [ "$1 $2" = "run destroy" ]; then stage="${5#stage=}"; date +%s%N > "$OUT/start-$stage"; sleep 1;',
         `  date +%s%N > "$OUT/end-$stage"; [ "$stage" != "${options.failing ?? ''}" ]; exit; fi`,
         'echo "unexpected npm $*" >&2; exit 9',
