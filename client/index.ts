@@ -108,7 +108,9 @@ export function createClient(options: ClientOptions) {
      * An unknown id, or another workspace's, throws a 404 `ApiProblem`.
      */
     async get(agentId: string): Promise<{ agent: Agent; etag: string }> {
-      const { data, response } = await settle(api.GET('/agents/{agentId}', { params: { path: { agentId } } }));
+      const { data, response } = await settle(
+        api.GET('/agents/{agentId}', { params: { path: { agentId } } }),
+      );
       return { agent: data, etag: response.headers.get('etag') ?? '' };
     },
     /** `GET /agents`: one page. */

@@ -5,8 +5,8 @@ import { routeKey, routeList, routes } from './routes.ts';
 import { Agent, AgentList, AgentVersion } from './schemas/agent.ts';
 import { VersionConfig, VersionConfigInput } from './schemas/config.ts';
 import { agentListParams, sessionListParams } from './schemas/list-queries.ts';
-import { Problem } from './schemas/problem.ts';
 import { type PathParamName, pathParamNames, pathParams } from './schemas/path.ts';
+import { Problem } from './schemas/problem.ts';
 import type { QueryParam } from './schemas/query.ts';
 import { CreateAgentBody, IdempotencyKey } from './schemas/requests.ts';
 import { Conversation, LedgerEntry, Person, Session, SessionList } from './schemas/session.ts';
@@ -110,7 +110,13 @@ function pathParameters(path: string) {
   return pathParamNames(path).map((name) => {
     const param = pathParams[name as PathParamName];
     if (!param) throw new Error(`${path}: no path parameter "${name}" in contract/schemas/path.ts`);
-    return { name, in: 'path', required: true, description: param.description, schema: jsonSchemaOf(param.schema) };
+    return {
+      name,
+      in: 'path',
+      required: true,
+      description: param.description,
+      schema: jsonSchemaOf(param.schema),
+    };
   });
 }
 

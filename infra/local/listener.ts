@@ -14,7 +14,6 @@ import {
   splitTarget,
 } from './event.ts';
 import type { RateLimiter } from './rate-limit.ts';
-import { routeMatcher } from './route-match.ts';
 import {
   answerFromResult,
   authorizerFailed,
@@ -27,6 +26,7 @@ import {
   tooLarge,
   unauthorized,
 } from './result.ts';
+import { routeMatcher } from './route-match.ts';
 
 /** API Gateway's request payload quota (10 MB), taken as 10 MiB. */
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;

@@ -25,7 +25,9 @@ const segmentsOf = (path: string): Segment[] =>
 
 /** Every valid `%XX` run decoded as UTF-8 (U+FFFD for bytes that are not), malformed escapes kept. */
 const decodeOnce = (segment: string) =>
-  segment.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
+  segment.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) =>
+    Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'),
+  );
 
 /**
  * Matches a request path (as sent, still percent-encoded) to a route, as a REST API selects a

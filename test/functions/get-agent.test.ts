@@ -136,9 +136,7 @@ describe('GET /agents/{agentId}', () => {
   });
 
   it('401s a request without an authorizer context', async () => {
-    const result = await getAgent(
-      apiEvent({ path: `/agents/${agentId}`, resource: RESOURCE, caller: null }),
-    );
+    const result = await getAgent(apiEvent({ path: `/agents/${agentId}`, resource: RESOURCE, caller: null }));
     expectProblem(result, 401);
   });
 });
@@ -182,7 +180,9 @@ describe('GET /agents/{agentId} through the local gateway', () => {
     const slash = await call(`/agents/${id}%2Fx`);
     expect(slash.status).toBe(404);
     expect(slash.headers.get('content-type')).toBe('application/problem+json');
-    expect(((await slash.json()) as { type: string }).type).toBe('https://voice-agent-admin.dev/problems/resource-not-found');
+    expect(((await slash.json()) as { type: string }).type).toBe(
+      'https://voice-agent-admin.dev/problems/resource-not-found',
+    );
   });
 
   it('401 without a token, as every route; a trailing segment or slash is no route (the gateway 404)', async () => {
@@ -190,7 +190,9 @@ describe('GET /agents/{agentId} through the local gateway', () => {
     for (const path of [`/agents/${agentIds[0]}/nothing`, '/agents/', `/agents/${agentIds[0]}/`]) {
       const res = await call(path);
       expect(res.status).toBe(404);
-      expect(((await res.json()) as { type: string }).type).toBe('https://voice-agent-admin.dev/problems/not-found');
+      expect(((await res.json()) as { type: string }).type).toBe(
+        'https://voice-agent-admin.dev/problems/not-found',
+      );
     }
   });
 });
