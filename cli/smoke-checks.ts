@@ -72,6 +72,7 @@ export function smokeChecks(target: SmokeTarget): Check[] {
   const stamp = new Date().toISOString();
   const created: string[] = [];
   const counts: { agents?: number; sessions?: number } = {};
+  let listed: Agent | undefined;
 
   async function request(
     path: string,
@@ -150,9 +151,27 @@ export function smokeChecks(target: SmokeTarget): Check[] {
         expectStatus(answer, 200);
         const agents = shaped(AgentList, answer, 'the list');
         counts.agents = agents.length;
+        listed = agents[0];
         const missing = created.filter((id) => !agents.some((a) => a.id === id));
         if (missing.length) fail(`the new agents ${missing.join(', ')} are not listed`);
         return `200, ${agents.length} agent(s) on the first page`;
+      },
+    },
+    {
+      name: 'GET /agents/{agentId} answers the listed agent with an ETag; an unknown id is a 404 problem',
+      run: async () => {
+        if (counts.agents === undefined) fail('the list itself did not answer');
+        if (!listed) throw new Skip('needs an agent; the workspace has none');
+        const answer = await request(`agents/${listed.id}`);
+        expectStatus(answer, 200);
+        const agent = shaped(Agent, answer, 'the agent');
+        if (JSON.stringify(agent) !== JSON.stringify(listed)) fail('the agent differs from its list item');
+        const etag = answer.headers.get('etag') ?? '';
+        if (!etag.startsWith(`"${agent.id}.`)) fail(`the ETag "${etag}" is not the agent's`);
+        // Same length and alphabet as a real id, so only its absence can make it a 404.
+        const unknown = `z${randomBytes(12).toString('hex').slice(0, 23)}`;
+        const problem = problemOf(await request(`agents/${unknown}`), 404);
+        return `200 with ETag ${etag}; 404 ${problem.type}`;
       },
     },
     {

@@ -29,6 +29,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{agentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one agent
+         * @description One agent of the workspace, with its latest version, in one statement. The `ETag` header is what a change to the agent sends back in `If-Match`.
+         *
+         *     Requires the `agents:read` scope.
+         */
+        get: operations["getAgent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions": {
         parameters: {
             query?: never;
@@ -528,6 +550,103 @@ export interface operations {
             };
             /** @description The Idempotency-Key was used with a different body. */
             422: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id (cuid2, at most 24 characters). */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent, with its latest version: the same shape as an item of `GET /agents`. */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description The strong entity tag of the agent as answered, `"<agentId>.<updatedAt in epoch ms>"`: send it back in `If-Match` to change the agent. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description A query parameter was given (this operation takes none); `errors` names each. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
                 headers: {
                     /** @description The request id; also in every problem body. */
                     "x-request-id"?: string;

@@ -103,6 +103,16 @@ export function createClient(options: ClientOptions) {
       );
       return data;
     },
+    /**
+     * `GET /agents/{agentId}`: the agent, and its ETag (send it as `If-Match` to change the agent).
+     * An unknown id, or another workspace's, throws a 404 `ApiProblem`.
+     */
+    async get(agentId: string): Promise<{ agent: Agent; etag: string }> {
+      const { data, response } = await settle(
+        api.GET('/agents/{agentId}', { params: { path: { agentId } } }),
+      );
+      return { agent: data, etag: response.headers.get('etag') ?? '' };
+    },
     /** `GET /agents`: one page. */
     async list(query: AgentListQuery = {}): Promise<Page<Agent>> {
       const { data, response } = await settle(api.GET('/agents', { params: { query } }));

@@ -5,6 +5,7 @@ import { routeKey, routeList, routes } from './routes.ts';
 import { Agent, AgentList, AgentVersion } from './schemas/agent.ts';
 import { VersionConfig, VersionConfigInput } from './schemas/config.ts';
 import { agentListParams, sessionListParams } from './schemas/list-queries.ts';
+import { type PathParamName, pathParamNames, pathParams } from './schemas/path.ts';
 import { Problem } from './schemas/problem.ts';
 import type { QueryParam } from './schemas/query.ts';
 import { CreateAgentBody, IdempotencyKey } from './schemas/requests.ts';
@@ -100,6 +101,38 @@ function queryParameters(params: Record<string, QueryParam>) {
   }));
 }
 
+/** A schema as the document shows it: no `$schema`, and no checks JSON Schema cannot say. */
+const jsonSchemaOf = (schema: v.GenericSchema) =>
+  (({ $schema: _, ...json }) => json)(toJsonSchema(schema, { errorMode: 'ignore' }));
+
+/** The `{name}` parameters of a route's path, from contract/schemas/path.ts. */
+function pathParameters(path: string) {
+  return pathParamNames(path).map((name) => {
+    const param = pathParams[name as PathParamName];
+    if (!param) throw new Error(`${path}: no path parameter "${name}" in contract/schemas/path.ts`);
+    return {
+      name,
+      in: 'path',
+      required: true,
+      description: param.description,
+      schema: jsonSchemaOf(param.schema),
+    };
+  });
+}
+
+/** An operation's own 404: the resource its path names is not the caller's (or a malformed id). */
+const noSuchResponse = (what: string) =>
+  problemResponse(
+    `No ${what} with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route.`,
+  );
+
+const etagHeader = {
+  etag: header(
+    'The strong entity tag of the agent as answered, `"<agentId>.<updatedAt in epoch ms>"`: send it back in `If-Match` to change the agent.',
+    { type: 'string', pattern: '^"[^"]*"$' },
+  ),
+};
+
 function listOperation(params: Record<string, QueryParam>, list: SchemaName) {
   return {
     parameters: queryParameters(params),
@@ -126,7 +159,7 @@ const createOperation = {
       in: 'header',
       required: false,
       description: `Replays the first answer for ${IDEMPOTENCY_KEY_HOURS} h for the same body; 422 for another body; 409 while in flight.`,
-      schema: (({ $schema: _, ...json }) => json)(toJsonSchema(IdempotencyKey, { errorMode: 'ignore' })),
+      schema: jsonSchemaOf(IdempotencyKey),
     },
   ],
   requestBody: { required: true, content: { 'application/json': { schema: ref('CreateAgentBody') } } },
@@ -148,6 +181,19 @@ const createOperation = {
     '415': problemResponse('Content-Type is not application/json.'),
     '422': problemResponse('The Idempotency-Key was used with a different body.'),
     ...commonResponses,
+  },
+};
+
+const getAgentOperation = {
+  responses: {
+    '200': {
+      description: 'The agent, with its latest version: the same shape as an item of `GET /agents`.',
+      headers: { ...requestIdHeader, ...etagHeader },
+      content: { 'application/json': { schema: ref('Agent') } },
+    },
+    '400': problemResponse('A query parameter was given (this operation takes none); `errors` names each.'),
+    ...commonResponses,
+    '404': noSuchResponse('agent'),
   },
 };
 
@@ -174,6 +220,13 @@ const operations: Record<string, { tag: string; description: string; operation: 
     description: `The workspace's agents, each with its latest version. ${pagingNote}`,
     operation: listOperation(agentListParams, 'AgentList'),
   },
+  [routeKey(routes.getAgent)]: {
+    tag: 'Agents',
+    description:
+      'One agent of the workspace, with its latest version, in one statement. The `ETag` header is ' +
+      'what a change to the agent sends back in `If-Match`.',
+    operation: getAgentOperation,
+  },
   [routeKey(routes.listSessions)]: {
     tag: 'Sessions',
     description: `The workspace's sessions, each with the agent version it ran on. ${pagingNote}`,
@@ -197,6 +250,8 @@ export function openApiDocument() {
   for (const route of routeList) {
     paths[route.path] ??= {};
     const { tag, description, operation } = operations[routeKey(route)] as (typeof operations)[string];
+    const inPath = pathParameters(route.path);
+    const own = (operation as { parameters?: object[] }).parameters ?? [];
     (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = {
       operationId: camel(route.name),
       summary: route.summary,
@@ -206,6 +261,7 @@ export function openApiDocument() {
       security: [{ bearer: [] }],
       'x-required-scopes': [route.scope],
       ...operation,
+      ...(inPath.length + own.length > 0 ? { parameters: [...inPath, ...own] } : {}),
     };
   }
   return {

@@ -9,7 +9,8 @@ export type Scope = (typeof scopes)[number];
 export interface Route {
   /** Stable name: function names, log groups, OpenAPI operationId. */
   readonly name: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PATCH';
+  /** API Gateway/OpenAPI syntax: `{name}` is a whole segment, a parameter of contract/schemas/path.ts. */
   readonly path: string;
   /** Module (from the repository root) whose `handler` export is deployed and `build(deps)` is tested. */
   readonly entry: string;
@@ -33,6 +34,14 @@ export const routes = {
     entry: 'functions/agents/list.ts',
     scope: 'agents:read',
     summary: 'List agents, newest first',
+  },
+  getAgent: {
+    name: 'get-agent',
+    method: 'GET',
+    path: '/agents/{agentId}',
+    entry: 'functions/agents/get.ts',
+    scope: 'agents:read',
+    summary: 'Read one agent',
   },
   listSessions: {
     name: 'list-sessions',

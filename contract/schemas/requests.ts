@@ -58,6 +58,10 @@ export type CreateAgentBody = v.InferOutput<typeof CreateAgentBody>;
 export const createAgentParams = {} satisfies Record<string, QueryParam>;
 export const CreateAgentQuery = queryObject(createAgentParams);
 
+/** An operation that takes no query parameters: any given is refused, each named (400). */
+export const noQueryParams = {} satisfies Record<string, QueryParam>;
+export const NoQuery = queryObject(noQueryParams);
+
 /** The optional `Idempotency-Key` header of a create: 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters. */
 const idempotencyKeyMessage = `must be 1 to ${IDEMPOTENCY_KEY_MAX} visible ASCII characters`;
 export const IdempotencyKey = v.pipe(

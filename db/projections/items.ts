@@ -23,6 +23,8 @@ interface Statement {
 
 const PAGE_SLOTS = ['page', 'dir', 'total'] as const;
 const [page, dir, total] = PAGE_SLOTS.map(slot);
+const ONE_SLOTS = ['agentId', 'workspaceId', 'etag'] as const;
+const [agentId, workspaceId, etag] = ONE_SLOTS.map(slot);
 
 /**
  * The lists' statements, written against the Drizzle tables and the field lists and rendered to SQL
@@ -43,6 +45,18 @@ export function renderStatements(): Record<string, Statement> {
       { version: jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS, {}, `${indent}  `) },
       indent,
     );
+  // The agent `a` with its latest version: a list's item, and the one agent's answer.
+  const agentWithLatestVersion = jsonOf(
+    agents,
+    'a',
+    AGENT_FIELDS,
+    {
+      version: sql`(select ${jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS, {}, '      ')}
+      from ${t(agentVersions)} v where ${c(agentVersions.agentId, 'v')} = ${c(agents.id, 'a')}
+      order by ${c(agentVersions.version, 'v')} desc limit 1)`,
+    },
+    '  ',
+  );
   return {
     sessionPage: {
       doc:
@@ -97,22 +111,22 @@ order by ${c(sessions.createdAt, 's')} ${dir}, ${c(sessions.id, 's')} ${dir}`,
       text: sql`
 with ${page}
 select t.total, (
-  select ${jsonOf(
-    agents,
-    'a',
-    AGENT_FIELDS,
-    {
-      version: sql`(select ${jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS, {}, '      ')}
-      from ${t(agentVersions)} v where ${c(agentVersions.agentId, 'v')} = ${c(agents.id, 'a')}
-      order by ${c(agentVersions.version, 'v')} desc limit 1)`,
-    },
-    '  ',
-  )}
+  select ${agentWithLatestVersion}
   from ${t(agents)} a where ${c(agents.id, 'a')} = page.${c(agents.id)}
 )::text as item
 from (select ${total} as total) t
 left join page on true
 order by page.${c(agents.createdAt)} ${dir}, page.${c(agents.id)} ${dir}`,
+    },
+    agentOne: {
+      doc:
+        "One agent of a workspace, as the agent page's items are (its latest version), and its ETag " +
+        '(`etag`: the expression of db/queries/agents.ts). No row when the workspace holds no such agent.',
+      slots: ONE_SLOTS,
+      text: sql`
+select ${agentWithLatestVersion}::text as item, ${etag} as etag
+from ${t(agents)} a
+where ${c(agents.id, 'a')} = ${agentId} and ${c(agents.workspaceId, 'a')} = ${workspaceId}`,
     },
   };
 }

@@ -1,8 +1,9 @@
-import sql, { type Sql } from 'sql-template-tag';
+import sql, { raw, type Sql } from 'sql-template-tag';
 import type { agentStatus } from '#contract/enums.ts';
 import type { Agent } from '#contract/schemas/agent.ts';
 import type { SqlRunner } from '../database.ts';
-import { agentPage } from './items.generated.ts';
+import { agentOne, agentPage } from './items.generated.ts';
+import type { JsonText } from './json-text.ts';
 import { isIn, type ListWindow, type Page, runPage } from './list-window.ts';
 import { agents as A } from './names.generated.ts';
 
@@ -39,4 +40,26 @@ export function pageAgentsJson(
   includeTotal = false,
 ): Promise<Page<Agent>> {
   return runPage<Agent>(runner, agentPage, A, matching(workspaceId, filters), window, includeTotal);
+}
+
+/**
+ * An agent's ETag in SQL, the text functions/http/etag.ts `agentEtag` makes of an answer:
+ * `"<id>.<updated_at in epoch ms>"`. Milliseconds cut down (floor), as the answer's `updatedAt` is.
+ * `alias` is the agents row's alias in the statement.
+ */
+export const agentEtagSql = (alias: string): Sql => {
+  const a = raw(alias);
+  return sql`'"' || ${a}.${A.id} || '.' || floor(extract(epoch from ${a}.${A.updatedAt}) * 1000)::bigint || '"'`;
+};
+
+/** One agent (as a list's item is, JSON text) and its ETag; undefined when the workspace holds none such. */
+export async function getAgentJson(
+  runner: SqlRunner,
+  workspaceId: string,
+  agentId: string,
+): Promise<{ item: JsonText<Agent>; etag: string } | undefined> {
+  const [row] = await runner.rows<{ item: JsonText<Agent>; etag: string }>(
+    agentOne(sql`${agentId}`, sql`${workspaceId}`, agentEtagSql('a')),
+  );
+  return row;
 }

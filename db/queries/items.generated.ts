@@ -211,6 +211,63 @@ from (select ${total} as total) t
 left join page on true
 order by page.created_at ${dir}, page.id ${dir}`;
 
+/**
+ * One agent of a workspace, as the agent page's items are (its latest version), and its ETag
+ * (`etag`: the expression of db/queries/agents.ts). No row when the workspace holds no such agent.
+ */
+export const agentOne = (agentId: Sql, workspaceId: Sql, etag: Sql): Sql => sql`
+select (select row_to_json(j) from (select
+    a.id as id,
+    to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+    to_char(a.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt",
+    a.created_by as "createdBy",
+    a.updated_by as "updatedBy",
+    a.workspace_id as "workspaceId",
+    a.published_version_id as "publishedVersionId",
+    a.name as name,
+    a.description as description,
+    a.slug as slug,
+    a.status as status,
+    a.source_template_id as "sourceTemplateId",
+    to_char(a.archived_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "archivedAt",
+    a.archived_by as "archivedBy",
+    to_char(a.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "completedAt",
+    a.completed_by as "completedBy",
+    to_char(a.published_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "publishedAt",
+    a.published_by as "publishedBy",
+    (select (select row_to_json(j) from (select
+        v.id as id,
+        to_char(v.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+        to_char(v.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt",
+        v.created_by as "createdBy",
+        v.updated_by as "updatedBy",
+        v.agent_id as "agentId",
+        v.version as version,
+        v.workspace_id as "workspaceId",
+        v.source_agent_version_id as "sourceAgentVersionId",
+        v.theme_id as "themeId",
+        v.incentive_type as "incentiveType",
+        v.incentive_amount as "incentiveAmount",
+        v.incentive_currency_code as "incentiveCurrencyCode",
+        v.max_participants as "maxParticipants",
+        v.length as length,
+        v.languages as languages,
+        v.input_mode as "inputMode",
+        v.knowledge_base_id as "knowledgeBaseId",
+        v.follow_up as "followUp",
+        v.limit_to_knowledge_base as "limitToKnowledgeBase",
+        v.timezone as timezone,
+        v.authentication as authentication,
+        v.system_prompt as "systemPrompt",
+        v.agent_flow_id as "agentFlowId",
+        v.config as config
+      ) j)
+      from agent_versions v where v.agent_id = a.id
+      order by v.version desc limit 1) as version
+  ) j)::text as item, ${etag} as etag
+from agents a
+where a.id = ${agentId} and a.workspace_id = ${workspaceId}`;
+
 export const AGENT_COLUMNS: readonly Column[] = [["id","id",false],["created_at","createdAt",true],["updated_at","updatedAt",true],["created_by","createdBy",false],["updated_by","updatedBy",false],["workspace_id","workspaceId",false],["published_version_id","publishedVersionId",false],["name","name",false],["description","description",false],["slug","slug",false],["status","status",false],["source_template_id","sourceTemplateId",false],["archived_at","archivedAt",true],["archived_by","archivedBy",false],["completed_at","completedAt",true],["completed_by","completedBy",false],["published_at","publishedAt",true],["published_by","publishedBy",false]];
 
 export const AGENT_VERSION_COLUMNS: readonly Column[] = [["id","id",false],["created_at","createdAt",true],["updated_at","updatedAt",true],["created_by","createdBy",false],["updated_by","updatedBy",false],["agent_id","agentId",false],["version","version",false],["workspace_id","workspaceId",false],["source_agent_version_id","sourceAgentVersionId",false],["theme_id","themeId",false],["incentive_type","incentiveType",false],["incentive_amount","incentiveAmount",false],["incentive_currency_code","incentiveCurrencyCode",false],["max_participants","maxParticipants",false],["length","length",false],["languages","languages",false],["input_mode","inputMode",false],["knowledge_base_id","knowledgeBaseId",false],["follow_up","followUp",false],["limit_to_knowledge_base","limitToKnowledgeBase",false],["timezone","timezone",false],["authentication","authentication",false],["system_prompt","systemPrompt",false],["agent_flow_id","agentFlowId",false],["config","config",false]];

@@ -10,9 +10,11 @@ const titles: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   409: 'Conflict',
+  412: 'Precondition Failed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
+  428: 'Precondition Required',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
@@ -72,8 +74,19 @@ export const unauthenticated = () =>
       'www-authenticate': 'Bearer',
     },
   );
+/**
+ * No such resource for this caller: an unknown id, a malformed one, and another workspace's alike
+ * (the same answer, so it reveals nothing about other workspaces).
+ */
+export const notFound = (detail: string) => new HttpProblem(404, problemType('resource-not-found'), detail);
 export const conflict = (detail: string, errors?: FieldError[]) =>
   new HttpProblem(409, problemType('conflict'), detail, errors);
+/** RFC 9110 `If-Match` did not match the resource's current ETag (a stale copy): 412. */
+export const preconditionFailed = (detail: string) =>
+  new HttpProblem(412, problemType('precondition-failed'), detail);
+/** RFC 6585: a change that needs `If-Match` was sent without one: 428. */
+export const preconditionRequired = (detail: string) =>
+  new HttpProblem(428, problemType('precondition-required'), detail);
 export const databaseUnavailable = () =>
   new HttpProblem(
     503,

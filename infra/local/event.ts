@@ -47,13 +47,24 @@ export function decodePath(raw: string): string {
   );
 }
 
-/** Path and query exactly as sent; an absolute-form target (`http://host/p`) is cut to its path. */
-export function splitTarget(target: string): { rawPath: string; rawQueryString: string } {
+/**
+ * Path and query exactly as sent; an absolute-form target (`http://host/p`) is cut to its path.
+ * `rawPath` is decoded (`decodePath`), `encodedPath` as sent (routes match on its segments).
+ */
+export function splitTarget(target: string): {
+  rawPath: string;
+  encodedPath: string;
+  rawQueryString: string;
+} {
   const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target)?.[0] ?? '';
   const rest = target.slice(origin.length).split('#')[0] ?? '';
   const mark = rest.indexOf('?');
   const path = mark < 0 ? rest : rest.slice(0, mark);
-  return { rawPath: decodePath(path || '/'), rawQueryString: mark < 0 ? '' : rest.slice(mark + 1) };
+  return {
+    rawPath: decodePath(path || '/'),
+    encodedPath: path || '/',
+    rawQueryString: mark < 0 ? '' : rest.slice(mark + 1),
+  };
 }
 
 /**
@@ -110,9 +121,11 @@ type RequestContext = Omit<APIGatewayEventRequestContextWithAuthorizer<unknown>,
 /** The parts shared by the authorizer's event and the function's event. */
 export interface RequestParts {
   httpMethod: string;
-  /** The route's resource path, e.g. `/sessions`. */
+  /** The route's resource path, its template, e.g. `/agents/{agentId}`. */
   resource: string;
   path: string;
+  /** The template's parameters, each decoded once; null when it has none (payload 1.0). */
+  pathParameters: Record<string, string> | null;
   headers: Record<string, string>;
   multiValueHeaders: Record<string, string[]>;
   queryStringParameters: Record<string, string> | null;
@@ -126,7 +139,7 @@ export interface RequestParts {
  */
 export function requestParts(
   req: IncomingRequest,
-  resource: string,
+  { resource, pathParameters }: { resource: string; pathParameters: Record<string, string> | null },
   requestId: string,
   base: URL,
 ): RequestParts {
@@ -158,6 +171,7 @@ export function requestParts(
     httpMethod: req.method,
     resource,
     path: rawPath,
+    pathParameters,
     headers,
     multiValueHeaders,
     ...queryParameters(rawQueryString),
@@ -201,7 +215,8 @@ export function requestParts(
 export function authorizerEvent(parts: RequestParts): AuthorizerEvent {
   return {
     type: 'REQUEST',
-    methodArn: `arn:aws:execute-api:${REGION}:${ACCOUNT_ID}:${API_ID}/${STAGE}/${parts.httpMethod}${parts.resource}`,
+    // The concrete path, not the template, as API Gateway writes it: `…/GET/agents/<id>`.
+    methodArn: `arn:aws:execute-api:${REGION}:${ACCOUNT_ID}:${API_ID}/${STAGE}/${parts.httpMethod}${parts.path}`,
     resource: parts.resource,
     path: parts.path,
     httpMethod: parts.httpMethod,
@@ -209,7 +224,7 @@ export function authorizerEvent(parts: RequestParts): AuthorizerEvent {
     multiValueHeaders: parts.multiValueHeaders,
     queryStringParameters: parts.queryStringParameters,
     multiValueQueryStringParameters: parts.multiValueQueryStringParameters,
-    pathParameters: {},
+    pathParameters: parts.pathParameters ?? {},
     stageVariables: {},
     requestContext: parts.requestContext,
   } as AuthorizerEvent;
@@ -233,7 +248,7 @@ export function apiEvent(
     multiValueHeaders: parts.multiValueHeaders,
     queryStringParameters: parts.queryStringParameters,
     multiValueQueryStringParameters: parts.multiValueQueryStringParameters,
-    pathParameters: null,
+    pathParameters: parts.pathParameters,
     stageVariables: null,
     requestContext: {
       ...parts.requestContext,

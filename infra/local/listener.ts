@@ -26,6 +26,7 @@ import {
   tooLarge,
   unauthorized,
 } from './result.ts';
+import { routeMatcher } from './route-match.ts';
 
 /** API Gateway's request payload quota (10 MB), taken as 10 MiB. */
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -209,7 +210,7 @@ function write(
 export function createListener(config: ListenerConfig) {
   const { logger } = config;
   const limit = config.maxPayloadBytes ?? MAX_PAYLOAD_BYTES;
-  const routes = new Map(config.routes.map((route) => [`${route.method} ${route.path}`, route]));
+  const match = routeMatcher(config.routes);
   const decisions = new TtlCache<Decision>(
     config.authorizerCacheTtlSeconds * 1000,
     config.authorizerCacheMaxEntries,
@@ -218,14 +219,19 @@ export function createListener(config: ListenerConfig) {
   /** Route, size and authorization first, from the headers alone; only then the body. */
   async function answer(req: IncomingMessage, requestId: string): Promise<HttpAnswer> {
     if (req.headers.host !== undefined && !isValidHost(req.headers.host)) return badRequest(requestId);
-    const resource = splitTarget(req.url ?? '/').rawPath;
-    const key = `${req.method} ${resource}`;
-    const route = routes.get(key);
-    if (!route) return missingRoute(requestId);
+    const matched = match(req.method ?? 'GET', splitTarget(req.url ?? '/').encodedPath);
+    if (!matched) return missingRoute(requestId);
+    const { route } = matched;
+    const key = `${req.method} ${route.path}`;
     if (Number(req.headers['content-length']) > limit) return tooLarge(requestId);
 
     const base = new URL(config.baseUrl?.() ?? `http://localhost:${req.socket.localPort ?? 0}`);
-    const parts: RequestParts = requestParts(incomingOf(req), route.path, requestId, base);
+    const parts: RequestParts = requestParts(
+      incomingOf(req),
+      { resource: route.path, pathParameters: matched.pathParameters },
+      requestId,
+      base,
+    );
     // Identity source `method.request.header.Authorization`: absent or empty → 401, authorizer not called.
     const identity = req.headers.authorization;
     if (!identity) return unauthorized(requestId);

@@ -4,8 +4,14 @@ import { queryParameters } from '#infra/local/event.ts';
 import type { Tenant } from './tenants.ts';
 
 export interface EventOptions {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH';
   path: string;
+  /**
+   * The route's template (`/agents/{agentId}`) when `path` is a concrete one; its parameters are
+   * then read from `path` (`pathParameters` overrides them, e.g. for values no path could carry).
+   */
+  resource?: string;
+  pathParameters?: Record<string, string> | null;
   query?: string;
   body?: unknown;
   /** Raw body text, sent as is (for malformed JSON). */
@@ -38,14 +44,16 @@ export function apiEvent(options: EventOptions): ApiEvent {
       }
     : {};
   const now = new Date();
+  const resource = options.resource ?? options.path;
   return {
-    resource: options.path,
+    resource,
     path: options.path,
     httpMethod: method,
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
     ...queryParameters(options.query ?? ''),
-    pathParameters: null,
+    pathParameters:
+      options.pathParameters !== undefined ? options.pathParameters : parametersOf(resource, options.path),
     stageVariables: null,
     requestContext: {
       accountId: '000000000000',
@@ -59,12 +67,23 @@ export function apiEvent(options: EventOptions): ApiEvent {
       requestId: randomUUID(),
       requestTime: now.toUTCString(),
       requestTimeEpoch: now.getTime(),
-      resourceId: options.path,
-      resourcePath: options.path,
+      resourceId: resource,
+      resourcePath: resource,
       stage: 'v1',
       authorizer: { ...context, principalId: context.principalId ?? '', integrationLatency: 0 },
     },
     body: body ?? null,
     isBase64Encoded: false,
   } as unknown as ApiEvent;
+}
+
+/** `{name}` segments of `resource` read from the same segments of `path` (decoded once); null for none. */
+function parametersOf(resource: string, path: string): Record<string, string> | null {
+  const template = resource.split('/');
+  const sent = path.split('/');
+  const params = template.flatMap((segment, i) => {
+    const name = /^\{(.+)\}$/.exec(segment)?.[1];
+    return name ? [[name, decodeURIComponent(sent[i] ?? '')] as const] : [];
+  });
+  return params.length > 0 ? Object.fromEntries(params) : null;
 }

@@ -31,7 +31,7 @@ export interface StandInGateway {
 }
 
 /**
- * The local gateway in front of stand-in functions on GET and POST /echo, to see exactly what it
+ * The local gateway in front of stand-in functions on GET and POST /echo and GET /echo/{id}, to see exactly what it
  * sends them and how it maps what they answer. Registers its own vitest hooks; call at module level.
  */
 export function standInGateway(): StandInGateway {
@@ -53,6 +53,7 @@ export function standInGateway(): StandInGateway {
       routes: [
         { method: 'GET', path: '/echo', handler: echo },
         { method: 'POST', path: '/echo', handler: echo },
+        { method: 'GET', path: '/echo/{id}', handler: echo },
       ],
       authorizer: (event) => {
         g.seen.authorizerEvent = event;

@@ -29,10 +29,12 @@ const stages = [
     instances: 2,
     counts: {
       'AWS::EC2::SecurityGroup': 6,
-      'AWS::IAM::Role': 14,
-      'AWS::CloudWatch::Alarm': 24,
+      // One per function of ours, with the others this stack makes
+      'AWS::IAM::Role': routeList.length + 11,
+      // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's
+      'AWS::CloudWatch::Alarm': routeList.length * 3 + 15,
       // and the web ACL's (aws-waf-logs-*)
-      'AWS::Logs::LogGroup': 13,
+      'AWS::Logs::LogGroup': routeList.length + 10,
       'AWS::WAFv2::WebACL': 1,
       'AWS::WAFv2::WebACLAssociation': 1,
     },
@@ -50,8 +52,9 @@ const stages = [
     instances: 1,
     counts: {
       'AWS::EC2::SecurityGroup': 6,
-      'AWS::IAM::Role': 13,
-      'AWS::CloudWatch::Alarm': 24,
+      'AWS::IAM::Role': routeList.length + 10,
+      // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's
+      'AWS::CloudWatch::Alarm': routeList.length * 3 + 15,
       // a web ACL is a fixed monthly fee: previews have none unless `-c waf=on`
       'AWS::WAFv2::WebACL': 0,
     },
@@ -61,7 +64,7 @@ const stages = [
 describe.each(stages)('the $stage stack', (expected) => {
   let synth: Synthesised;
   let resources: Resources;
-  /** The six functions this project wrote: one per route, the authorizer, admin, the migration. */
+  /** The functions this project wrote: one per route, the authorizer, admin, the migration. */
   let appFunctionIds: string[];
   beforeAll(() => {
     synth = synthesise(expected.stage, { alarmEmail: 'ops@example.com' });
@@ -72,8 +75,8 @@ describe.each(stages)('the $stage stack', (expected) => {
 
   it('has the expected resources', () => {
     const counts = {
-      // 6 of ours, the pre-traffic hook (its role and CodeDeploy's are 2 roles more; prod's backup role 1), the trigger's and the default-SG custom resource providers
-      'AWS::Lambda::Function': 9,
+      // Ours (one per route, the authorizer, admin, the migration), the pre-traffic hook (its role and CodeDeploy's are 2 roles more; prod's backup role 1), the trigger's and the default-SG custom resource providers
+      'AWS::Lambda::Function': routeList.length + 6,
       // Routes and authorizer: a version behind a `live` alias, released by its own deployment group
       // (and the migration function's version, which the trigger invokes)
       'AWS::Lambda::Version': routeList.length + 2,
@@ -98,8 +101,8 @@ describe.each(stages)('the $stage stack', (expected) => {
       'AWS::EC2::InternetGateway': 0,
       'AWS::SNS::Topic': 1,
       'AWS::SNS::Subscription': 1,
-      // 6 functions of ours, the hook, 2 providers, the hosted rotation function, access logs, flow logs
-      'AWS::Logs::LogGroup': 12,
+      // Our functions (routes + 3), the hook, 2 providers, the hosted rotation function, access logs, flow logs
+      'AWS::Logs::LogGroup': routeList.length + 9,
       'Custom::Trigger': 1,
       ...expected.counts,
     };
@@ -288,10 +291,19 @@ describe.each(stages)('the $stage stack', (expected) => {
     const authorizerId = idsOfType(synth.template, 'AWS::ApiGateway::Authorizer')[0];
     const methods = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGateway::Method');
     expect(methods).toHaveLength(routeList.length);
+    // A resource's full path: its PathPart under its parent's (the root's parent is the RestApi).
+    const pathOf = (id: string): string => {
+      const r = resources[id];
+      const parent = r?.Properties.ParentId?.Ref as string | undefined;
+      return `${parent ? pathOf(parent) : ''}/${r?.Properties.PathPart}`;
+    };
+    const templated = routeList.filter((route) => route.path.includes('{'));
+    expect(templated.length).toBeGreaterThan(0);
     for (const [route, fn] of synth.stack.functions.byRoute) {
       const resourceId = Object.entries(resources).find(
-        ([, r]) => r.Type === 'AWS::ApiGateway::Resource' && `/${r.Properties.PathPart}` === route.path,
+        ([id, r]) => r.Type === 'AWS::ApiGateway::Resource' && pathOf(id) === route.path,
       )?.[0];
+      expect(resourceId, route.path).toBeDefined();
       const method = methods.find(
         (m) => m.Properties.HttpMethod === route.method && m.Properties.ResourceId.Ref === resourceId,
       );

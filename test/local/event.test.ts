@@ -105,6 +105,22 @@ Connection: close`);
     expect(g.seen.event).toMatchObject({ body: bytes.toString('base64'), isBase64Encoded: true });
   });
 
+  it('names a templated route its resource and decoded parameters; the method ARN has the concrete path', async () => {
+    await fetch(`${g.base}/echo/a%20b?x=1`, { headers: g.auth() });
+    const event = g.seen.event as ApiEvent;
+    expect(event).toMatchObject({
+      resource: '/echo/{id}',
+      path: '/echo/a b',
+      pathParameters: { id: 'a b' },
+      requestContext: { resourcePath: '/echo/{id}', path: '/echo/a b' },
+    });
+    expect(g.seen.authorizerEvent).toMatchObject({
+      resource: '/echo/{id}',
+      pathParameters: { id: 'a b' },
+      methodArn: expect.stringMatching(/:local\/v1\/GET\/echo\/a b$/),
+    });
+  });
+
   it('gives the authorizer a REQUEST event with the headers and the method ARN', async () => {
     const headers = g.auth();
     await fetch(`${g.base}/echo?x=1`, { headers });

@@ -6,16 +6,18 @@ import { SessionList } from '#contract/schemas/session.ts';
 import type { Database } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { build as buildCreateAgent } from '#functions/agents/create.ts';
+import { build as buildGetAgent } from '#functions/agents/get.ts';
 import { build as buildListAgents } from '#functions/agents/list.ts';
 import { build as buildAuthorizer } from '#functions/authorizer.ts';
 import type { Deps } from '#functions/deps.ts';
 import type { ApiResult } from '#functions/http/types.ts';
 import { build as buildListSessions } from '#functions/sessions/list.ts';
 
-/** The three deployed handlers and the authorizer, built over one set of dependencies. */
+/** The deployed handlers and the authorizer, built over one set of dependencies. */
 export function buildApp(deps: Deps) {
   return {
     createAgent: buildCreateAgent(deps),
+    getAgent: buildGetAgent(deps),
     listAgents: buildListAgents(deps),
     listSessions: buildListSessions(deps),
     authorize: buildAuthorizer(deps),
@@ -26,6 +28,7 @@ export type App = ReturnType<typeof buildApp>;
 /** What each route answers with on success. */
 export const successSchema = {
   'create-agent': Agent,
+  'get-agent': Agent,
   'list-agents': AgentList,
   'list-sessions': SessionList,
 } as const;

@@ -9,15 +9,19 @@ import { authorizerContext, isAllowed } from '#test/helpers/policy.ts';
 import type { App, RouteName } from './app.ts';
 
 const handlerOf = (app: App, route: RouteName) =>
-  ({ 'create-agent': app.createAgent, 'list-agents': app.listAgents, 'list-sessions': app.listSessions })[
-    route
-  ];
+  ({
+    'create-agent': app.createAgent,
+    'get-agent': app.getAgent,
+    'list-agents': app.listAgents,
+    'list-sessions': app.listSessions,
+  })[route];
 
 /** The authorizer's event for a handler event, as API Gateway derives it. */
 export function authorizerEventFor(event: ApiEvent): AuthorizerEvent {
   return {
     type: 'REQUEST',
-    methodArn: `arn:aws:execute-api:eu-west-1:000000000000:api/v1/${event.httpMethod}${event.resource}`,
+    // The concrete path, as API Gateway writes it (not the resource template).
+    methodArn: `arn:aws:execute-api:eu-west-1:000000000000:api/v1/${event.httpMethod}${event.path}`,
     resource: event.resource,
     path: event.path,
     httpMethod: event.httpMethod,
@@ -25,7 +29,7 @@ export function authorizerEventFor(event: ApiEvent): AuthorizerEvent {
     multiValueHeaders: event.multiValueHeaders,
     queryStringParameters: event.queryStringParameters,
     multiValueQueryStringParameters: event.multiValueQueryStringParameters,
-    pathParameters: {},
+    pathParameters: event.pathParameters ?? {},
     stageVariables: {},
     requestContext: { ...event.requestContext, authorizer: undefined },
   } as unknown as AuthorizerEvent;

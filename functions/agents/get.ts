@@ -1,0 +1,20 @@
+import { routes } from '#contract/routes.ts';
+import { NoQuery, noQueryParams } from '#contract/schemas/requests.ts';
+import { getAgentJson } from '#db/queries/agents.ts';
+import { type Deps, lambda } from '../deps.ts';
+import { noSuch, pathParam } from '../http/path.ts';
+import { parseQuery } from '../http/query.ts';
+import { jsonText } from '../http/respond.ts';
+import { route } from '../http/route.ts';
+
+/** GET /agents/{agentId} */
+export const build = (deps: Deps) =>
+  route(routes.getAgent, deps, async (req) => {
+    const agentId = pathParam(req.event, 'agentId', 'agent');
+    parseQuery(NoQuery, noQueryParams, req.event);
+    const found = await getAgentJson(req.runner, req.caller.workspaceId, agentId);
+    if (!found) throw noSuch('agent');
+    return jsonText(req.requestId, 200, found.item, { etag: found.etag });
+  });
+
+export const handler = lambda(build);
