@@ -73,6 +73,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{agentId}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's versions, newest first
+         * @description The agent's versions, newest (highest `version`) first; `order` and cursors follow the version numbers. An unknown agent, or another workspace's, is a 404. Pages by `limit` and `offset`, or by cursor (`cursor=` starts; follow `Link: rel="next"`). Unknown parameters, bad values and repeated single-valued parameters are 400 problems naming each.
+         *
+         *     Requires the `agents:read` scope.
+         */
+        get: operations["listVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agentId}/versions/{versionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one version of an agent
+         * @description One version of the agent, as an agent embeds its latest, in one statement.
+         *
+         *     Requires the `agents:read` scope.
+         */
+        get: operations["getVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agentId}/versions/{versionId}/diff/{toVersionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Diff two versions' configurations as a JSON Patch
+         * @description An RFC 6902 JSON Patch that turns the configuration of version `versionId` into that of `toVersionId` (both of this agent; the same version gives `[]`). The configuration is the object of these fields of a version: `themeId`, `incentiveType`, `incentiveAmount`, `incentiveCurrencyCode`, `maxParticipants`, `length`, `languages`, `inputMode`, `knowledgeBaseId`, `followUp`, `limitToKnowledgeBase`, `timezone`, `authentication`, `systemPrompt`, `agentFlowId`, `config`; never its id, agent, workspace, number, `sourceAgentVersionId` or audit fields. A field or member that is `null` is present (`replace` it); one that is absent is `add`ed. Only `add`, `remove` and `replace` are used; paths are JSON Pointers (RFC 6901: `~0` is `~`, `~1` is `/`), array items by index.
+         *
+         *     Requires the `agents:read` scope.
+         */
+        get: operations["diffVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one session
+         * @description One session of the workspace with the same embeds as an item of `GET /sessions` (its agent with the version it ran on, conversation, person, ledger entry), in one statement.
+         *
+         *     Requires the `sessions:read` scope.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -318,6 +406,22 @@ export interface components {
             }[];
             requestId: string;
         };
+        AgentVersionList: components["schemas"]["AgentVersion"][];
+        JsonPatch: ({
+            /** @constant */
+            op: "add";
+            path: string;
+            value: unknown;
+        } | {
+            /** @constant */
+            op: "remove";
+            path: string;
+        } | {
+            /** @constant */
+            op: "replace";
+            path: string;
+            value: unknown;
+        })[];
     };
     responses: never;
     parameters: never;
@@ -771,6 +875,407 @@ export interface operations {
                 };
             };
             /** @description No such route (API Gateway’s own answer, as a problem). */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listVersions: {
+        parameters: {
+            query?: {
+                /** @description Items per page. */
+                limit?: number;
+                /** @description Items to skip before the page. Not with `cursor`. */
+                offset?: number;
+                /** @description Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added. */
+                cursor?: string;
+                /** @description By `version` number: newest first (`desc`) or oldest first. */
+                order?: "desc" | "asc";
+                /** @description `true` adds `X-Total-Count`: how many items match the filters (costs a count). */
+                includeTotal?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The agent's id (cuid2, at most 24 characters). */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, newest first unless `order=asc`. */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `<…>; rel="next"` (RFC 8288) while another page exists. */
+                    link?: string;
+                    /** @description With `includeTotal=true`: how many items match, as header text. */
+                    "x-total-count"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersionList"];
+                };
+            };
+            /** @description A query parameter is invalid; `errors` names each one. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id (cuid2, at most 24 characters). */
+                agentId: string;
+                /** @description The agent version's id (cuid2, at most 24 characters). */
+                versionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version: the same shape as an Agent's `version`. */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersion"];
+                };
+            };
+            /** @description A query parameter was given (this operation takes none); `errors` names each. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No agent with this id in this workspace, or no version with this id of this agent: unknown, another workspace's or another agent's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    diffVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id (cuid2, at most 24 characters). */
+                agentId: string;
+                /** @description The agent version's id (cuid2, at most 24 characters). */
+                versionId: string;
+                /** @description The id of the agent version the patch leads to (cuid2, at most 24 characters). */
+                toVersionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The patch, as `application/json-patch+json`: applied in order to the first configuration, it gives the second. */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json-patch+json": components["schemas"]["JsonPatch"];
+                };
+            };
+            /** @description A query parameter was given (this operation takes none); `errors` names each. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No agent with this id in this workspace, or no version with this id of this agent: unknown, another workspace's or another agent's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id (cuid2, at most 24 characters). */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session: the same shape as an item of `GET /sessions`. */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description A query parameter was given (this operation takes none); `errors` names each. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No session with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
             404: {
                 headers: {
                     /** @description The request id; also in every problem body. */

@@ -2,9 +2,10 @@ import { type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-jso
 import * as v from 'valibot';
 import { IDEMPOTENCY_KEY_HOURS, MAX_BODY_BYTES } from './limits.ts';
 import { routeKey, routeList, routes } from './routes.ts';
-import { Agent, AgentList, AgentVersion } from './schemas/agent.ts';
+import { Agent, AgentList, AgentVersion, AgentVersionList } from './schemas/agent.ts';
 import { VersionConfig, VersionConfigInput } from './schemas/config.ts';
-import { agentListParams, sessionListParams } from './schemas/list-queries.ts';
+import { JsonPatch } from './schemas/json-patch.ts';
+import { agentListParams, sessionListParams, versionListParams } from './schemas/list-queries.ts';
 import { type PathParamName, pathParamNames, pathParams } from './schemas/path.ts';
 import { Problem } from './schemas/problem.ts';
 import type { QueryParam } from './schemas/query.ts';
@@ -24,6 +25,8 @@ const schemas = {
   LedgerEntry,
   CreateAgentBody,
   Problem,
+  AgentVersionList,
+  JsonPatch,
 };
 type SchemaName = keyof typeof schemas;
 
@@ -197,6 +200,34 @@ const getAgentOperation = {
   },
 };
 
+const versionListOperation = (() => {
+  const list = listOperation(versionListParams, 'AgentVersionList');
+  return { ...list, responses: { ...list.responses, '404': noSuchResponse('agent') } };
+})();
+
+const noQueryResponse = problemResponse(
+  'A query parameter was given (this operation takes none); `errors` names each.',
+);
+
+/** A read of one item by its path: 200 with `schema`, `notFound` when the workspace holds no such item. */
+const readOneOperation = (
+  description: string,
+  schema: SchemaName,
+  notFound: ReturnType<typeof problemResponse>,
+  contentType = 'application/json',
+) => ({
+  responses: {
+    '200': { description, headers: requestIdHeader, content: { [contentType]: { schema: ref(schema) } } },
+    '400': noQueryResponse,
+    ...commonResponses,
+    '404': notFound,
+  },
+});
+
+const noSuchVersionResponse = problemResponse(
+  "No agent with this id in this workspace, or no version with this id of this agent: unknown, another workspace's or another agent's, or not an id at all (no existence is revealed); or no such route.",
+);
+
 const tags = [
   { name: 'Agents', description: 'Voice agents and their versions (configuration, prompt, input modes).' },
   { name: 'Sessions', description: 'Calls and web voice interactions people had with the agents.' },
@@ -231,6 +262,52 @@ const operations: Record<string, { tag: string; description: string; operation: 
     tag: 'Sessions',
     description: `The workspace's sessions, each with the agent version it ran on. ${pagingNote}`,
     operation: listOperation(sessionListParams, 'SessionList'),
+  },
+  [routeKey(routes.listVersions)]: {
+    tag: 'Agents',
+    description:
+      "The agent's versions, newest (highest `version`) first; `order` and cursors follow the version " +
+      `numbers. An unknown agent, or another workspace's, is a 404. ${pagingNote}`,
+    operation: versionListOperation,
+  },
+  [routeKey(routes.getVersion)]: {
+    tag: 'Agents',
+    description: 'One version of the agent, as an agent embeds its latest, in one statement.',
+    operation: readOneOperation(
+      "The version: the same shape as an Agent's `version`.",
+      'AgentVersion',
+      noSuchVersionResponse,
+    ),
+  },
+  [routeKey(routes.diffVersions)]: {
+    tag: 'Agents',
+    description:
+      'An RFC 6902 JSON Patch that turns the configuration of version `versionId` into that of ' +
+      '`toVersionId` (both of this agent; the same version gives `[]`). The configuration is the ' +
+      'object of these fields of a version: `themeId`, `incentiveType`, `incentiveAmount`, ' +
+      '`incentiveCurrencyCode`, `maxParticipants`, `length`, `languages`, `inputMode`, `knowledgeBaseId`, ' +
+      '`followUp`, `limitToKnowledgeBase`, `timezone`, `authentication`, `systemPrompt`, `agentFlowId`, ' +
+      '`config`; never its id, agent, workspace, number, `sourceAgentVersionId` or audit fields. A ' +
+      'field or member that is `null` is present (`replace` it); one that is absent is `add`ed. ' +
+      'Only `add`, `remove` and `replace` are used; paths are JSON Pointers (RFC 6901: `~0` is `~`, ' +
+      '`~1` is `/`), array items by index.',
+    operation: readOneOperation(
+      'The patch, as `application/json-patch+json`: applied in order to the first configuration, it gives the second.',
+      'JsonPatch',
+      noSuchVersionResponse,
+      'application/json-patch+json',
+    ),
+  },
+  [routeKey(routes.getSession)]: {
+    tag: 'Sessions',
+    description:
+      'One session of the workspace with the same embeds as an item of `GET /sessions` (its agent with ' +
+      'the version it ran on, conversation, person, ledger entry), in one statement.',
+    operation: readOneOperation(
+      'The session: the same shape as an item of `GET /sessions`.',
+      'Session',
+      noSuchResponse('session'),
+    ),
   },
 };
 

@@ -51,6 +51,38 @@ export const routes = {
     scope: 'sessions:read',
     summary: 'List sessions, newest first',
   },
+  listVersions: {
+    name: 'list-versions',
+    method: 'GET',
+    path: '/agents/{agentId}/versions',
+    entry: 'functions/versions/list.ts',
+    scope: 'agents:read',
+    summary: "List an agent's versions, newest first",
+  },
+  getVersion: {
+    name: 'get-version',
+    method: 'GET',
+    path: '/agents/{agentId}/versions/{versionId}',
+    entry: 'functions/versions/get.ts',
+    scope: 'agents:read',
+    summary: 'Read one version of an agent',
+  },
+  diffVersions: {
+    name: 'diff-versions',
+    method: 'GET',
+    path: '/agents/{agentId}/versions/{versionId}/diff/{toVersionId}',
+    entry: 'functions/versions/diff.ts',
+    scope: 'agents:read',
+    summary: "Diff two versions' configurations as a JSON Patch",
+  },
+  getSession: {
+    name: 'get-session',
+    method: 'GET',
+    path: '/sessions/{sessionId}',
+    entry: 'functions/sessions/get.ts',
+    scope: 'sessions:read',
+    summary: 'Read one session',
+  },
 } as const satisfies Record<string, Route>;
 
 export const routeList: readonly Route[] = Object.values(routes);

@@ -60,5 +60,32 @@ export const Agent = v.strictObject({
 
 export const AgentList = v.array(Agent);
 
+/** GET /agents/{agentId}/versions: the versions themselves, as an agent embeds its latest. */
+export const AgentVersionList = v.array(AgentVersion);
+
+/**
+ * What a version configures, the document GET …/diff/… compares: every field but the version's
+ * identity, numbering, provenance and audit (id, agentId, workspaceId, version,
+ * sourceAgentVersionId, createdAt/By, updatedAt/By).
+ */
+export const VERSION_CONFIGURATION_FIELDS = [
+  'themeId',
+  'incentiveType',
+  'incentiveAmount',
+  'incentiveCurrencyCode',
+  'maxParticipants',
+  'length',
+  'languages',
+  'inputMode',
+  'knowledgeBaseId',
+  'followUp',
+  'limitToKnowledgeBase',
+  'timezone',
+  'authentication',
+  'systemPrompt',
+  'agentFlowId',
+  'config',
+] as const satisfies readonly (keyof v.InferOutput<typeof AgentVersion>)[];
+
 export type AgentVersion = v.InferOutput<typeof AgentVersion>;
 export type Agent = v.InferOutput<typeof Agent>;

@@ -21,7 +21,7 @@ const idItem = v.pipe(
 );
 
 /** The spec's `limit`/`offset`, plus cursor paging, order and an opt-in total. */
-const pageParams = {
+export const pageParams = {
   limit: integerParam(1, 250, 'Items per page.', 25),
   offset: integerParam(0, Number.MAX_SAFE_INTEGER, 'Items to skip before the page. Not with `cursor`.'),
   cursor: textParam(
@@ -115,3 +115,19 @@ export const AgentListQuery = v.pipe(
 );
 export type SessionListQuery = v.InferOutput<typeof SessionListQuery>;
 export type AgentListQuery = v.InferOutput<typeof AgentListQuery>;
+
+/**
+ * GET /agents/{agentId}/versions: paging only. Versions are ordered by their number, the agent's
+ * own sequence (two versions may share a `createdAt` millisecond; their numbers never tie).
+ */
+export const versionListParams = {
+  ...pageParams,
+  order: choiceParam(['desc', 'asc'], 'By `version` number: newest first (`desc`) or oldest first.', 'desc'),
+} satisfies Record<string, QueryParam>;
+
+const versionQueryObject = queryObject(versionListParams);
+export const VersionListQuery = v.pipe(
+  versionQueryObject,
+  cursorOrOffset<v.InferOutput<typeof versionQueryObject>>(),
+);
+export type VersionListQuery = v.InferOutput<typeof VersionListQuery>;

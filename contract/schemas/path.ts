@@ -18,6 +18,12 @@ const idParam = (what: string): PathParam<typeof Id> => ({
 /** Every path parameter a route may name; a route naming another fails the OpenAPI generator. */
 export const pathParams = {
   agentId: idParam('agent'),
+  versionId: idParam('agent version'),
+  toVersionId: {
+    schema: Id,
+    description: 'The id of the agent version the patch leads to (cuid2, at most 24 characters).',
+  },
+  sessionId: idParam('session'),
 } as const satisfies Record<string, PathParam>;
 
 export type PathParamName = keyof typeof pathParams;

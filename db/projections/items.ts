@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { VERSION_CONFIGURATION_FIELDS } from '#contract/schemas/agent.ts';
 import type { Column } from '../queries/row-json.ts';
 import { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '../schema/index.ts';
 import {
@@ -25,6 +26,15 @@ const PAGE_SLOTS = ['page', 'dir', 'total'] as const;
 const [page, dir, total] = PAGE_SLOTS.map(slot);
 const ONE_SLOTS = ['agentId', 'workspaceId', 'etag'] as const;
 const [agentId, workspaceId, etag] = ONE_SLOTS.map(slot);
+const VERSION_PAGE_SLOTS = ['page', 'dir', 'total', 'agentId', 'workspaceId'] as const;
+const VERSION_ONE_SLOTS = ['agentId', 'versionId', 'workspaceId'] as const;
+const VERSION_PAIR_SLOTS = ['agentId', 'versionId', 'toVersionId', 'workspaceId'] as const;
+const SESSION_ONE_SLOTS = ['sessionId', 'workspaceId'] as const;
+const [versionId, toVersionId, sessionId] = ['versionId', 'toVersionId', 'sessionId'].map(slot) as [
+  SQL,
+  SQL,
+  SQL,
+];
 
 /**
  * The lists' statements, written against the Drizzle tables and the field lists and rendered to SQL
@@ -57,6 +67,29 @@ export function renderStatements(): Record<string, Statement> {
     },
     '  ',
   );
+  // A session's own embeds (`s` the session row), alike in a page's items and the one session.
+  const sessionEmbeds = {
+    conversation: sql`(select ${jsonOf(conversations, 'c', CONVERSATION_FIELDS, {}, '    ')}
+    from ${t(conversations)} c where ${c(conversations.id, 'c')} = ${c(sessions.conversationId, 's')})`,
+    person: sql`(select ${jsonOf(persons, 'p', PERSON_FIELDS, {}, '    ')}
+    from ${t(persons)} p where ${c(persons.id, 'p')} = ${c(sessions.personId, 's')})`,
+    ledger: sql`(select ${jsonOf(ledgerEntries, 'l', LEDGER_ENTRY_FIELDS, {}, '    ')}
+    from ${t(ledgerEntries)} l where ${c(ledgerEntries.sessionId, 'l')} = ${c(sessions.id, 's')})`,
+  };
+  // Whether the workspace holds the agent `agentId`: a version read's 404 tells the two apart.
+  const agentFound = sql`exists (select 1 from ${t(agents)} a where ${c(agents.id, 'a')} = ${agentId} and ${c(agents.workspaceId, 'a')} = ${workspaceId})`;
+  // The version `v` (id and agent of the caller's workspace) as an agent embeds it.
+  const versionOf = (
+    id: SQL,
+    indent: string,
+  ) => sql`(select ${jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS, {}, indent)}
+  from ${t(agentVersions)} v
+  where ${c(agentVersions.id, 'v')} = ${id} and ${c(agentVersions.agentId, 'v')} = ${agentId} and ${c(agentVersions.workspaceId, 'v')} = ${workspaceId})`;
+  const configurationOf = (
+    id: SQL,
+  ) => sql`(select ${jsonOf(agentVersions, 'v', VERSION_CONFIGURATION_FIELDS, {}, '  ')}
+  from ${t(agentVersions)} v
+  where ${c(agentVersions.id, 'v')} = ${id} and ${c(agentVersions.agentId, 'v')} = ${agentId} and ${c(agentVersions.workspaceId, 'v')} = ${workspaceId})`;
   return {
     sessionPage: {
       doc:
@@ -88,12 +121,7 @@ select t.total, case when ${c(sessions.id, 's')} is null then null else ${jsonOf
         SESSION_FIELDS,
         {
           agent: sql`ag.agent`,
-          conversation: sql`(select ${jsonOf(conversations, 'c', CONVERSATION_FIELDS, {}, '    ')}
-    from ${t(conversations)} c where ${c(conversations.id, 'c')} = ${c(sessions.conversationId, 's')})`,
-          person: sql`(select ${jsonOf(persons, 'p', PERSON_FIELDS, {}, '    ')}
-    from ${t(persons)} p where ${c(persons.id, 'p')} = ${c(sessions.personId, 's')})`,
-          ledger: sql`(select ${jsonOf(ledgerEntries, 'l', LEDGER_ENTRY_FIELDS, {}, '    ')}
-    from ${t(ledgerEntries)} l where ${c(ledgerEntries.sessionId, 'l')} = ${c(sessions.id, 's')})`,
+          ...sessionEmbeds,
         },
         '',
       )} end::text as item
@@ -127,6 +155,61 @@ order by page.${c(agents.createdAt)} ${dir}, page.${c(agents.id)} ${dir}`,
 select ${agentWithLatestVersion}::text as item, ${etag} as etag
 from ${t(agents)} a
 where ${c(agents.id, 'a')} = ${agentId} and ${c(agents.workspaceId, 'a')} = ${workspaceId}`,
+    },
+    versionPage: {
+      doc:
+        "A page of an agent's versions (`page`: their ids and numbers, db/queries/versions.ts), each read " +
+        'by primary key, ordered by number. `found` says whether the workspace holds the agent at all, ' +
+        'so an empty page of an unknown agent is a 404 from the same statement.',
+      slots: VERSION_PAGE_SLOTS,
+      text: sql`
+with ${page}
+select t.total, t.found, (
+  select ${jsonOf(agentVersions, 'v', AGENT_VERSION_FIELDS, {}, '  ')}
+  from ${t(agentVersions)} v where ${c(agentVersions.id, 'v')} = page.${c(agentVersions.id)}
+)::text as item
+from (select ${total} as total, ${agentFound} as found) t
+left join page on true
+order by page.${c(agentVersions.version)} ${dir}`,
+    },
+    versionOne: {
+      doc:
+        "One version of a workspace's agent, as the agent embeds its latest (`item`, null when the agent " +
+        'holds no such version), and whether the workspace holds the agent (`found`).',
+      slots: VERSION_ONE_SLOTS,
+      text: sql`
+select ${agentFound} as found, ${versionOf(versionId, '  ')}::text as item`,
+    },
+    versionPair: {
+      doc:
+        "Two versions' configurations (`from`, `to`: the fields of VERSION_CONFIGURATION_FIELDS, null when " +
+        'the agent holds no such version), and whether the workspace holds the agent (`found`).',
+      slots: VERSION_PAIR_SLOTS,
+      text: sql`
+select ${agentFound} as found,
+  ${configurationOf(versionId)}::text as "from",
+  ${configurationOf(toVersionId)}::text as "to"`,
+    },
+    sessionOne: {
+      doc:
+        "One session of a workspace with the same embeds as the session page's items: its agent with the " +
+        'version it ran on, conversation, person and ledger entry. No row when the workspace holds none such.',
+      slots: SESSION_ONE_SLOTS,
+      text: sql`
+select ${jsonOf(
+        sessions,
+        's',
+        SESSION_FIELDS,
+        {
+          agent: sql`(select ${agentItem('    ')}
+    from ${t(agents)} a, ${t(agentVersions)} v
+    where ${c(agents.id, 'a')} = ${c(sessions.agentId, 's')} and ${c(agentVersions.id, 'v')} = ${c(sessions.agentVersionId, 's')})`,
+          ...sessionEmbeds,
+        },
+        '',
+      )}::text as item
+from ${t(sessions)} s
+where ${c(sessions.id, 's')} = ${sessionId} and ${c(sessions.workspaceId, 's')} = ${workspaceId}`,
     },
   };
 }

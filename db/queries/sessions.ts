@@ -2,7 +2,8 @@ import sql, { type Sql } from 'sql-template-tag';
 import type { sessionStatus, sessionType } from '#contract/enums.ts';
 import type { Session } from '#contract/schemas/session.ts';
 import type { SqlRunner } from '../database.ts';
-import { sessionPage } from './items.generated.ts';
+import { sessionOne, sessionPage } from './items.generated.ts';
+import type { JsonText } from './json-text.ts';
 import { isIn, type ListWindow, type Page, runPage } from './list-window.ts';
 import { ledgerEntries as L, sessions as S } from './names.generated.ts';
 
@@ -50,4 +51,16 @@ export function pageSessionsJson(
   includeTotal = false,
 ): Promise<Page<Session>> {
   return runPage<Session>(runner, sessionPage, S, matching(workspaceId, filters), window, includeTotal);
+}
+
+/** One session of a workspace, with the embeds of a list's item, as JSON text; undefined when none such. */
+export async function getSessionJson(
+  runner: SqlRunner,
+  workspaceId: string,
+  sessionId: string,
+): Promise<JsonText<Session> | undefined> {
+  const [row] = await runner.rows<{ item: JsonText<Session> }>(
+    sessionOne(sql`${sessionId}`, sql`${workspaceId}`),
+  );
+  return row?.item;
 }
