@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import { Agent, AgentList } from '#contract/schemas/agent.ts';
+import { Agent, AgentList, AgentVersion, AgentVersionList } from '#contract/schemas/agent.ts';
+import { JsonPatch } from '#contract/schemas/json-patch.ts';
 import { Problem } from '#contract/schemas/problem.ts';
-import { SessionList } from '#contract/schemas/session.ts';
+import { Session, SessionList } from '#contract/schemas/session.ts';
 import type { Database } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { build as buildCreateAgent } from '#functions/agents/create.ts';
@@ -11,7 +12,11 @@ import { build as buildListAgents } from '#functions/agents/list.ts';
 import { build as buildAuthorizer } from '#functions/authorizer.ts';
 import type { Deps } from '#functions/deps.ts';
 import type { ApiResult } from '#functions/http/types.ts';
+import { build as buildGetSession } from '#functions/sessions/get.ts';
 import { build as buildListSessions } from '#functions/sessions/list.ts';
+import { build as buildDiffVersions } from '#functions/versions/diff.ts';
+import { build as buildGetVersion } from '#functions/versions/get.ts';
+import { build as buildListVersions } from '#functions/versions/list.ts';
 
 /** The deployed handlers and the authorizer, built over one set of dependencies. */
 export function buildApp(deps: Deps) {
@@ -20,6 +25,10 @@ export function buildApp(deps: Deps) {
     getAgent: buildGetAgent(deps),
     listAgents: buildListAgents(deps),
     listSessions: buildListSessions(deps),
+    listVersions: buildListVersions(deps),
+    getVersion: buildGetVersion(deps),
+    diffVersions: buildDiffVersions(deps),
+    getSession: buildGetSession(deps),
     authorize: buildAuthorizer(deps),
   };
 }
@@ -31,6 +40,10 @@ export const successSchema = {
   'get-agent': Agent,
   'list-agents': AgentList,
   'list-sessions': SessionList,
+  'list-versions': AgentVersionList,
+  'get-version': AgentVersion,
+  'diff-versions': JsonPatch,
+  'get-session': Session,
 } as const;
 export type RouteName = keyof typeof successSchema;
 
@@ -82,7 +95,8 @@ export function checkAnswer(route: RouteName, result: ApiResult, options: { allo
   if (headers['x-content-type-options'] !== 'nosniff') fail('x-content-type-options is not nosniff', result);
   if (!headers['x-request-id']) fail('no x-request-id', result);
   if (status >= 200 && status < 300) {
-    if (headers['content-type'] !== 'application/json') fail('2xx is not application/json', result);
+    const mediaType = route === 'diff-versions' ? 'application/json-patch+json' : 'application/json';
+    if (headers['content-type'] !== mediaType) fail(`2xx is not ${mediaType}`, result);
     const parsed = v.safeParse(successSchema[route], JSON.parse(result.body));
     if (!parsed.success)
       fail(`2xx body does not match its schema: ${JSON.stringify(v.flatten(parsed.issues))}`, result);

@@ -14,6 +14,10 @@ const handlerOf = (app: App, route: RouteName) =>
     'get-agent': app.getAgent,
     'list-agents': app.listAgents,
     'list-sessions': app.listSessions,
+    'list-versions': app.listVersions,
+    'get-version': app.getVersion,
+    'diff-versions': app.diffVersions,
+    'get-session': app.getSession,
   })[route];
 
 /** The authorizer's event for a handler event, as API Gateway derives it. */
