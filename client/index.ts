@@ -17,6 +17,9 @@ export type CreateAgentBody = components['schemas']['CreateAgentBody'];
 export type AgentStatus = Agent['status'];
 export type SessionStatus = Session['status'];
 export type SessionType = Session['type'];
+export type AgentVersion = components['schemas']['AgentVersion'];
+/** RFC 6902 operations (`add`, `remove`, `replace`) from one version's configuration to another's. */
+export type JsonPatch = components['schemas']['JsonPatch'];
 
 type Query<P extends keyof paths> = NonNullable<paths[P]['get']['parameters']['query']>;
 /** The document types filter values as text (they may hold commas); the client offers the words. */
@@ -25,6 +28,8 @@ export type SessionListQuery = Omit<Query<'/sessions'>, 'status' | 'type'> & {
   status?: SessionStatus[];
   type?: SessionType[];
 };
+
+export type VersionListQuery = Query<'/agents/{agentId}/versions'>;
 
 export interface Page<T> {
   items: T[];
@@ -136,7 +141,49 @@ export function createClient(options: ClientOptions) {
     },
   };
 
-  return { agents, sessions };
+  const versions = {
+    /** `GET /agents/{agentId}/versions`: one page, newest (highest number) first. */
+    async list(agentId: string, query: VersionListQuery = {}): Promise<Page<AgentVersion>> {
+      const { data, response } = await settle(
+        api.GET('/agents/{agentId}/versions', { params: { path: { agentId }, query } }),
+      );
+      return page(data, response);
+    },
+    /** Every version of the agent, page by page (by cursor). */
+    all(
+      agentId: string,
+      query: Omit<VersionListQuery, 'cursor' | 'offset'> = {},
+    ): AsyncGenerator<AgentVersion> {
+      return every((cursor) => versions.list(agentId, { ...query, cursor }));
+    },
+    /** `GET /agents/{agentId}/versions/{versionId}`; a version not the agent's throws a 404 `ApiProblem`. */
+    async get(agentId: string, versionId: string): Promise<AgentVersion> {
+      const { data } = await settle(
+        api.GET('/agents/{agentId}/versions/{versionId}', { params: { path: { agentId, versionId } } }),
+      );
+      return data;
+    },
+    /**
+     * `GET /agents/{agentId}/versions/{versionId}/diff/{toVersionId}`: the JSON Patch turning the
+     * first version's configuration into the second's (`[]` when they configure the same).
+     */
+    async diff(agentId: string, versionId: string, toVersionId: string): Promise<JsonPatch> {
+      const { data } = await settle(
+        api.GET('/agents/{agentId}/versions/{versionId}/diff/{toVersionId}', {
+          params: { path: { agentId, versionId, toVersionId } },
+        }),
+      );
+      return data;
+    },
+  };
+
+  /** `GET /sessions/{sessionId}`: one session with its embeds; another workspace's throws a 404 `ApiProblem`. */
+  async function getSession(sessionId: string): Promise<Session> {
+    const { data } = await settle(api.GET('/sessions/{sessionId}', { params: { path: { sessionId } } }));
+    return data;
+  }
+
+  return { agents, versions, sessions: { ...sessions, get: getSession } };
 }
 
 export type Client = ReturnType<typeof createClient>;

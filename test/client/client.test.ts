@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_TYPES_PATH, renderClientTypes } from '#client/generate.ts';
-import { ApiProblem, createClient, type Session } from '#client/index.ts';
+import { type AgentVersion, ApiProblem, createClient, type Session } from '#client/index.ts';
 import { tiers } from '#contract/tiers.ts';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { silentLogger } from '#functions/http/log.ts';
@@ -106,6 +106,29 @@ describe('client/: the typed TypeScript client', () => {
     const slugs: string[] = [];
     for await (const agent of api.agents.all({ limit: 1 })) slugs.push(agent.slug);
     expect(slugs).toHaveLength(3);
+  });
+
+  it('reads versions (list, all, one), their diff as a JSON Patch, and one session', async () => {
+    const api = client();
+    const page = await api.versions.list(agentId, { limit: 1, includeTotal: true });
+    expect(page).toMatchObject({ total: 2, nextOffset: 1 });
+    expect(page.items.map((v) => v.version)).toEqual([2]);
+    const all: number[] = [];
+    for await (const version of api.versions.all(agentId, { limit: 1, order: 'asc' }))
+      all.push(version.version);
+    expect(all).toEqual([1, 2]);
+    const [v2, v1] = (await api.versions.list(agentId)).items as [AgentVersion, AgentVersion];
+    expect(await api.versions.get(agentId, v1.id)).toEqual(v1);
+    expect(await api.versions.diff(agentId, v1.id, v2.id)).toEqual([
+      { op: 'replace', path: '/systemPrompt', value: 'prompt v2' },
+    ]);
+    const [session] = (await api.sessions.list({ limit: 1 })).items as [Session];
+    expect(await api.sessions.get(session.id)).toEqual(session);
+    const missing = await api.sessions.get('zzzzzzzzzzzz').catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(ApiProblem);
+    expect((missing as ApiProblem).status).toBe(404);
+    const otherAgents = await api.versions.get(agentId, 'zzzzzzzzzzzz').catch((e: unknown) => e);
+    expect((otherAgents as ApiProblem).status).toBe(404);
   });
 
   it('throws a typed ApiProblem: validation (errors[] named), missing scope, API Gateway refusals', async () => {

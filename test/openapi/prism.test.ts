@@ -55,6 +55,8 @@ describe('Prism validating proxy in front of the local gateway', () => {
   let tenant: Tenant;
   let readOnly: Tenant;
   let agentId: string;
+  let versionIds: string[];
+  let sessionId: string;
   const seen = new Map<string, number>();
 
   beforeAll(async () => {
@@ -63,8 +65,11 @@ describe('Prism validating proxy in front of the local gateway', () => {
     readOnly = await createTenant(database.db, { scopes: ['agents:read'] });
     const agent = await insertAgent(database.db, tenant, { versions: 2 });
     agentId = agent.agentId;
+    versionIds = agent.versionIds;
     for (let n = 1; n <= 4; n++)
-      await insertSession(database.db, tenant, agent, { n, version: 1 + (n % 2), ledger: n > 2 });
+      sessionId = (
+        await insertSession(database.db, tenant, agent, { n, version: 1 + (n % 2), ledger: n > 2 })
+      ).sessionId;
     broken = await freshDatabase();
     await broken.db.execute(sql`drop table ledger_entries`); // a real fault: 500
     down = await openDatabase({ kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' }); // 503
@@ -220,6 +225,25 @@ describe('Prism validating proxy in front of the local gateway', () => {
     await expectAnswerClean('POST', '/agents', 401, { ...json({ name: 'A' }), token: null });
     await expectAnswerClean('POST', '/agents', 403, { ...json({ name: 'A' }), token: readOnly.token });
     await expectAnswerClean('POST', '/agents', 503, { ...json({ name: 'A' }), upstream: 'outage' });
+  });
+
+  it('the version reads and GET /sessions/{sessionId}: 200 (pages, cursors, the patch), 400, 403, 404', async () => {
+    const [v1, v2] = versionIds as [string, string];
+    for (const query of ['', '?limit=1&includeTotal=true', '?cursor=&order=asc', '?limit=1&offset=1'])
+      await expectClean('GET', `/agents/${agentId}/versions${query}`, 200);
+    await expectClean('GET', `/agents/${agentId}/versions/${v1}`, 200);
+    await expectClean('GET', `/agents/${agentId}/versions/${v1}/diff/${v2}`, 200);
+    await expectClean('GET', `/agents/${agentId}/versions/${v2}/diff/${v2}`, 200);
+    await expectClean('GET', `/sessions/${sessionId}`, 200);
+    await expectAnswerClean('GET', `/agents/${agentId}/versions?limit=0`, 400);
+    await expectAnswerClean('GET', `/agents/${agentId}/versions/${v1}?x=1`, 400);
+    await expectAnswerClean('GET', `/sessions/${sessionId}?x=1`, 400);
+    await expectAnswerClean('GET', `/sessions/${sessionId}`, 403, { token: readOnly.token });
+    await expectAnswerClean('GET', `/agents/${'z'.repeat(20)}/versions`, 404);
+    await expectAnswerClean('GET', `/agents/${agentId}/versions/${'z'.repeat(20)}`, 404);
+    await expectAnswerClean('GET', `/agents/${agentId}/versions/${v1}/diff/${'z'.repeat(20)}`, 404);
+    await expectAnswerClean('GET', `/sessions/${'z'.repeat(20)}`, 404);
+    await expectAnswerClean('GET', `/sessions/${sessionId}`, 503, { upstream: 'outage' });
   });
 
   it('an unexpected failure: 500', async () => {
