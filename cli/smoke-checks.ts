@@ -5,9 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as v from 'valibot';
-import { Agent, AgentList } from '#contract/schemas/agent.ts';
+import { Agent, AgentList, AgentVersion, AgentVersionList } from '#contract/schemas/agent.ts';
+import { JsonPatch } from '#contract/schemas/json-patch.ts';
 import { Problem } from '#contract/schemas/problem.ts';
-import { SessionList } from '#contract/schemas/session.ts';
+import { Session, SessionList } from '#contract/schemas/session.ts';
 import { tiers } from '#contract/tiers.ts';
 
 export interface SmokeTarget {
@@ -73,6 +74,8 @@ export function smokeChecks(target: SmokeTarget): Check[] {
   const created: string[] = [];
   const counts: { agents?: number; sessions?: number } = {};
   let listed: Agent | undefined;
+  let firstSession: Session | undefined;
+  let versions: AgentVersion[] | undefined;
 
   async function request(
     path: string,
@@ -175,13 +178,69 @@ export function smokeChecks(target: SmokeTarget): Check[] {
       },
     },
     {
+      name: "GET /agents/{agentId}/versions lists the agent's versions newest first; each reads back alone",
+      run: async () => {
+        if (counts.agents === undefined) fail('the list itself did not answer');
+        if (!listed) throw new Skip('needs an agent; the workspace has none');
+        const answer = await request(`agents/${listed.id}/versions?includeTotal=true`);
+        expectStatus(answer, 200);
+        versions = shaped(AgentVersionList, answer, 'the versions');
+        const numbers = versions.map((v) => v.version);
+        if (numbers.some((n, i) => i > 0 && n >= (numbers[i - 1] as number)))
+          fail(`not newest first: ${numbers}`);
+        if (JSON.stringify(versions[0]) !== JSON.stringify(listed.version))
+          fail("the newest version differs from the agent's own");
+        const oldest = versions.at(-1) as AgentVersion;
+        const one = await request(`agents/${listed.id}/versions/${oldest.id}`);
+        expectStatus(one, 200);
+        if (JSON.stringify(shaped(AgentVersion, one, 'the version')) !== JSON.stringify(oldest))
+          fail('the version differs from its list item');
+        return `200, ${answer.headers.get('x-total-count')} version(s); version ${oldest.version} reads back`;
+      },
+    },
+    {
+      name: 'GET /agents/{agentId}/versions/{versionId}/diff/{toVersionId} answers a JSON Patch',
+      run: async () => {
+        if (counts.agents === undefined) fail('the list itself did not answer');
+        if (!listed) throw new Skip('needs an agent; the workspace has none');
+        if (!versions?.length) fail('the versions list did not answer');
+        const from = versions.at(-1) as AgentVersion;
+        const to = versions[0] as AgentVersion;
+        const answer = await request(`agents/${listed.id}/versions/${from.id}/diff/${to.id}`);
+        expectStatus(answer, 200, 'application/json-patch+json');
+        const patch = shaped(JsonPatch, answer, 'the patch');
+        const same = await request(`agents/${listed.id}/versions/${to.id}/diff/${to.id}`);
+        expectStatus(same, 200, 'application/json-patch+json');
+        if (same.text !== '[]') fail(`a version against itself is not [] but ${same.text.slice(0, 80)}`);
+        return `200, ${patch.length} operation(s) from version ${from.version} to ${to.version}`;
+      },
+    },
+    {
       name: 'GET /sessions answers a list of sessions',
       run: async () => {
         const answer = await request('sessions');
         expectStatus(answer, 200);
         const sessions = shaped(SessionList, answer, 'the list');
         counts.sessions = sessions.length;
+        firstSession = sessions[0];
         return `200, ${sessions.length} session(s) on the first page`;
+      },
+    },
+    {
+      name: 'GET /sessions/{sessionId} answers the listed session (if any); an unknown id is a 404 problem',
+      run: async () => {
+        if (counts.sessions === undefined) fail('the list itself did not answer');
+        // Same length and alphabet as a real id, so only its absence can make it a 404.
+        const unknown = `z${randomBytes(12).toString('hex').slice(0, 23)}`;
+        const problem = problemOf(await request(`sessions/${unknown}`), 404);
+        // A workspace without sessions still checks the 404 (stages seed none).
+        if (!firstSession) return `no session to read; 404 ${problem.type}`;
+        const answer = await request(`sessions/${firstSession.id}`);
+        expectStatus(answer, 200);
+        const session = shaped(Session, answer, 'the session');
+        if (JSON.stringify(session) !== JSON.stringify(firstSession))
+          fail('the session differs from its list item');
+        return `200; 404 ${problem.type}`;
       },
     },
     {
