@@ -19,3 +19,11 @@ export async function sessionsCursorAt(
   const cursor = encodeCursor(position, listRequest({ limit: 25, order: 'desc' }, 'sessions').binding);
   return { cursor, position: { createdAt: position.createdAt, id: position.id } };
 }
+
+/** The workspace's newest agent: the one `GET /agents/{agentId}` reads in the bench. */
+export async function newestAgentId(sql: postgres.Sql, workspaceId: string): Promise<string> {
+  const [agent] = await sql<{ id: string }[]>`
+    select id from agents where workspace_id = ${workspaceId} order by created_at desc, id desc limit 1`;
+  if (!agent) throw new Error('the workspace has no agent');
+  return agent.id;
+}

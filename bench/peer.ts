@@ -41,6 +41,7 @@ function withIsoTimes<T extends Record<string, unknown>>(row: T): T {
 export type PeerOperation =
   | { kind: 'sessions'; limit: number; offset: number; after?: { createdAt: string; id: string } }
   | { kind: 'agents'; limit: number }
+  | { kind: 'agent'; agentId: string }
   | { kind: 'create' };
 
 export function peer(client: postgres.Sql, workspaceId: string, principalId: string) {
@@ -82,6 +83,20 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
       ...withIsoTimes(agent),
       version: withIsoTimes(versions[0] as NonNullable<(typeof versions)[0]>),
     }));
+  }
+
+  /** One agent with its latest version, as an ORM user reads it: `findFirst` with the relation. */
+  async function getAgent(op: Extract<PeerOperation, { kind: 'agent' }>) {
+    const row = await db.query.agents.findFirst({
+      where: and(eq(agents.id, op.agentId), eq(agents.workspaceId, workspaceId)),
+      with: { versions: { orderBy: [desc(agentVersions.version)], limit: 1 } },
+    });
+    if (!row) return undefined;
+    const { versions, ...agent } = row;
+    return {
+      ...withIsoTimes(agent),
+      version: withIsoTimes(versions[0] as NonNullable<(typeof versions)[0]>),
+    };
   }
 
   /** The create as an ORM user writes it: a transaction, the default theme, two inserts. */
@@ -136,6 +151,10 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
       // Validated as the API validates it (the same schema), so the two do the same work.
       const input = v.parse(CreateAgentBody, JSON.parse(body)) as Parameters<typeof createAgent>[0];
       return { status: 201, body: JSON.stringify(await createAgent(input)) };
+    }
+    if (op.kind === 'agent') {
+      const agent = await getAgent(op);
+      return agent ? { status: 200, body: JSON.stringify(agent) } : { status: 404, body: '{}' };
     }
     const rows = op.kind === 'sessions' ? await listSessions(op) : await listAgents(op);
     const page = rows.slice(0, op.limit);

@@ -99,6 +99,7 @@ export function operations(
   options: BenchOptions,
   runTag: string,
   deep: { cursor: string; position: { createdAt: string; id: string } },
+  ids: { agentId: string },
 ): Operation[] {
   let created = 0;
   const all: Operation[] = [
@@ -145,6 +146,12 @@ export function operations(
       path: '/agents',
       body: () => createBody(`Bench ${runTag} ${++created}`),
       peer: { kind: 'create' },
+    },
+    {
+      name: 'GET /agents/{agentId}',
+      method: 'GET',
+      path: `/agents/${ids.agentId}`,
+      peer: { kind: 'agent', agentId: ids.agentId },
     },
   ];
   const wanted = options.only?.split(',') ?? [''];

@@ -11,7 +11,7 @@ import type { baselineCommands } from './baseline-process.ts';
 import { checkBudgets } from './budgets.ts';
 import { measureBundles } from './bundles.ts';
 import { startChild } from './child.ts';
-import { sessionsCursorAt } from './cursor.ts';
+import { newestAgentId, sessionsCursorAt } from './cursor.ts';
 import { ensureBenchDatabase, removeAgentsCreatedBy, serverUrlFromEnv } from './database.ts';
 import { type ExplainReport, explain } from './explain.ts';
 import { type FirstInvocation, measureFirstInvocations } from './first-invocation.ts';
@@ -77,7 +77,8 @@ try {
   const results: OperationResult[] = [];
   const explains: Record<string, ExplainReport> = {};
   const deep = await sessionsCursorAt(admin, db.measured.workspaceId, options.deepOffset);
-  for (const op of operations(options, runTag, deep)) {
+  const agentId = await newestAgentId(admin, db.measured.workspaceId);
+  for (const op of operations(options, runTag, deep, { agentId })) {
     log(`${op.name} …`);
     const result = await measureOperation(op, context);
     results.push(result);
