@@ -51,7 +51,9 @@ export function checkBudgets(
   });
   // Issue 12: close to the driver, ahead of the idiomatic peer, no sequential scan of sessions.
   const driverGoal = quick ? 0.85 : 0.9;
-  for (const r of [page25, page250]) {
+  // Issue 25: one agent by id, too.
+  const oneAgent = byName('GET /agents/{agentId}');
+  for (const r of [page25, page250, ...(oneAgent ? [oneAgent] : [])]) {
     const ratio = r && ratios(r.api, r.driver);
     checks.push({
       budget: `${r?.name ?? 'GET /sessions'}: req/s ≥ ${driverGoal} × postgres.js statement alone`,

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, AgentVersion, AgentVersionList } from '#contract/schemas/agent.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { build as buildGetAgent } from '#functions/agents/get.ts';
+import { encodeCursor } from '#functions/http/cursor.ts';
 import { silentLogger } from '#functions/http/log.ts';
+import { listRequest } from '#functions/http/pagination.ts';
 import { build as buildGet } from '#functions/versions/get.ts';
 import { build as buildList } from '#functions/versions/list.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
@@ -154,6 +156,17 @@ describe('GET /agents/{agentId}/versions and GET /agents/{agentId}/versions/{ver
     const tampered = `${cursor.slice(0, 5)}${cursor[5] === 'A' ? 'B' : 'A'}${cursor.slice(6)}`;
     expectProblem(await list(agent.agentId, { query: `cursor=${tampered}` }), 400, ['cursor']);
     expectProblem(await list(agent.agentId, { query: 'cursor=&offset=1' }), 400, ['cursor']);
+  });
+
+  it("starts nowhere from a well-formed cursor naming no version of the agent (an empty page, no other agent's)", async () => {
+    const binding = listRequest({ limit: 25, order: 'desc' }, `agents/${agent.agentId}/versions`).binding;
+    const [theirVersion] = theirs.versionIds as [string];
+    for (const id of [theirVersion, sibling.versionIds[0] as string, 'zzzzzzzzzzzz']) {
+      const cursor = encodeCursor({ createdAt: '2026-11-01T09:00:00.000Z', id }, binding);
+      const result = await list(agent.agentId, { query: `cursor=${cursor}` });
+      expect(bodyOf(AgentVersionList, result)).toEqual([]);
+      expect(result.headers.link).toBeUndefined();
+    }
   });
 
   it('refuses bad paging and unknown parameters, each named (400)', async () => {
