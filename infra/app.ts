@@ -6,6 +6,7 @@
  * `-c alarmHttpsUrl=https://…` also posts the alarms to an HTTPS endpoint (a pager's SNS integration).
  * `-c proxy=true` gives a preview prod's database path (RDS Proxy); the `staging` stage has it too.
  * `-c stage=previews` is the preview base every other branch preview keeps its database on.
+ * `-c domainName=api.example.com -c certificateArn=arn:aws:acm:…` puts the API on that domain only.
  */
 import { App } from 'aws-cdk-lib';
 import { defineBaseApp } from './preview-base.ts';
@@ -27,5 +28,7 @@ else
       alarmEmail: context('alarmEmail'),
       alarmHttpsUrl: context('alarmHttpsUrl'),
       proxy: context('proxy') === 'true',
+      domainName: context('domainName'),
+      certificateArn: context('certificateArn'),
     }),
   );

@@ -5,6 +5,7 @@ import type { Construct } from 'constructs';
 import { authorizer } from '#contract/routes.ts';
 import { BOUNDARY_POLICY_NAME } from './account-policies.ts';
 import { Api } from './constructs/api.ts';
+import { CustomDomain } from './constructs/custom-domain.ts';
 import { Backups, DataKey } from './constructs/data-safety.ts';
 import { DATABASE_NAME, Database, type DatabaseAccess } from './constructs/database.ts';
 import { ApiFunctions } from './constructs/functions.ts';
@@ -39,6 +40,8 @@ export class AdminApiStack extends Stack {
   readonly backups?: Backups;
   readonly usagePlans: UsagePlans;
   readonly waf?: ApiWaf;
+  /** `-c domainName=… -c certificateArn=…`: the API's only address then. */
+  readonly customDomain?: CustomDomain;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     const tags = { project: 'voice-agent-admin-api', stage: config.stage };
@@ -120,8 +123,21 @@ export class AdminApiStack extends Stack {
       ]),
       alarms: this.monitoring.releaseAlarms,
     });
+    if (config.domain) {
+      this.customDomain = new CustomDomain(this, 'CustomDomain', { domain: config.domain, api: this.api });
+      // What the operator's DNS record points at (docs/deploying.md): an alias, or a CNAME outside Route 53.
+      new CfnOutput(this, 'ApiDomainTarget', {
+        value: this.customDomain.domainName.domainNameAliasDomainName,
+        description: `DNS: ${config.domain.name} as an alias (A/AAAA) or CNAME of this name`,
+      });
+      new CfnOutput(this, 'ApiDomainHostedZoneId', {
+        value: this.customDomain.domainName.domainNameAliasHostedZoneId,
+        description: 'DNS: the hosted zone id of a Route 53 alias record to ApiDomainTarget',
+      });
+    }
+    // Everything that calls the API (smoke tests, CI summaries, the docs) reads this one output.
     new CfnOutput(this, 'ApiUrl', {
-      value: this.api.url,
+      value: this.customDomain?.url ?? this.api.url,
       description: 'Base URL of the REST API (its stage included)',
     });
     new CfnOutput(this, 'AdminFunctionName', {

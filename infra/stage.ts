@@ -71,7 +71,22 @@ export interface StageConfig {
   readonly alarmHttpsUrl?: string;
   /** Days between automatic rotations of the master and the application secrets. */
   readonly rotationDays: number;
+  /**
+   * The API on a custom domain (`-c domainName=… -c certificateArn=…`), its `execute-api` endpoint
+   * then disabled; the DNS record pointing at it is the operator's (docs/deploying.md).
+   */
+  readonly domain?: CustomDomainSettings;
 }
+
+export interface CustomDomainSettings {
+  /** e.g. `api.example.com` */
+  readonly name: string;
+  /** An ACM certificate in the stack's region covering `name` (a regional endpoint). */
+  readonly certificateArn: string;
+}
+
+/** What the command line sets: everything else is the stage kind's. */
+type Named = 'stage' | 'stackName' | 'alarmEmail' | 'alarmHttpsUrl' | 'domain';
 
 const production = {
   durable: true,
@@ -94,7 +109,7 @@ const production = {
   secretsEndpointAzs: 2,
   backup: { keepDays: 35 },
   rotationDays: 30,
-} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail' | 'alarmHttpsUrl'>;
+} as const satisfies Omit<StageConfig, Named>;
 
 const preview = {
   durable: false,
@@ -117,13 +132,36 @@ const preview = {
   release: 'all-at-once',
   secretsEndpointAzs: 1,
   rotationDays: 30,
-} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail' | 'alarmHttpsUrl'>;
+} as const satisfies Omit<StageConfig, Named>;
 
 export interface StageOptions {
   readonly alarmEmail?: string;
   readonly alarmHttpsUrl?: string;
   /** `-c proxy=true`: a preview with prod's database path (the `staging` stage has it anyway). */
   readonly proxy?: boolean;
+  /** `-c domainName=…`, only together with `-c certificateArn=…`. */
+  readonly domainName?: string;
+  readonly certificateArn?: string;
+}
+
+const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
+
+/** Both or neither; each in its own shape, so a typo fails the synth instead of the deploy. */
+function customDomain({ domainName, certificateArn }: StageOptions): CustomDomainSettings | undefined {
+  if (!domainName && !certificateArn) return undefined;
+  if (!domainName || !certificateArn) {
+    throw new Error('a custom domain needs both -c domainName=<host> and -c certificateArn=<ACM ARN>');
+  }
+  if (!HOSTNAME.test(domainName)) {
+    throw new Error(`-c domainName must be a lower-case host name, not ${JSON.stringify(domainName)}`);
+  }
+  if (!CERTIFICATE_ARN.test(certificateArn)) {
+    throw new Error(
+      `-c certificateArn must be an ACM certificate ARN, not ${JSON.stringify(certificateArn)}`,
+    );
+  }
+  return { name: domainName, certificateArn };
 }
 
 /** Settings for a stage name that is already sanitised. Prod refuses to exist without an alarm destination. */
@@ -136,6 +174,7 @@ export function stageConfig(stage: string, options: StageOptions = {}): StageCon
     stackName: `${STACK_PREFIX}-${stage}`,
     alarmEmail: options.alarmEmail,
     alarmHttpsUrl: options.alarmHttpsUrl,
+    domain: customDomain(options),
   };
   if (stage === PROD) {
     if (!options.alarmEmail) {
