@@ -89,6 +89,7 @@ export class AdminApiStack extends Stack {
       network: this.network,
       database: this.database,
       runBefore: this.functions.all,
+      owned: owned && { cluster: owned.database.cluster, network: owned.network },
     });
     if (owned) {
       this.rotation = new SecretRotation(this, 'Rotation', {

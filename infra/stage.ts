@@ -63,6 +63,12 @@ export interface StageConfig {
   readonly release: 'canary' | 'all-at-once';
   /** Secrets Manager interface endpoint ENIs: one per AZ costs ~7 USD a month each. */
   readonly secretsEndpointAzs: 1 | 2;
+  /**
+   * Before migrations that change existing tables, the migration function takes a manual snapshot
+   * of the cluster and waits for it (functions/cluster-snapshot.ts). Prod only: previews' data is
+   * disposable, and their manual snapshots would outlive them.
+   */
+  readonly snapshotBeforeMigrations: boolean;
   /** AWS Backup of the cluster (daily, continuous, copied to a locked vault); none on previews. */
   readonly backup?: { readonly keepDays: number };
   /** Alarm notifications go to this address (`-c alarmEmail=…`); required where `durable`. */
@@ -107,6 +113,7 @@ const production = {
   api: { rateLimit: 200, burstLimit: 400 },
   release: 'canary',
   secretsEndpointAzs: 2,
+  snapshotBeforeMigrations: true,
   backup: { keepDays: 35 },
   rotationDays: 30,
 } as const satisfies Omit<StageConfig, Named>;
@@ -131,6 +138,7 @@ const preview = {
   api: { rateLimit: 20, burstLimit: 40 },
   release: 'all-at-once',
   secretsEndpointAzs: 1,
+  snapshotBeforeMigrations: false,
   rotationDays: 30,
 } as const satisfies Omit<StageConfig, Named>;
 

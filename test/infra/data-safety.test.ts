@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SNAPSHOT_CLUSTER_ENV, SNAPSHOT_PREFIX_ENV } from '#functions/cluster-snapshot.ts';
 import { PROTECTED_VAULT_ACTIONS } from '#infra/constructs/data-safety.ts';
 import {
   idsOfType,
@@ -45,7 +46,77 @@ describe.each(['prod', 'staging'])('data safety of the %s stack', (stage) => {
     expect(JSON.stringify(resources[keyId]?.Properties.KeyPolicy)).not.toMatch(/ServiceRole/);
   });
 
+  /** The statements of the migration function's own policy, and its environment. */
+  const migrationFunction = () => {
+    const fnId = logicalId(synth.stack, synth.stack.migrations.function);
+    const fn = resources[fnId];
+    const roleId = fn?.Properties.Role['Fn::GetAtt'][0];
+    const statements = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(roleId))
+      .flatMap((r) => r.Properties.PolicyDocument.Statement);
+    return { env: fn?.Properties.Environment.Variables, statements };
+  };
+  const rdsEndpoints = () =>
+    Object.values(resources).filter(
+      (r) => r.Type === 'AWS::EC2::VPCEndpoint' && JSON.stringify(r.Properties.ServiceName).includes('.rds"'),
+    );
+
   if (stage === 'prod') {
+    it('lets the migration function snapshot its cluster, and only that, before migrations that change tables', () => {
+      const [cluster] = idsOfType(synth.template, 'AWS::RDS::DBCluster');
+      const { env, statements } = migrationFunction();
+      expect(env).toMatchObject({
+        [SNAPSHOT_CLUSTER_ENV]: { Ref: cluster },
+        [SNAPSHOT_PREFIX_ENV]: 'voiceagentadmin-prod',
+      });
+      const arn = (rest: unknown[]) => ({
+        'Fn::Join': [
+          '',
+          [
+            'arn:',
+            { Ref: 'AWS::Partition' },
+            ':rds:',
+            { Ref: 'AWS::Region' },
+            ':',
+            { Ref: 'AWS::AccountId' },
+            ...rest,
+          ],
+        ],
+      });
+      const snapshots = arn([':cluster-snapshot:voiceagentadmin-prod-*']);
+      expect(statements).toContainEqual({
+        Sid: 'SnapshotBeforeMigrations',
+        Effect: 'Allow',
+        Action: 'rds:CreateDBClusterSnapshot',
+        Resource: [snapshots, arn([':cluster:', { Ref: cluster }])],
+      });
+      expect(statements).toContainEqual({
+        Sid: 'TagAndWatchTheSnapshot',
+        Effect: 'Allow',
+        Action: ['rds:AddTagsToResource', 'rds:DescribeDBClusterSnapshots'],
+        Resource: snapshots,
+      });
+      // Nothing else of RDS: no deleting, copying or sharing snapshots.
+      const rdsActions = statements.flatMap((st: { Action: string | string[] }) => [st.Action].flat());
+      expect(rdsActions.filter((a: string) => a.startsWith('rds:')).sort()).toEqual([
+        'rds:AddTagsToResource',
+        'rds:CreateDBClusterSnapshot',
+        'rds:DescribeDBClusterSnapshots',
+      ]);
+      // The isolated subnets reach the RDS API through an endpoint, opened to the migration function alone.
+      const [endpoint] = rdsEndpoints();
+      expect(endpoint?.Properties).toMatchObject({ PrivateDnsEnabled: true, VpcEndpointType: 'Interface' });
+      const endpointGroup = endpoint?.Properties.SecurityGroupIds[0]['Fn::GetAtt'][0];
+      const ingress = Object.values(resources).filter(
+        (r) =>
+          r.Type === 'AWS::EC2::SecurityGroupIngress' &&
+          r.Properties.GroupId['Fn::GetAtt']?.[0] === endpointGroup,
+      );
+      expect(ingress.map((r) => r.Properties.SourceSecurityGroupId['Fn::GetAtt'][0])).toEqual([
+        logicalId(synth.stack, synth.stack.migrations.function.connections.securityGroups[0] as never),
+      ]);
+    });
+
     it('backs the cluster up daily and continuously for 35 days, copied to a locked vault nobody may empty', () => {
       const [planId] = idsOfType(synth.template, 'AWS::Backup::BackupPlan');
       const [rule] = resources[planId as string]?.Properties.BackupPlan.BackupPlanRule ?? [];
@@ -80,8 +151,12 @@ describe.each(['prod', 'staging'])('data safety of the %s stack', (stage) => {
       );
     });
   } else {
-    it('takes no AWS Backup of a disposable preview', () => {
+    it('takes no AWS Backup of a disposable preview, and no snapshot before its migrations', () => {
       synth.template.resourceCountIs('AWS::Backup::BackupPlan', 0);
+      const { env, statements } = migrationFunction();
+      expect(env[SNAPSHOT_CLUSTER_ENV]).toBeUndefined();
+      expect(JSON.stringify(statements)).not.toContain('rds:');
+      expect(rdsEndpoints()).toEqual([]);
     });
   }
 });

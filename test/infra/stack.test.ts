@@ -28,7 +28,9 @@ const stages = [
     maxCapacity: 8,
     instances: 2,
     counts: {
-      'AWS::EC2::SecurityGroup': 6,
+      // and the RDS API endpoint's (the snapshot before migrations)
+      'AWS::EC2::SecurityGroup': 7,
+      'AWS::EC2::VPCEndpoint': 2,
       // One per function of ours, with the others this stack makes
       'AWS::IAM::Role': routeList.length + 11,
       // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's
@@ -163,7 +165,13 @@ describe.each(stages)('the $stage stack', (expected) => {
     }
     const connectArn = JSON.stringify(statementsOf(functions.authorizerFunction)[1].Resource);
     expect(connectArn).toContain(':dbuser:');
-    expect(statementsOf(migrations.function)).toEqual([tracing, read(master)]);
+    // On prod also the snapshot before migrations that change tables (test/infra/data-safety.test.ts).
+    expect(statementsOf(migrations.function).slice(0, 2)).toEqual([tracing, read(master)]);
+    expect(
+      statementsOf(migrations.function)
+        .slice(2)
+        .map((st: { Sid: string }) => st.Sid),
+    ).toEqual(expected.stage === 'prod' ? ['SnapshotBeforeMigrations', 'TagAndWatchTheSnapshot'] : []);
     // Nothing else in the template may read the master secret (the hosted rotation function lives outside it).
     const readers = Object.entries(resources)
       .filter(
