@@ -69,8 +69,12 @@ export interface StageConfig {
    * disposable, and their manual snapshots would outlive them.
    */
   readonly snapshotBeforeMigrations: boolean;
-  /** AWS Backup of the cluster (daily, continuous, copied to a locked vault); none on previews. */
-  readonly backup?: { readonly keepDays: number };
+  /**
+   * AWS Backup of the cluster (daily, continuous, copied to a locked vault); none on previews.
+   * `copyVaultArn` (`-c backupCopyVaultArn=…`): the copies go to that vault of a backup account
+   * instead of the stack's own locked vault (docs/deploying.md says how that vault is made).
+   */
+  readonly backup?: { readonly keepDays: number; readonly copyVaultArn?: string };
   /** Alarm notifications go to this address (`-c alarmEmail=…`); required where `durable`. */
   readonly alarmEmail?: string;
   /** Alarm notifications are also posted here (`-c alarmHttpsUrl=…`), e.g. a paging service's SNS endpoint. */
@@ -93,6 +97,12 @@ export interface CustomDomainSettings {
 
 /** What the command line sets: everything else is the stage kind's. */
 type Named = 'stage' | 'stackName' | 'alarmEmail' | 'alarmHttpsUrl' | 'domain';
+
+/** `arn:aws:backup:<region>:<account>:backup-vault:<name>`; the account is the one the data key is shared with. */
+const BACKUP_VAULT_ARN = /^arn:aws[a-z-]*:backup:[a-z0-9-]+:(\d{12}):backup-vault:[A-Za-z0-9_.-]{2,50}$/;
+
+/** The account of a backup vault ARN (validated by stageConfig). */
+export const accountOfVault = (arn: string) => BACKUP_VAULT_ARN.exec(arn)?.[1] as string;
 
 const production = {
   durable: true,
@@ -150,6 +160,8 @@ export interface StageOptions {
   /** `-c domainName=…`, only together with `-c certificateArn=…`. */
   readonly domainName?: string;
   readonly certificateArn?: string;
+  /** `-c backupCopyVaultArn=…`: a vault in a backup account for the backup plan's copies (prod). */
+  readonly backupCopyVaultArn?: string;
 }
 
 const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
@@ -184,11 +196,18 @@ export function stageConfig(stage: string, options: StageOptions = {}): StageCon
     alarmHttpsUrl: options.alarmHttpsUrl,
     domain: customDomain(options),
   };
+  const copyVaultArn = options.backupCopyVaultArn;
+  if (copyVaultArn && !BACKUP_VAULT_ARN.test(copyVaultArn)) {
+    throw new Error(`-c backupCopyVaultArn must be a backup vault ARN, not ${JSON.stringify(copyVaultArn)}`);
+  }
+  if (copyVaultArn && stage !== PROD) {
+    throw new Error('-c backupCopyVaultArn applies to prod only: no other stage has a backup plan');
+  }
   if (stage === PROD) {
     if (!options.alarmEmail) {
       throw new Error('prod needs an alarm destination: -c alarmEmail=<address> (docs/deploying.md)');
     }
-    return { ...production, ...named };
+    return { ...production, ...named, backup: { ...production.backup, copyVaultArn } };
   }
   if (!(options.proxy || stage === STAGING)) return { ...preview, ...named };
   // The proxy holds connections open, so the writer would not pause anyway: prod's minimum instead.

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_CLUSTER_ENV, SNAPSHOT_PREFIX_ENV } from '#functions/cluster-snapshot.ts';
 import { PROTECTED_VAULT_ACTIONS } from '#infra/constructs/data-safety.ts';
+import { stageConfig } from '#infra/stage.ts';
 import {
   idsOfType,
   logicalId,
@@ -169,5 +170,66 @@ describe('data safety of a branch preview and of the preview base', () => {
       template.resourceCountIs('AWS::KMS::Key', 0);
       template.resourceCountIs('AWS::Backup::BackupPlan', 0);
     }
+  });
+});
+
+describe('prod with its backups copied to a backup account (-c backupCopyVaultArn=…)', () => {
+  const copyVaultArn = 'arn:aws:backup:eu-west-1:210987654321:backup-vault:voice-agent-admin-prod-copies';
+  let synth: Synthesised;
+  let resources: Resources;
+  beforeAll(() => {
+    synth = synthesise('prod', { backupCopyVaultArn: copyVaultArn });
+    resources = resourcesOf(synth.template);
+  });
+
+  it('copies each daily recovery point to that vault, with the same retention, instead of a vault of its own', () => {
+    const [planId] = idsOfType(synth.template, 'AWS::Backup::BackupPlan');
+    const [rule] = resources[planId as string]?.Properties.BackupPlan.BackupPlanRule ?? [];
+    expect(rule.CopyActions).toEqual([
+      { DestinationBackupVaultArn: copyVaultArn, Lifecycle: { DeleteAfterDays: 35 } },
+    ]);
+    // The stage's own vault only: the locked copy vault is the backup account's now.
+    synth.template.resourceCountIs('AWS::Backup::BackupVault', 1);
+    expect(JSON.stringify(resources)).not.toContain('protected-copies');
+  });
+
+  it('lets the backup account decrypt and re-encrypt with the data key (for the copy), nothing else', () => {
+    const keyId = logicalId(synth.stack, synth.stack.dataKey?.key as never);
+    const statements = resources[keyId]?.Properties.KeyPolicy.Statement;
+    const backupAccount = {
+      AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::210987654321:root']] },
+    };
+    expect(statements).toContainEqual({
+      Sid: 'BackupAccountCopies',
+      Effect: 'Allow',
+      Principal: backupAccount,
+      Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:ReEncryptFrom'],
+      Resource: '*',
+    });
+    expect(statements).toContainEqual({
+      Sid: 'BackupAccountCopyGrants',
+      Effect: 'Allow',
+      Principal: backupAccount,
+      Action: 'kms:CreateGrant',
+      Resource: '*',
+      Condition: { Bool: { 'kms:GrantIsForAWSResource': true } },
+    });
+    const granted = statements.filter((s: { Principal: unknown }) =>
+      JSON.stringify(s.Principal).includes('210987654321'),
+    );
+    expect(granted).toHaveLength(2);
+    // Without the option the key is shared with no other account.
+    const plain = resourcesOf(synthesise('prod').template);
+    const plainKey = Object.values(plain).find((r) => r.Type === 'AWS::KMS::Key');
+    expect(JSON.stringify(plainKey?.Properties.KeyPolicy)).not.toContain('BackupAccount');
+  });
+
+  it('refuses a malformed ARN, and the option on a stage without backups', () => {
+    expect(() =>
+      stageConfig('prod', { alarmEmail: 'ops@example.com', backupCopyVaultArn: 'vault-name' }),
+    ).toThrow(/backupCopyVaultArn must be a backup vault ARN/);
+    expect(() => stageConfig('staging', { backupCopyVaultArn: copyVaultArn })).toThrow(
+      /applies to prod only/,
+    );
   });
 });
