@@ -15,14 +15,13 @@ import { Network, type NetworkPlacement } from './constructs/network.ts';
 import { PreviewBaseImports, PreviewDatabase } from './constructs/preview-database.ts';
 import { giveProvidersLogGroups } from './constructs/provider-logs.ts';
 import { Releases } from './constructs/releases.ts';
-import { SecretRotation } from './constructs/rotation.ts';
 import { UsagePlans } from './constructs/usage-plans.ts';
 import { type ApiWaf, protectStage } from './constructs/waf.ts';
 import type { StageConfig } from './stage.ts';
 
 /**
  * One stage of the API: network, database, the functions of the route table behind the REST
- * API (usage plans per tier, a web ACL where durable), the migration trigger that runs before them, secret rotation, and alarms. Environment-agnostic, so that
+ * API (usage plans per tier, a web ACL where durable), the migration trigger that runs before them, and alarms. Environment-agnostic, so that
  * `cdk synth` needs no AWS account; `cdk deploy` takes account and region from the credentials.
  */
 export class AdminApiStack extends Stack {
@@ -32,8 +31,6 @@ export class AdminApiStack extends Stack {
   readonly migrations: Migrations;
   readonly api: Api;
   readonly monitoring: Monitoring;
-  /** Stacks with a cluster of their own; a branch preview's secret lives and dies with the branch. */
-  readonly rotation?: SecretRotation;
   readonly releases: Releases;
   /** Stacks with a cluster of their own (a branch preview's database is on the base's cluster). */
   readonly dataKey?: DataKey;
@@ -49,9 +46,8 @@ export class AdminApiStack extends Stack {
       description: `Voice agent administration API: ${config.durable ? 'production' : 'preview'} stage ${config.stage}`,
       terminationProtection: config.durable,
       // Stack tags (with explicitStackTags, Tags.of below tags only the template's resources):
-      // CloudFormation copies these onto what it creates outside the template too, the Secrets
-      // Manager transform's nested stacks and their rotation functions, which the preview deploy
-      // role's `stage=prod` deny must reach.
+      // CloudFormation copies these onto everything it creates, which the preview deploy role's
+      // `stage=prod` deny must reach.
       tags,
     });
     // A branch preview keeps its database on the preview base's cluster (infra/preview-base.ts).
@@ -91,13 +87,6 @@ export class AdminApiStack extends Stack {
       runBefore: this.functions.all,
       owned: owned && { cluster: owned.database.cluster, network: owned.network },
     });
-    if (owned) {
-      this.rotation = new SecretRotation(this, 'Rotation', {
-        config,
-        ...owned,
-        after: [this.migrations.trigger],
-      });
-    }
     this.api = new Api(this, 'Api', { config, functions: this.functions });
     // Per-workspace limits: one usage plan per tier, the admin function keeps each workspace's key.
     this.usagePlans = new UsagePlans(this, 'UsagePlans', { api: this.api.restApi, stage: this.api.stage });
@@ -153,7 +142,8 @@ export class AdminApiStack extends Stack {
         : 'The database on this stage’s own cluster',
     });
     // Every role this stack creates (functions, providers, hook, CodeDeploy, backup) stays inside
-    // the account's boundary, created with the deploy identity (infra/account-policies.ts).
+    // the account's boundary, created with the deploy identity (infra/account-policies.ts), whose
+    // execution policy refuses a role without it: no role may come from outside the template.
     PermissionsBoundary.of(this).apply(
       ManagedPolicy.fromManagedPolicyName(this, 'RoleBoundary', BOUNDARY_POLICY_NAME),
     );

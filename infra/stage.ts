@@ -79,8 +79,6 @@ export interface StageConfig {
   readonly alarmEmail?: string;
   /** Alarm notifications are also posted here (`-c alarmHttpsUrl=…`), e.g. a paging service's SNS endpoint. */
   readonly alarmHttpsUrl?: string;
-  /** Days between automatic rotations of the master and the application secrets. */
-  readonly rotationDays: number;
   /**
    * The API on a custom domain (`-c domainName=… -c certificateArn=…`), its `execute-api` endpoint
    * then disabled; the DNS record pointing at it is the operator's (docs/deploying.md).
@@ -125,7 +123,6 @@ const production = {
   secretsEndpointAzs: 2,
   snapshotBeforeMigrations: true,
   backup: { keepDays: 35 },
-  rotationDays: 30,
 } as const satisfies Omit<StageConfig, Named>;
 
 const preview = {
@@ -149,7 +146,6 @@ const preview = {
   release: 'all-at-once',
   secretsEndpointAzs: 1,
   snapshotBeforeMigrations: false,
-  rotationDays: 30,
 } as const satisfies Omit<StageConfig, Named>;
 
 export interface StageOptions {
