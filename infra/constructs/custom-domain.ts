@@ -26,5 +26,7 @@ export class CustomDomain extends Construct {
     });
     this.domainName.addBasePathMapping(api.restApi, { basePath: API_STAGE_NAME, stage: api.stage });
     this.url = `https://${domain.name}/${API_STAGE_NAME}/`;
+    // RestApi's own output names the execute-api URL, which answers nothing once disabled.
+    api.restApi.node.tryRemoveChild('Endpoint');
   }
 }

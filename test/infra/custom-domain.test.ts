@@ -42,6 +42,8 @@ describe('the API on a custom domain (-c domainName=… -c certificateArn=…)',
     expect(outputs.ApiUrl.Value).toBe(`https://${domainName}/${API_STAGE_NAME}/`);
     expect(outputs.ApiDomainTarget.Value).toEqual({ 'Fn::GetAtt': [domain, 'RegionalDomainName'] });
     expect(outputs.ApiDomainHostedZoneId.Value).toEqual({ 'Fn::GetAtt': [domain, 'RegionalHostedZoneId'] });
+    // No output names the disabled execute-api address (RestApi's own `Endpoint` output is removed).
+    expect(JSON.stringify(outputs)).not.toContain('execute-api');
   });
 });
 
