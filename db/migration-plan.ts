@@ -21,20 +21,27 @@ interface Journal {
   readonly entries: readonly { readonly tag: string; readonly when: number }[];
 }
 
+export interface MigrationPlan {
+  readonly pending: readonly PendingMigration[];
+  /** No migration was ever applied: the database holds none of the project's tables yet. */
+  readonly firstRun: boolean;
+}
+
 /**
  * What drizzle's migrator will apply, chosen as it chooses (drizzle-orm's pg dialect `migrate`):
  * every journal entry newer than the newest `created_at` in `drizzle.__drizzle_migrations`, or all
- * of them when that table does not exist yet.
+ * of them when that table does not exist yet (or is empty).
  */
 export async function pendingMigrations(
   handle: DatabaseHandle,
   folder = defaultMigrationsFolder(),
-): Promise<PendingMigration[]> {
+): Promise<MigrationPlan> {
   const journal: Journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8'));
   const last = await lastApplied(handle);
-  return journal.entries
+  const pending = journal.entries
     .filter((entry) => last === undefined || last < entry.when)
     .map((entry) => ({ tag: entry.tag, sql: readFileSync(join(folder, `${entry.tag}.sql`), 'utf8') }));
+  return { pending, firstRun: last === undefined };
 }
 
 async function lastApplied(handle: DatabaseHandle): Promise<number | undefined> {

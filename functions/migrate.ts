@@ -82,8 +82,12 @@ async function snapshotIfChanging(
   options: MigrationOptions,
 ): Promise<{ snapshot?: string }> {
   if (!options.snapshot) return {};
-  const pending = await pendingMigrations(handle, options.migrationsFolder ?? defaultMigrationsFolder());
-  const changes = changesToExisting(pending);
+  const { pending, firstRun } = await pendingMigrations(
+    handle,
+    options.migrationsFolder ?? defaultMigrationsFolder(),
+  );
+  // A database no migration ever ran on holds no table of ours to protect.
+  const changes = firstRun ? [] : changesToExisting(pending);
   if (changes.length === 0) return {};
   const tag = pending.at(-1)?.tag ?? 'unknown';
   options.logger('info', 'pending migrations change existing tables: snapshot first', {

@@ -6,7 +6,7 @@ import type { Logger } from '#functions/http/log.ts';
 import { applyMigrations, handler } from '#functions/migrate.ts';
 import { type AwsEndpoint, startAwsEndpoint } from '#infra/local/aws-endpoint.ts';
 import { type LocalClusterSnapshots, localClusterSnapshots } from '#infra/local/rds-endpoint.ts';
-import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
+import { emptyDatabase, freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 import { migrationsFolder } from '#test/helpers/migrations.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -138,6 +138,21 @@ describe.runIf(usingPostgres())(
       expect(await run(ADDITIVE)).toEqual({ attempts: 1 });
       expect(calls).toEqual([]);
       expect(await probeTableExists()).toBe(true);
+    });
+
+    it('takes none on a database no migration ever ran on (the first deploy), whatever the migrations do', async () => {
+      await inspector.end();
+      await database.close();
+      database = await emptyDatabase();
+      inspector = postgres(database.url ?? '', { max: 1, onnotice: () => {} });
+      const result = await run([
+        'create table snapshot_probe (id int)',
+        'alter table snapshot_probe rename to snapshot_probe_renamed',
+        'update snapshot_probe_renamed set id = 1',
+      ]);
+      expect(result).toEqual({ attempts: 1 });
+      expect(calls).toEqual([]);
+      expect((await inspector`select to_regclass('snapshot_probe_renamed') as t`)[0]?.t).not.toBeNull();
     });
 
     it('takes none when nothing is pending', async () => {
