@@ -2,8 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'aws-lambda';
 import { type DatabaseConfig, type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { brokeTheConnection, sqlState } from '#db/errors.ts';
-import { type MigrationSession, migrate } from '#db/migrate.ts';
+import { defaultMigrationsFolder, type MigrationSession, migrate } from '#db/migrate.ts';
+import { type ChangingStatement, changesToExisting, pendingMigrations } from '#db/migration-plan.ts';
 import type { AppCredentials } from '#db/roles.ts';
+import { SnapshotFailed, snapshotSettingsFromEnv, takeClusterSnapshot } from './cluster-snapshot.ts';
 import { asInvocation, databaseConfigForLambda, type LambdaContext } from './deps.ts';
 import { createLogger, type Logger } from './http/log.ts';
 
@@ -19,6 +21,12 @@ export interface MigrationOptions {
   session?: MigrationSession;
   /** Attempts that may end in a lock timeout before the deploy fails (default 3). */
   lockAttempts?: number;
+  /**
+   * Called before pending migrations that change existing tables (db/migration-plan.ts), with the
+   * newest one's tag; a throw fails the run before any migration. Where the stage has it: a
+   * cluster snapshot (functions/cluster-snapshot.ts).
+   */
+  snapshot?: (before: { tag: string; changes: readonly ChangingStatement[] }) => Promise<string>;
 }
 
 /** Kept back so that the last attempt has time to finish before Lambda stops it. */
@@ -38,16 +46,23 @@ const RETRYABLE_SQLSTATE = new Set(['53300', '40001', '40P01', LOCK_NOT_AVAILABL
  * get within the session's lock_timeout is retried a few times. Applying is idempotent: drizzle
  * journals what it applied, in one transaction.
  */
-export async function applyMigrations(config: DatabaseConfig, options: MigrationOptions) {
+export async function applyMigrations(
+  config: DatabaseConfig,
+  options: MigrationOptions,
+): Promise<{ attempts: number; snapshot?: string }> {
   const { remainingMs, logger, retryDelayMs = 5_000, open = openDatabase, lockAttempts = 3 } = options;
   let lockTimeouts = 0;
+  // Decided once: a retry after the snapshot does not take another.
+  let snapshotDone: { snapshot?: string } | undefined;
   for (let attempt = 1; ; attempt++) {
     const handle = await open(config);
     try {
+      snapshotDone ??= await snapshotIfChanging(handle, options);
       await migrate(handle, options.migrationsFolder, { appRole: options.appRole, session: options.session });
       logger('info', 'migrations applied', { attempt, appRole: options.appRole?.username });
-      return { attempts: attempt };
+      return { attempts: attempt, ...snapshotDone };
     } catch (error) {
+      if (error instanceof SnapshotFailed) throw error;
       const code = sqlState(error);
       if (code === LOCK_NOT_AVAILABLE) lockTimeouts++;
       const retryable =
@@ -61,12 +76,38 @@ export async function applyMigrations(config: DatabaseConfig, options: Migration
   }
 }
 
+/** Reads what will be applied; when it changes existing tables, has the snapshot taken first. */
+async function snapshotIfChanging(
+  handle: DatabaseHandle,
+  options: MigrationOptions,
+): Promise<{ snapshot?: string }> {
+  if (!options.snapshot) return {};
+  const { pending, firstRun } = await pendingMigrations(
+    handle,
+    options.migrationsFolder ?? defaultMigrationsFolder(),
+  );
+  // A database no migration ever ran on holds no table of ours to protect.
+  const changes = firstRun ? [] : changesToExisting(pending);
+  if (changes.length === 0) return {};
+  const tag = pending.at(-1)?.tag ?? 'unknown';
+  options.logger('info', 'pending migrations change existing tables: snapshot first', {
+    tag,
+    changes: changes.slice(0, 5),
+  });
+  try {
+    return { snapshot: await options.snapshot({ tag, changes }) };
+  } catch (error) {
+    throw error instanceof SnapshotFailed ? error : new SnapshotFailed(String(error), { cause: error });
+  }
+}
+
 /**
  * The deploy trigger's entry point (infra/constructs/migrations.ts): it runs before the API
  * functions are updated, with db/migrations copied beside the bundle, where db/migrate.ts looks.
  * It connects with the master secret (DATABASE_SECRET_ARN) and gives the app role (APP_IAM_USER)
- * its privileges and IAM database authentication, no password. A thrown error fails the
- * deployment, which CloudFormation then rolls back.
+ * its privileges and IAM database authentication, no password. Where the stage sets
+ * SNAPSHOT_CLUSTER_ID, migrations that change existing tables wait for a cluster snapshot first.
+ * A thrown error fails the deployment, which CloudFormation then rolls back.
  */
 export function handler(
   _event: unknown,
@@ -74,10 +115,14 @@ export function handler(
 ) {
   return asInvocation(context, async () => {
     const appUser = process.env.APP_IAM_USER;
+    const remainingMs = () => context.getRemainingTimeInMillis();
+    const logger = createLogger();
+    const snapshots = snapshotSettingsFromEnv();
     return applyMigrations(await databaseConfigForLambda(), {
-      remainingMs: () => context.getRemainingTimeInMillis(),
-      logger: createLogger(),
+      remainingMs,
+      logger,
       appRole: appUser ? { username: appUser, iam: true } : undefined,
+      snapshot: snapshots && (({ tag }) => takeClusterSnapshot(snapshots, { tag, remainingMs, logger })),
     });
   });
 }

@@ -9,6 +9,7 @@ import { STACK_PREFIX } from './stage-name.ts';
  *   instead of AdministratorAccess: only the services the API stacks use;
  * - the permissions boundary every role of the API stacks carries (infra/stack.ts), so that no
  *   function, provider or hook role can ever do more than these services, whatever its policies say.
+ *   The execution policy refuses to create a role without it, or to change or remove it.
  */
 export const EXECUTION_POLICY_NAME = `${STACK_PREFIX}-cfn-execution`;
 export const BOUNDARY_POLICY_NAME = `${STACK_PREFIX}-role-boundary`;
@@ -31,8 +32,9 @@ export const SERVICES_BY_NAMESPACE: Readonly<Record<string, readonly string[]>> 
   'AWS::KMS': ['kms'],
   'AWS::Lambda': ['lambda'],
   'AWS::Logs': ['logs'],
-  'AWS::RDS': ['rds'],
-  'AWS::SecretsManager': ['secretsmanager', 'serverlessrepo'],
+  // The master secrets are RDS's (manageMasterUserPassword): creating a cluster creates its secret.
+  'AWS::RDS': ['rds', 'secretsmanager'],
+  'AWS::SecretsManager': ['secretsmanager'],
   'AWS::SNS': ['sns'],
   'AWS::SSM': ['ssm'],
   'AWS::WAFv2': ['wafv2'],
@@ -48,6 +50,9 @@ export const namespaceOf = (type: string) =>
 
 const services = () => [...new Set(Object.values(SERVICES_BY_NAMESPACE).flat())].sort();
 
+/** The boundary's ARN in the account the policies are deployed to, as the stacks name it. */
+export const boundaryArn = () => policyArn(BOUNDARY_POLICY_NAME);
+
 export function executionPolicyDocument(): PolicyDocument {
   return new PolicyDocument({
     statements: [
@@ -55,6 +60,16 @@ export function executionPolicyDocument(): PolicyDocument {
         sid: 'StackServices',
         actions: services().map((service) => `${service}:*`),
         resources: ['*'],
+      }),
+      // A role comes into being inside the boundary or not at all, and keeps it: whatever a template
+      // (or a branch's copy of one) asks for, CloudFormation cannot make or change a role into one
+      // that reaches beyond the runtime services.
+      new PolicyStatement({
+        sid: 'RolesInsideTheBoundary',
+        effect: Effect.DENY,
+        actions: ['iam:CreateRole', 'iam:PutRolePermissionsBoundary'],
+        resources: ['*'],
+        conditions: { StringNotEquals: { 'iam:PermissionsBoundary': boundaryArn() } },
       }),
       // Roles are created by the stacks (functions, providers, CodeDeploy, the backup plan); never users or keys.
       new PolicyStatement({

@@ -6,6 +6,8 @@
  * `-c alarmHttpsUrl=https://…` also posts the alarms to an HTTPS endpoint (a pager's SNS integration).
  * `-c proxy=true` gives a preview prod's database path (RDS Proxy); the `staging` stage has it too.
  * `-c stage=previews` is the preview base every other branch preview keeps its database on.
+ * `-c domainName=api.example.com -c certificateArn=arn:aws:acm:…` puts the API on that domain only.
+ * `-c backupCopyVaultArn=arn:aws:backup:…` copies prod's backups to that vault of a backup account.
  */
 import { App } from 'aws-cdk-lib';
 import { defineBaseApp } from './preview-base.ts';
@@ -27,5 +29,8 @@ else
       alarmEmail: context('alarmEmail'),
       alarmHttpsUrl: context('alarmHttpsUrl'),
       proxy: context('proxy') === 'true',
+      domainName: context('domainName'),
+      certificateArn: context('certificateArn'),
+      backupCopyVaultArn: context('backupCopyVaultArn'),
     }),
   );

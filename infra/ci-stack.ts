@@ -1,4 +1,4 @@
-import { type App, Aws, CfnOutput, Stack, Validations } from 'aws-cdk-lib';
+import { type App, Aws, CfnOutput, CliCredentialsStackSynthesizer, Stack, Validations } from 'aws-cdk-lib';
 import {
   Effect,
   type IOidcProvider,
@@ -57,7 +57,13 @@ export class CiIdentityStack extends Stack {
   readonly roleBoundary: ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: CiIdentityProps) {
-    super(scope, id, { description: 'GitHub OIDC deploy roles of the voice agent administration API' });
+    super(scope, id, {
+      description: 'GitHub OIDC deploy roles of the voice agent administration API',
+      // Deployed with the administrator's own credentials, never through the bootstrap roles: the
+      // execution policy it creates refuses roles without the boundary (its own deploy roles have
+      // none) and any change to the policies that hold the boundary in place.
+      synthesizer: new CliCredentialsStackSynthesizer({ qualifier: props.qualifier }),
+    });
     if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(props.repository)) {
       throw new Error(`-c githubRepository must be owner/name, not ${JSON.stringify(props.repository)}`);
     }
@@ -107,14 +113,13 @@ export class CiIdentityStack extends Stack {
       qualifier,
       listsStacks: true,
     });
-    // The stack, and the nested stacks the Secrets Manager transform creates (named after it).
     this.prodRole = this.deployRole('ProdDeployRole', props.repository, 'production', {
-      stacks: [prod, `${prod}-*`],
+      stacks: [prod],
       functions: `${prod}-*`,
       qualifier,
     });
     this.prodPlanRole = this.deployRole('ProdPlanRole', props.repository, 'production-plan', {
-      stacks: [prod, `${prod}-*`],
+      stacks: [prod],
       functions: `${prod}-*`,
       qualifier,
       planOnly: true,
@@ -158,10 +163,6 @@ export class CiIdentityStack extends Stack {
         : ([
             [[functions], 'CloudFormation names functions after their stack, with a generated suffix'],
           ] as const)),
-      [
-        [arn('cloudformation:{region}:aws:transform/SecretsManager-*')],
-        'Any version of the Secrets Manager transform',
-      ],
       [[{ nag: `${assets.nag}/*` }], 'CDK names asset objects by their content hash'],
       [['*'], 'cloudformation:ListStacks, ValidateTemplate and an unnamed DescribeStacks take no resource'],
     ] as const;
@@ -193,12 +194,6 @@ export class CiIdentityStack extends Stack {
               ]),
         ].sort(),
         resources: scope.stacks.map((name) => stackArn(name).real),
-      }),
-      // The rotation schedules use the Secrets Manager transform; a change set naming it needs this.
-      new PolicyStatement({
-        sid: 'SecretsManagerTransform',
-        actions: ['cloudformation:CreateChangeSet'],
-        resources: [arn('cloudformation:{region}:aws:transform/SecretsManager-*').real],
       }),
       new PolicyStatement({
         sid: 'ListStacks',
@@ -244,8 +239,8 @@ export class CiIdentityStack extends Stack {
     }
     if (scope.deniedStack) {
       // By name for the stack itself, by its `stage` tag (a stack tag, which CloudFormation copies
-      // onto nested stacks and the functions) for the rest: a name pattern would also catch previews
-      // whose stage merely starts with `prod-`.
+      // onto the functions) for the rest: a name pattern would also catch previews whose stage
+      // merely starts with `prod-`.
       statements.push(
         new PolicyStatement({
           sid: 'NeverProd',

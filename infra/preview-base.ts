@@ -1,16 +1,14 @@
 import { type App, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
 import { Port } from 'aws-cdk-lib/aws-ec2';
 import { ManagedPolicy, PermissionsBoundary } from 'aws-cdk-lib/aws-iam';
-import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import {
   CaCertificate,
   ClusterInstance,
   Credentials,
   DatabaseCluster,
-  DatabaseSecret,
   ParameterGroup,
 } from 'aws-cdk-lib/aws-rds';
-import { HostedRotation, RotationSchedule } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { BOUNDARY_POLICY_NAME } from './account-policies.ts';
@@ -59,7 +57,7 @@ export const PREVIEW_CLUSTER = {
 /**
  * Deployed once per account and region, before any branch preview: an isolated VPC (no NAT), one
  * Aurora Serverless v2 cluster that scales to zero, the Secrets Manager endpoint, the master
- * secret (rotated), and one security group every branch's functions run in, already allowed to the
+ * secret (RDS keeps and rotates it), and one security group every branch's functions run in, already allowed to the
  * cluster and the endpoint, so branch stacks add no rules to the base. Branches are isolated
  * from each other by their database roles (CONNECT on their own database only), not by network.
  */
@@ -77,9 +75,6 @@ export class PreviewBaseStack extends Stack {
     });
     this.network = new Network(this, 'Network', { config });
     const network = this.network;
-    // No dbname: the master connects to `postgres`; every branch gets a database of its own.
-    const secret = new DatabaseSecret(this, 'MasterSecret', { username: 'postgres' });
-    secret.applyRemovalPolicy(RemovalPolicy.DESTROY);
     const parameterGroup = new ParameterGroup(this, 'Parameters', {
       engine: ENGINE,
       description: 'TLS required; idle sessions closed so that the cluster can pause',
@@ -92,7 +87,10 @@ export class PreviewBaseStack extends Stack {
     this.cluster = new DatabaseCluster(this, 'Cluster', {
       engine: ENGINE,
       parameterGroup,
-      credentials: Credentials.fromSecret(secret),
+      // RDS keeps and rotates the password (no rotation function, role or nested stack); the
+      // secret holds user name and password only: branch functions get host and database by environment.
+      credentials: Credentials.fromUsername('postgres'),
+      manageMasterUserPassword: true,
       // Branch app roles log in with IAM tokens (`rds_iam`, granted by each branch's migration).
       iamAuthentication: true,
       writer: ClusterInstance.serverlessV2('Writer', {
@@ -116,33 +114,11 @@ export class PreviewBaseStack extends Stack {
       id: 'AwsSolutions-RDS10',
       reason: 'Holds only disposable preview databases; the stack has termination protection instead',
     });
-    const masterSecret = this.cluster.secret ?? secret;
+    const masterSecret = this.cluster.secret as ISecret;
 
     const functions = network.securityGroup(this, 'FunctionsSecurityGroup', 'Every branch preview function');
     this.cluster.connections.allowFrom(functions, Port.tcp(5432), 'Postgres from branch preview functions');
     network.allowSecretsFrom(functions, 'Secrets Manager from branch preview functions');
-
-    // The master's password rotates like prod's: by the function AWS hosts, in the isolated subnets.
-    const rotation = network.securityGroup(this, 'RotationSecurityGroup', 'Master secret rotation');
-    this.cluster.connections.allowFrom(rotation, Port.tcp(5432), 'Postgres from secret rotation');
-    network.allowSecretsFrom(rotation, 'Secrets Manager from secret rotation');
-    const rotationName = `${config.stackName}-master-rotation`;
-    const rotationLogs = new LogGroup(this, 'MasterRotationLogs', {
-      logGroupName: `/aws/lambda/${rotationName}`,
-      retention: config.logRetention,
-      removalPolicy: config.removalPolicy,
-    });
-    const schedule = new RotationSchedule(this, 'MasterRotation', {
-      secret: masterSecret,
-      hostedRotation: HostedRotation.postgreSqlSingleUser({
-        vpc: network.vpc,
-        vpcSubnets: network.isolated,
-        securityGroups: [rotation],
-        functionName: rotationName,
-      }),
-      automaticallyAfter: Duration.days(config.rotationDays),
-    });
-    schedule.node.addDependency(rotationLogs, this.cluster);
 
     const output = (key: BaseExport, value: string, description: string) =>
       new CfnOutput(this, key, { value, description, exportName: exportName(key) });

@@ -5,6 +5,7 @@ import type { Construct } from 'constructs';
 import { authorizer } from '#contract/routes.ts';
 import { BOUNDARY_POLICY_NAME } from './account-policies.ts';
 import { Api } from './constructs/api.ts';
+import { CustomDomain } from './constructs/custom-domain.ts';
 import { Backups, DataKey } from './constructs/data-safety.ts';
 import { DATABASE_NAME, Database, type DatabaseAccess } from './constructs/database.ts';
 import { ApiFunctions } from './constructs/functions.ts';
@@ -14,14 +15,13 @@ import { Network, type NetworkPlacement } from './constructs/network.ts';
 import { PreviewBaseImports, PreviewDatabase } from './constructs/preview-database.ts';
 import { giveProvidersLogGroups } from './constructs/provider-logs.ts';
 import { Releases } from './constructs/releases.ts';
-import { SecretRotation } from './constructs/rotation.ts';
 import { UsagePlans } from './constructs/usage-plans.ts';
 import { type ApiWaf, protectStage } from './constructs/waf.ts';
 import type { StageConfig } from './stage.ts';
 
 /**
  * One stage of the API: network, database, the functions of the route table behind the REST
- * API (usage plans per tier, a web ACL where durable), the migration trigger that runs before them, secret rotation, and alarms. Environment-agnostic, so that
+ * API (usage plans per tier, a web ACL where durable), the migration trigger that runs before them, and alarms. Environment-agnostic, so that
  * `cdk synth` needs no AWS account; `cdk deploy` takes account and region from the credentials.
  */
 export class AdminApiStack extends Stack {
@@ -31,14 +31,14 @@ export class AdminApiStack extends Stack {
   readonly migrations: Migrations;
   readonly api: Api;
   readonly monitoring: Monitoring;
-  /** Stacks with a cluster of their own; a branch preview's secret lives and dies with the branch. */
-  readonly rotation?: SecretRotation;
   readonly releases: Releases;
   /** Stacks with a cluster of their own (a branch preview's database is on the base's cluster). */
   readonly dataKey?: DataKey;
   readonly backups?: Backups;
   readonly usagePlans: UsagePlans;
   readonly waf?: ApiWaf;
+  /** `-c domainName=… -c certificateArn=…`: the API's only address then. */
+  readonly customDomain?: CustomDomain;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     const tags = { project: 'voice-agent-admin-api', stage: config.stage };
@@ -46,9 +46,8 @@ export class AdminApiStack extends Stack {
       description: `Voice agent administration API: ${config.durable ? 'production' : 'preview'} stage ${config.stage}`,
       terminationProtection: config.durable,
       // Stack tags (with explicitStackTags, Tags.of below tags only the template's resources):
-      // CloudFormation copies these onto what it creates outside the template too, the Secrets
-      // Manager transform's nested stacks and their rotation functions, which the preview deploy
-      // role's `stage=prod` deny must reach.
+      // CloudFormation copies these onto everything it creates, which the preview deploy role's
+      // `stage=prod` deny must reach.
       tags,
     });
     // A branch preview keeps its database on the preview base's cluster (infra/preview-base.ts).
@@ -86,14 +85,8 @@ export class AdminApiStack extends Stack {
       network: this.network,
       database: this.database,
       runBefore: this.functions.all,
+      owned: owned && { cluster: owned.database.cluster, network: owned.network },
     });
-    if (owned) {
-      this.rotation = new SecretRotation(this, 'Rotation', {
-        config,
-        ...owned,
-        after: [this.migrations.trigger],
-      });
-    }
     this.api = new Api(this, 'Api', { config, functions: this.functions });
     // Per-workspace limits: one usage plan per tier, the admin function keeps each workspace's key.
     this.usagePlans = new UsagePlans(this, 'UsagePlans', { api: this.api.restApi, stage: this.api.stage });
@@ -120,8 +113,21 @@ export class AdminApiStack extends Stack {
       ]),
       alarms: this.monitoring.releaseAlarms,
     });
+    if (config.domain) {
+      this.customDomain = new CustomDomain(this, 'CustomDomain', { domain: config.domain, api: this.api });
+      // What the operator's DNS record points at (docs/deploying.md): an alias, or a CNAME outside Route 53.
+      new CfnOutput(this, 'ApiDomainTarget', {
+        value: this.customDomain.domainName.domainNameAliasDomainName,
+        description: `DNS: ${config.domain.name} as an alias (A/AAAA) or CNAME of this name`,
+      });
+      new CfnOutput(this, 'ApiDomainHostedZoneId', {
+        value: this.customDomain.domainName.domainNameAliasHostedZoneId,
+        description: 'DNS: the hosted zone id of a Route 53 alias record to ApiDomainTarget',
+      });
+    }
+    // Everything that calls the API (smoke tests, CI summaries, the docs) reads this one output.
     new CfnOutput(this, 'ApiUrl', {
-      value: this.api.url,
+      value: this.customDomain?.url ?? this.api.url,
       description: 'Base URL of the REST API (its stage included)',
     });
     new CfnOutput(this, 'AdminFunctionName', {
@@ -136,7 +142,8 @@ export class AdminApiStack extends Stack {
         : 'The database on this stage’s own cluster',
     });
     // Every role this stack creates (functions, providers, hook, CodeDeploy, backup) stays inside
-    // the account's boundary, created with the deploy identity (infra/account-policies.ts).
+    // the account's boundary, created with the deploy identity (infra/account-policies.ts), whose
+    // execution policy refuses a role without it: no role may come from outside the template.
     PermissionsBoundary.of(this).apply(
       ManagedPolicy.fromManagedPolicyName(this, 'RoleBoundary', BOUNDARY_POLICY_NAME),
     );

@@ -63,15 +63,44 @@ export interface StageConfig {
   readonly release: 'canary' | 'all-at-once';
   /** Secrets Manager interface endpoint ENIs: one per AZ costs ~7 USD a month each. */
   readonly secretsEndpointAzs: 1 | 2;
-  /** AWS Backup of the cluster (daily, continuous, copied to a locked vault); none on previews. */
-  readonly backup?: { readonly keepDays: number };
+  /**
+   * Before migrations that change existing tables, the migration function takes a manual snapshot
+   * of the cluster and waits for it (functions/cluster-snapshot.ts). Prod only: previews' data is
+   * disposable, and their manual snapshots would outlive them.
+   */
+  readonly snapshotBeforeMigrations: boolean;
+  /**
+   * AWS Backup of the cluster (daily, continuous, copied to a locked vault); none on previews.
+   * `copyVaultArn` (`-c backupCopyVaultArn=…`): the copies go to that vault of a backup account
+   * instead of the stack's own locked vault (docs/deploying.md says how that vault is made).
+   */
+  readonly backup?: { readonly keepDays: number; readonly copyVaultArn?: string };
   /** Alarm notifications go to this address (`-c alarmEmail=…`); required where `durable`. */
   readonly alarmEmail?: string;
   /** Alarm notifications are also posted here (`-c alarmHttpsUrl=…`), e.g. a paging service's SNS endpoint. */
   readonly alarmHttpsUrl?: string;
-  /** Days between automatic rotations of the master and the application secrets. */
-  readonly rotationDays: number;
+  /**
+   * The API on a custom domain (`-c domainName=… -c certificateArn=…`), its `execute-api` endpoint
+   * then disabled; the DNS record pointing at it is the operator's (docs/deploying.md).
+   */
+  readonly domain?: CustomDomainSettings;
 }
+
+export interface CustomDomainSettings {
+  /** e.g. `api.example.com` */
+  readonly name: string;
+  /** An ACM certificate in the stack's region covering `name` (a regional endpoint). */
+  readonly certificateArn: string;
+}
+
+/** What the command line sets: everything else is the stage kind's. */
+type Named = 'stage' | 'stackName' | 'alarmEmail' | 'alarmHttpsUrl' | 'domain';
+
+/** `arn:aws:backup:<region>:<account>:backup-vault:<name>`; the account is the one the data key is shared with. */
+const BACKUP_VAULT_ARN = /^arn:aws[a-z-]*:backup:[a-z0-9-]+:(\d{12}):backup-vault:[A-Za-z0-9_.-]{2,50}$/;
+
+/** The account of a backup vault ARN (validated by stageConfig). */
+export const accountOfVault = (arn: string) => BACKUP_VAULT_ARN.exec(arn)?.[1] as string;
 
 const production = {
   durable: true,
@@ -92,9 +121,9 @@ const production = {
   api: { rateLimit: 200, burstLimit: 400 },
   release: 'canary',
   secretsEndpointAzs: 2,
+  snapshotBeforeMigrations: true,
   backup: { keepDays: 35 },
-  rotationDays: 30,
-} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail' | 'alarmHttpsUrl'>;
+} as const satisfies Omit<StageConfig, Named>;
 
 const preview = {
   durable: false,
@@ -116,14 +145,39 @@ const preview = {
   api: { rateLimit: 20, burstLimit: 40 },
   release: 'all-at-once',
   secretsEndpointAzs: 1,
-  rotationDays: 30,
-} as const satisfies Omit<StageConfig, 'stage' | 'stackName' | 'alarmEmail' | 'alarmHttpsUrl'>;
+  snapshotBeforeMigrations: false,
+} as const satisfies Omit<StageConfig, Named>;
 
 export interface StageOptions {
   readonly alarmEmail?: string;
   readonly alarmHttpsUrl?: string;
   /** `-c proxy=true`: a preview with prod's database path (the `staging` stage has it anyway). */
   readonly proxy?: boolean;
+  /** `-c domainName=…`, only together with `-c certificateArn=…`. */
+  readonly domainName?: string;
+  readonly certificateArn?: string;
+  /** `-c backupCopyVaultArn=…`: a vault in a backup account for the backup plan's copies (prod). */
+  readonly backupCopyVaultArn?: string;
+}
+
+const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
+
+/** Both or neither; each in its own shape, so a typo fails the synth instead of the deploy. */
+function customDomain({ domainName, certificateArn }: StageOptions): CustomDomainSettings | undefined {
+  if (!domainName && !certificateArn) return undefined;
+  if (!domainName || !certificateArn) {
+    throw new Error('a custom domain needs both -c domainName=<host> and -c certificateArn=<ACM ARN>');
+  }
+  if (!HOSTNAME.test(domainName)) {
+    throw new Error(`-c domainName must be a lower-case host name, not ${JSON.stringify(domainName)}`);
+  }
+  if (!CERTIFICATE_ARN.test(certificateArn)) {
+    throw new Error(
+      `-c certificateArn must be an ACM certificate ARN, not ${JSON.stringify(certificateArn)}`,
+    );
+  }
+  return { name: domainName, certificateArn };
 }
 
 /** Settings for a stage name that is already sanitised. Prod refuses to exist without an alarm destination. */
@@ -136,12 +190,20 @@ export function stageConfig(stage: string, options: StageOptions = {}): StageCon
     stackName: `${STACK_PREFIX}-${stage}`,
     alarmEmail: options.alarmEmail,
     alarmHttpsUrl: options.alarmHttpsUrl,
+    domain: customDomain(options),
   };
+  const copyVaultArn = options.backupCopyVaultArn;
+  if (copyVaultArn && !BACKUP_VAULT_ARN.test(copyVaultArn)) {
+    throw new Error(`-c backupCopyVaultArn must be a backup vault ARN, not ${JSON.stringify(copyVaultArn)}`);
+  }
+  if (copyVaultArn && stage !== PROD) {
+    throw new Error('-c backupCopyVaultArn applies to prod only: no other stage has a backup plan');
+  }
   if (stage === PROD) {
     if (!options.alarmEmail) {
       throw new Error('prod needs an alarm destination: -c alarmEmail=<address> (docs/deploying.md)');
     }
-    return { ...production, ...named };
+    return { ...production, ...named, backup: { ...production.backup, copyVaultArn } };
   }
   if (!(options.proxy || stage === STAGING)) return { ...preview, ...named };
   // The proxy holds connections open, so the writer would not pause anyway: prod's minimum instead.

@@ -69,6 +69,8 @@ export class Api extends Construct {
       restApiName: config.stackName,
       description: `Voice agent administration API (${config.stage})`,
       endpointTypes: [EndpointType.REGIONAL],
+      // On a custom domain (constructs/custom-domain.ts) that domain is the only way in.
+      disableExecuteApiEndpoint: config.domain ? true : undefined,
       // Every body reaches the function base64-encoded, byte for byte: a REST API would pass a
       // text body through as UTF-8 and replace bytes that are not.
       binaryMediaTypes: ['*/*'],
@@ -146,7 +148,7 @@ export class Api extends Construct {
     );
   }
 
-  /** `https://<id>.execute-api.<region>.amazonaws.com/v1/` */
+  /** `https://<id>.execute-api.<region>.amazonaws.com/v1/` (disabled on a custom domain: the stack's ApiUrl says which). */
   get url(): string {
     return this.restApi.url;
   }

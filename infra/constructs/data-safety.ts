@@ -1,10 +1,16 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { BackupPlan, BackupPlanRule, BackupResource, BackupVault } from 'aws-cdk-lib/aws-backup';
+import {
+  BackupPlan,
+  BackupPlanRule,
+  BackupResource,
+  BackupVault,
+  type IBackupVault,
+} from 'aws-cdk-lib/aws-backup';
 import { Schedule } from 'aws-cdk-lib/aws-events';
-import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { AccountPrincipal, AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import type { StageConfig } from '../stage.ts';
+import { accountOfVault, type StageConfig } from '../stage.ts';
 import type { Database } from './database.ts';
 
 /**
@@ -32,6 +38,29 @@ export class DataKey extends Construct {
       pendingWindow: Duration.days(config.durable ? 30 : 7),
     });
     this.forGrants = Key.fromKeyArn(this, 'ForGrants', this.key.keyArn);
+    // A cross-account copy decrypts the recovery point with this key and re-encrypts it with the
+    // destination vault's: the backup account must be allowed to use the key, and nothing more.
+    const copyVaultArn = config.backup?.copyVaultArn;
+    if (copyVaultArn) {
+      const backupAccount = new AccountPrincipal(accountOfVault(copyVaultArn));
+      this.key.addToResourcePolicy(
+        new PolicyStatement({
+          sid: 'BackupAccountCopies',
+          principals: [backupAccount],
+          actions: ['kms:Decrypt', 'kms:DescribeKey', 'kms:ReEncryptFrom'],
+          resources: ['*'],
+        }),
+      );
+      this.key.addToResourcePolicy(
+        new PolicyStatement({
+          sid: 'BackupAccountCopyGrants',
+          principals: [backupAccount],
+          actions: ['kms:CreateGrant'],
+          resources: ['*'],
+          conditions: { Bool: { 'kms:GrantIsForAWSResource': true } },
+        }),
+      );
+    }
   }
 }
 
@@ -47,14 +76,16 @@ export const PROTECTED_VAULT_ACTIONS = [
 
 /**
  * AWS Backup of the cluster, on stages that keep data: a daily backup kept `keepDays` days in the
- * stage's vault, copied to a second vault under a vault lock (minimum retention `keepDays`) whose
- * access policy denies deleting recovery points, the vault or its policy to every principal.
- * A compromised or mistaken prod deploy can delete the stack and its vault, not that copy.
+ * stage's vault, copied to a second vault. By default that vault is the stack's own, under a vault
+ * lock (minimum retention `keepDays`) whose access policy denies deleting recovery points, the
+ * vault or its policy to every principal: a compromised or mistaken prod deploy can delete the
+ * stack and its vault, not that copy. With `copyVaultArn` the copy goes to a vault in a backup
+ * account instead, which nothing in the prod account can reach (docs/deploying.md).
  */
 export class Backups extends Construct {
   readonly plan: BackupPlan;
   readonly vault: BackupVault;
-  readonly copyVault: BackupVault;
+  readonly copyVault: IBackupVault;
 
   constructor(
     scope: Construct,
@@ -69,23 +100,10 @@ export class Backups extends Construct {
     super(scope, id);
     const retention = Duration.days(keepDays);
     this.vault = new BackupVault(this, 'Vault', { encryptionKey: key, removalPolicy: config.removalPolicy });
-    this.copyVault = new BackupVault(this, 'CopyVault', {
-      backupVaultName: `${config.stackName}-protected-copies`,
-      encryptionKey: key,
-      removalPolicy: RemovalPolicy.RETAIN,
-      lockConfiguration: { minRetention: retention },
-      accessPolicy: new PolicyDocument({
-        statements: [
-          new PolicyStatement({
-            sid: 'NobodyDeletesCopies',
-            effect: Effect.DENY,
-            principals: [new AnyPrincipal()],
-            actions: PROTECTED_VAULT_ACTIONS,
-            resources: ['*'],
-          }),
-        ],
-      }),
-    });
+    const copyVaultArn = config.backup?.copyVaultArn;
+    this.copyVault = copyVaultArn
+      ? BackupVault.fromBackupVaultArn(this, 'BackupAccountVault', copyVaultArn)
+      : this.lockedCopyVault(config, key, retention);
     this.plan = new BackupPlan(this, 'Plan', { backupVault: this.vault });
     this.plan.addRule(
       new BackupPlanRule({
@@ -103,6 +121,27 @@ export class Backups extends Construct {
     Validations.of(selection).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
       reason: "AWS Backup's own policy for taking backups of the selected resources",
+    });
+  }
+
+  /** The stack's own vault for the copies: retained, locked, and closed to every principal's deletes. */
+  private lockedCopyVault(config: StageConfig, key: IKey, retention: Duration): BackupVault {
+    return new BackupVault(this, 'CopyVault', {
+      backupVaultName: `${config.stackName}-protected-copies`,
+      encryptionKey: key,
+      removalPolicy: RemovalPolicy.RETAIN,
+      lockConfiguration: { minRetention: retention },
+      accessPolicy: new PolicyDocument({
+        statements: [
+          new PolicyStatement({
+            sid: 'NobodyDeletesCopies',
+            effect: Effect.DENY,
+            principals: [new AnyPrincipal()],
+            actions: PROTECTED_VAULT_ACTIONS,
+            resources: ['*'],
+          }),
+        ],
+      }),
     });
   }
 }

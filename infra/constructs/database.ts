@@ -11,7 +11,6 @@ import {
   DatabaseCluster,
   DatabaseClusterEngine,
   type DatabaseProxy,
-  DatabaseSecret,
   DefaultAuthScheme,
   ParameterGroup,
 } from 'aws-cdk-lib/aws-rds';
@@ -36,7 +35,7 @@ export const RUNTIME_CA_BUNDLE = '/var/runtime/ca-cert.pem';
 
 /**
  * The proxy may open at most this share of the database's max_connections: the rest is headroom
- * for what connects directly (the migration function, secret rotation, an operator's psql).
+ * for what connects directly (the migration function, an operator's psql).
  */
 export const PROXY_MAX_CONNECTIONS_PERCENT = 80;
 export const PROXY_MAX_IDLE_CONNECTIONS_PERCENT = 40;
@@ -60,9 +59,11 @@ export interface DatabaseAccess extends IConstruct {
 
 /**
  * Aurora PostgreSQL Serverless v2 with encrypted storage and TLS required. The master user's
- * password is a secret (migrations and its rotation only); the application role has no password:
- * every API function signs an IAM database token (functions/database-token.ts). Prod adds a
- * reader in the other AZ, and an RDS Proxy (TLS and end-to-end IAM) pools the app's connections.
+ * password is RDS's to keep: RDS creates it in Secrets Manager (encrypted with the stage's key)
+ * and rotates it itself, with no rotation function, role or nested stack of ours; only the
+ * migration function reads it. The application role has no password: every API function signs an
+ * IAM database token (functions/database-token.ts). Prod adds a reader in the other AZ, and an
+ * RDS Proxy (TLS and end-to-end IAM) pools the app's connections.
  */
 export class Database extends Construct implements DatabaseAccess {
   readonly cluster: DatabaseCluster;
@@ -79,13 +80,6 @@ export class Database extends Construct implements DatabaseAccess {
     super(scope, id);
     this.#network = network;
     const settings = config.database;
-    // Created here rather than by the cluster so that its removal policy follows the stage.
-    const secret = new DatabaseSecret(this, 'Secret', {
-      username: 'postgres',
-      dbname: DATABASE_NAME,
-      encryptionKey: key,
-    });
-    secret.applyRemovalPolicy(config.removalPolicy);
     const parameterGroup = new ParameterGroup(this, 'Parameters', {
       engine: ENGINE,
       description: 'TLS required for every connection',
@@ -104,7 +98,9 @@ export class Database extends Construct implements DatabaseAccess {
     this.cluster = new DatabaseCluster(this, 'Cluster', {
       engine: ENGINE,
       parameterGroup,
-      credentials: Credentials.fromSecret(secret),
+      // The secret holds the user name and password only: host and database come from the environment (connect).
+      credentials: Credentials.fromUsername('postgres', { encryptionKey: key }),
+      manageMasterUserPassword: true,
       // The app role logs in with IAM tokens (`rds_iam`, granted by the migration function).
       iamAuthentication: true,
       defaultDatabaseName: DATABASE_NAME,
@@ -132,8 +128,8 @@ export class Database extends Construct implements DatabaseAccess {
         reason: 'Preview stages are disposable and destroyed with their branch; prod has deletion protection',
       });
     }
-    // The attached secrets also carry the cluster's host and port (rotation reads them there).
-    this.masterSecret = this.cluster.secret ?? secret;
+    // Deleted by RDS with the cluster, which prod retains (a final snapshot, deletion protection).
+    this.masterSecret = this.cluster.secret as ISecret;
 
     if (settings.proxy) {
       const proxySecurityGroup = network.securityGroup(this, 'ProxySecurityGroup', 'RDS Proxy');
@@ -177,6 +173,7 @@ export class Database extends Construct implements DatabaseAccess {
       this.masterSecret.grantRead(fn);
       this.#network.allowSecretsFrom(client, 'Secrets Manager from functions');
       fn.addEnvironment('DATABASE_SECRET_ARN', this.masterSecret.secretArn);
+      fn.addEnvironment('DATABASE_NAME', DATABASE_NAME);
     }
     fn.addEnvironment('DATABASE_HOST', proxy ? proxy.endpoint : this.cluster.clusterEndpoint.hostname);
     fn.addEnvironment('DATABASE_SSLMODE', 'verify-full');

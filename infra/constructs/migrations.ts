@@ -1,11 +1,15 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { DatabaseCluster } from 'aws-cdk-lib/aws-rds';
 import { Trigger } from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
+import { SNAPSHOT_CLUSTER_ENV, SNAPSHOT_PREFIX_ENV } from '#functions/cluster-snapshot.ts';
 import type { StageConfig } from '../stage.ts';
 import type { DatabaseAccess } from './database.ts';
 import { serviceFunction } from './lambda.ts';
-import type { NetworkPlacement } from './network.ts';
+import type { Network, NetworkPlacement } from './network.ts';
 
 export const MIGRATIONS_SOURCE = 'db/migrations';
 /** Where db/migrate.ts looks in a bundle: `./migrations` beside it. */
@@ -23,6 +27,11 @@ export interface MigrationsProps {
   readonly database: DatabaseAccess;
   /** Not updated until the migrations have been applied. */
   readonly runBefore: readonly Construct[];
+  /**
+   * The stage's own cluster and network: where `config.snapshotBeforeMigrations`, migrations that
+   * change existing tables wait for a snapshot of it (functions/cluster-snapshot.ts).
+   */
+  readonly owned?: { readonly cluster: DatabaseCluster; readonly network: Network };
 }
 
 /**
@@ -36,7 +45,11 @@ export class Migrations extends Construct {
   readonly function: NodejsFunction;
   readonly trigger: Trigger;
 
-  constructor(scope: Construct, id: string, { config, network, database, runBefore }: MigrationsProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { config, network, database, runBefore, owned }: MigrationsProps,
+  ) {
     super(scope, id);
     const securityGroup = network.securityGroup(this, 'SecurityGroup', 'Migration function');
     this.function = serviceFunction(this, 'Function', {
@@ -57,12 +70,54 @@ export class Migrations extends Construct {
     // app role it creates gets IAM authentication, no password (db/roles.ts).
     database.connect(this.function, securityGroup, 'master');
     database.shareAppRole(this.function);
+    if (config.snapshotBeforeMigrations && owned) this.snapshotFirst(config, owned, securityGroup);
     this.trigger = new Trigger(this, 'Trigger', {
       handler: this.function,
       timeout: MIGRATION_TIMEOUT,
       executeOnHandlerChange: true,
       executeAfter: [network, database, securityGroup],
       executeBefore: [...runBefore],
+    });
+  }
+
+  /**
+   * Lets the function snapshot the cluster before a migration that changes tables: the RDS API
+   * through its VPC endpoint, creating (tagged) and reading snapshots named `<stack>-…` of this
+   * cluster only.
+   */
+  private snapshotFirst(
+    config: StageConfig,
+    { cluster, network }: NonNullable<MigrationsProps['owned']>,
+    client: ISecurityGroup,
+  ) {
+    // RDS keeps identifiers in lower case, and the ARNs IAM matches carry them so.
+    const prefix = config.stackName.toLowerCase();
+    this.function.addEnvironment(SNAPSHOT_CLUSTER_ENV, cluster.clusterIdentifier);
+    this.function.addEnvironment(SNAPSHOT_PREFIX_ENV, prefix);
+    network.allowRdsApiFrom(client, 'RDS API from the migration function (snapshots)');
+    const snapshots = Stack.of(this).formatArn({
+      service: 'rds',
+      resource: 'cluster-snapshot',
+      resourceName: `${prefix}-*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'SnapshotBeforeMigrations',
+        actions: ['rds:CreateDBClusterSnapshot'],
+        resources: [cluster.clusterArn, snapshots],
+      }),
+    );
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'TagAndWatchTheSnapshot',
+        actions: ['rds:AddTagsToResource', 'rds:DescribeDBClusterSnapshots'],
+        resources: [snapshots],
+      }),
+    );
+    Validations.of(this.function).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster-snapshot:${prefix}-*]`,
+      reason: 'Snapshot names carry the migration and the time; the prefix keeps them to this stack',
     });
   }
 }

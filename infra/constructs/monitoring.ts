@@ -176,7 +176,7 @@ export class Monitoring extends Construct {
     this.addDashboard(api, functions, database);
   }
 
-  /** The stack's own cluster (and proxy, and secret rotations); a branch preview has none of them. */
+  /** The stack's own cluster (and proxy, and its master secret's rotation); a branch preview has none of them. */
   private databaseAlarms(config: StageConfig, database: Database, functionCount: number) {
     const maxConnections = approxMaxConnections(config.database.maxCapacity);
     // Behind the proxy the connections stop at its cap, a share of max_connections: alarm below that cap.
@@ -229,7 +229,8 @@ export class Monitoring extends Construct {
           description: `RDS Proxy client connections above ${NEAR_LIMIT * 100}% of the ${clientCap} the API functions may open`,
         });
     }
-    // Secrets Manager reports a failed rotation as an event (through CloudTrail): count them.
+    // Secrets Manager reports a failed rotation (RDS's of the master secret included) as an event
+    // through CloudTrail: count them.
     const rotationFailed = new Rule(this, 'RotationFailedRule', {
       description: `${config.stackName}: a secret rotation failed`,
       eventPattern: {

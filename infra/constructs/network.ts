@@ -27,14 +27,15 @@ export interface NetworkPlacement extends IConstruct {
 }
 
 /**
- * A VPC with isolated subnets only: the database and the functions live there, and the one AWS
- * API the functions call (Secrets Manager) is reached through an interface endpoint, so there is
- * no NAT gateway to pay for and no route to the internet.
+ * A VPC with isolated subnets only: the database and the functions live there, and the AWS APIs
+ * the functions call (Secrets Manager; RDS where migrations snapshot the cluster) are reached
+ * through interface endpoints, so there is no NAT gateway to pay for and no route to the internet.
  */
 export class Network extends Construct implements NetworkPlacement {
   readonly vpc: Vpc;
   readonly isolated: SubnetSelection = { subnetType: SubnetType.PRIVATE_ISOLATED };
   readonly secretsEndpoint: InterfaceVpcEndpoint;
+  #rdsApiEndpoint?: InterfaceVpcEndpoint;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     super(scope, id);
@@ -64,6 +65,20 @@ export class Network extends Construct implements NetworkPlacement {
   /** A security group that may send nothing until a destination is granted to it. */
   securityGroup(scope: Construct, id: string, description: string): SecurityGroup {
     return new SecurityGroup(scope, id, { vpc: this.vpc, description, allowAllOutbound: false });
+  }
+
+  /**
+   * HTTPS from `client` to the RDS API (the migration function's snapshots), through an endpoint
+   * made on first use, in one AZ: it serves a call per deploy, and reaches every subnet.
+   */
+  allowRdsApiFrom(client: IConnectable, description: string): void {
+    this.#rdsApiEndpoint ??= this.vpc.addInterfaceEndpoint('RdsApi', {
+      service: InterfaceVpcEndpointAwsService.RDS,
+      subnets: { subnets: this.vpc.isolatedSubnets.slice(0, 1) },
+      privateDnsEnabled: true,
+      open: false,
+    });
+    this.#rdsApiEndpoint.connections.allowDefaultPortFrom(client, description);
   }
 
   /** HTTPS from `client` to Secrets Manager through the endpoint. */

@@ -1,7 +1,7 @@
 /**
- * Local stand-ins for the AWS APIs the CLIs' `--stage` path and the admin function call, on one HTTP
- * server: point AWS_ENDPOINT_URL_LAMBDA, AWS_ENDPOINT_URL_CLOUDFORMATION and AWS_ENDPOINT_URL_API_GATEWAY
- * (or AWS_ENDPOINT_URL) at it and the real SDK talks to it. Requests must be SigV4-signed (any
+ * Local stand-ins for the AWS APIs the CLIs' `--stage` path, the admin function and the migration
+ * function call, on one HTTP server: point AWS_ENDPOINT_URL_LAMBDA, AWS_ENDPOINT_URL_CLOUDFORMATION,
+ * AWS_ENDPOINT_URL_API_GATEWAY and AWS_ENDPOINT_URL_RDS (or AWS_ENDPOINT_URL) at it and the real SDK talks to it. Requests must be SigV4-signed (any
  * credentials): an unsigned call is refused as AWS refuses it, so a client that lost its credentials
  * fails here too.
  */
@@ -11,6 +11,7 @@ import type { AwsAnswer, AwsRequest } from './aws-http.ts';
 import { describeStacks, isQueryRequest, type LocalStacks } from './cloudformation-endpoint.ts';
 import { invoke, isLambdaRequest, type LocalFunction } from './lambda-endpoint.ts';
 import { listen } from './listen.ts';
+import { answerRds, isRdsRequest, type LocalClusterSnapshots } from './rds-endpoint.ts';
 
 export interface AwsEndpointOptions {
   /** Function name → the function, e.g. the admin function's `build(deps)`. */
@@ -18,6 +19,8 @@ export interface AwsEndpointOptions {
   stacks: LocalStacks;
   /** API Gateway's API keys and usage plans (AWS_ENDPOINT_URL_API_GATEWAY); none when absent. */
   usagePlans?: LocalUsagePlans;
+  /** RDS's cluster snapshots (AWS_ENDPOINT_URL_RDS); none when absent. */
+  clusterSnapshots?: LocalClusterSnapshots;
   port?: number;
   host?: string;
 }
@@ -50,10 +53,12 @@ async function read(req: IncomingMessage): Promise<AwsRequest> {
 
 export function answerAws(
   request: AwsRequest,
-  options: Pick<AwsEndpointOptions, 'functions' | 'stacks' | 'usagePlans'>,
+  options: Pick<AwsEndpointOptions, 'functions' | 'stacks' | 'usagePlans' | 'clusterSnapshots'>,
 ) {
   if (!request.headers.authorization?.startsWith('AWS4-HMAC-SHA256 ')) return Promise.resolve(notSigned());
   if (isLambdaRequest(request)) return invoke(request, options.functions);
+  // RDS speaks the same query protocol as CloudFormation: told apart by the service it was signed for.
+  if (options.clusterSnapshots && isRdsRequest(request)) return answerRds(request, options.clusterSnapshots);
   if (isQueryRequest(request)) return Promise.resolve(describeStacks(request, options.stacks));
   if (options.usagePlans && isApiGatewayRequest(request)) {
     return Promise.resolve(answerApiGateway(request, options.usagePlans));

@@ -13,3 +13,10 @@ export interface AwsAnswer {
   headers: Record<string, string>;
   body: string;
 }
+
+/** Text for an XML answer (the awsQuery protocol of CloudFormation and RDS). */
+export const escapeXml = (text: string) =>
+  text.replace(
+    /[<>&'"]/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] ?? c,
+  );

@@ -3,18 +3,12 @@
  * XML answer), enough for `@aws-sdk/client-cloudformation` to read a stack's outputs.
  */
 import { randomUUID } from 'node:crypto';
-import type { AwsAnswer, AwsRequest } from './aws-http.ts';
+import { type AwsAnswer, type AwsRequest, escapeXml } from './aws-http.ts';
 
 /** Stack name → its outputs (OutputKey → OutputValue). */
 export type LocalStacks = ReadonlyMap<string, Readonly<Record<string, string>>>;
 
 const NS = 'http://cloudformation.amazonaws.com/doc/2010-05-15/';
-
-const escapeXml = (text: string) =>
-  text.replace(
-    /[<>&'"]/g,
-    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] ?? c,
-  );
 
 const xml = (status: number, body: string): AwsAnswer => ({
   status,

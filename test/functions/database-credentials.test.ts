@@ -43,6 +43,8 @@ const SECRET = {
   port: 5432,
   dbname: 'voice',
 };
+/** What RDS keeps for a cluster whose master password it manages (manageMasterUserPassword). */
+const RDS_SECRET = { username: 'postgres', password: 'r#ds/kept:pw' };
 
 /**
  * A Secrets Manager stand-in that checks each request's SigV4 signature with the AWS SDK's own
@@ -99,13 +101,15 @@ describe('the master secret, read by the migration function through the AWS SDK'
           return;
         }
         const { SecretId } = JSON.parse(body);
-        if (SecretId !== 'arn:secret:db') {
+        const value =
+          SecretId === 'arn:secret:db' ? SECRET : SecretId === 'arn:secret:rds' ? RDS_SECRET : undefined;
+        if (!value) {
           res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' });
           res.end(JSON.stringify({ __type: 'com.amazonaws#ResourceNotFoundException' }));
           return;
         }
         res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
-        res.end(JSON.stringify({ ARN: SecretId, Name: 'db', SecretString: JSON.stringify(SECRET) }));
+        res.end(JSON.stringify({ ARN: SecretId, Name: 'db', SecretString: JSON.stringify(value) }));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -146,6 +150,23 @@ describe('the master secret, read by the migration function through the AWS SDK'
     expect(decodeURIComponent(url.password)).toBe(SECRET.password);
     expect(decodeURIComponent(url.username)).toBe(SECRET.username);
     expect(url.host).toBe('db.internal:5432');
+    expect(url.searchParams.get('sslmode')).toBe('verify-full');
+  });
+
+  it('reads a secret RDS keeps (user name and password only) with the host and database the stack sets', async () => {
+    useEnv(env());
+    const config = await databaseConfigForLambda(
+      env({
+        DATABASE_SECRET_ARN: 'arn:secret:rds',
+        DATABASE_HOST: 'cluster.cluster-abc.eu-west-1.rds.amazonaws.com',
+        DATABASE_NAME: 'voice_agent_admin',
+      }),
+    );
+    const url = new URL((config as { url: string }).url);
+    expect(decodeURIComponent(url.username)).toBe(RDS_SECRET.username);
+    expect(decodeURIComponent(url.password)).toBe(RDS_SECRET.password);
+    expect(url.host).toBe('cluster.cluster-abc.eu-west-1.rds.amazonaws.com:5432');
+    expect(url.pathname).toBe('/voice_agent_admin');
     expect(url.searchParams.get('sslmode')).toBe('verify-full');
   });
 

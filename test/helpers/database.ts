@@ -38,3 +38,20 @@ export async function freshDatabase(
   const client = await PGlite.create({ loadDataDir: dump });
   return embeddedClient(client, { kind: 'pglite' }, () => client.close());
 }
+
+/** An empty database of its own, nothing migrated: a new one on the Postgres server, else an in-memory PGlite. */
+export async function emptyDatabase(): Promise<DatabaseHandle & { url?: string }> {
+  const url = process.env.DATABASE_URL;
+  if (!url) return openDatabase({ kind: 'pglite' });
+  const name = `vaa_empty_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const handle = await openDatabase({ kind: 'postgres', url: target.toString(), poolMax: 2 });
+  const dropped = closingAlso(handle, async () => {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  });
+  return Object.assign(dropped, { url: target.toString() });
+}

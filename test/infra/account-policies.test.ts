@@ -38,6 +38,8 @@ describe('the shipped account policies', () => {
       Sid: string;
       Effect: string;
       Action: string | string[];
+      Resource: unknown;
+      Condition?: Record<string, Record<string, unknown>>;
     }[];
   };
 
@@ -49,7 +51,7 @@ describe('the shipped account policies', () => {
     );
     for (const [stage, template] of templates) {
       const types = new Set(Object.values(resourcesOf(template)).map((r) => r.Type));
-      expect(types.size, stage).toBeGreaterThan(20);
+      expect(types.size, stage).toBeGreaterThan(stage === 'previews' ? 15 : 20);
       for (const type of types) {
         const services = SERVICES_BY_NAMESPACE[namespaceOf(type)];
         expect(services, `${stage}: ${type} has no entry in SERVICES_BY_NAMESPACE`).toBeDefined();
@@ -92,4 +94,64 @@ describe('the shipped account policies', () => {
     const boundary = policyNamed(BOUNDARY_POLICY_NAME).flatMap((s) => [s.Action].flat());
     expect(boundary.filter((a) => a.startsWith('iam:') || a === '*')).toEqual([]);
   });
+
+  it('refuses to create a role, or set its boundary, unless the boundary is the one every role of the stacks carries', () => {
+    const statements = policyNamed(EXECUTION_POLICY_NAME);
+    const inside = statements.find((st) => st.Sid === 'RolesInsideTheBoundary');
+    expect(inside).toMatchObject({
+      Effect: 'Deny',
+      Action: ['iam:CreateRole', 'iam:PutRolePermissionsBoundary'],
+      Resource: '*',
+    });
+    // The ARN the condition demands, as IAM would compare it in an account of the partition.
+    const demanded = arnIn(inside?.Condition?.StringNotEquals?.['iam:PermissionsBoundary']);
+    expect(demanded).toBe(`arn:aws:iam::123456789012:policy/${BOUNDARY_POLICY_NAME}`);
+    const deniedFor = (boundary: unknown) => boundary === undefined || arnIn(boundary) !== demanded;
+    for (const [stage, template] of templates) {
+      for (const [id, role] of Object.entries(resourcesOf(template))) {
+        if (role.Type !== 'AWS::IAM::Role') continue;
+        expect(deniedFor(role.Properties.PermissionsBoundary), `${stage}: ${id}`).toBe(false);
+      }
+    }
+    expect(deniedFor(undefined)).toBe(true);
+    expect(deniedFor('arn:aws:iam::aws:policy/AdministratorAccess')).toBe(true);
+    // Nor may the boundary, or the execution policy itself, be changed, deleted or taken off a role.
+    const keep = statements.find((st) => st.Sid === 'KeepBoundaries');
+    expect(keep?.Effect).toBe('Deny');
+    expect(keep?.Action).toEqual(
+      expect.arrayContaining([
+        'iam:DeleteRolePermissionsBoundary',
+        'iam:CreatePolicyVersion',
+        'iam:SetDefaultPolicyVersion',
+        'iam:DeletePolicy',
+        'iam:DeletePolicyVersion',
+      ]),
+    );
+    expect([keep?.Resource].flat().map(arnIn)).toEqual(
+      expect.arrayContaining([demanded, `arn:aws:iam::123456789012:policy/${EXECUTION_POLICY_NAME}`]),
+    );
+  });
+
+  it('leaves no role to be made outside the templates: no transform, nested stack or serverless application', () => {
+    for (const [stage, template] of templates) {
+      const json = template.toJSON();
+      expect(json.Transform, stage).toBeUndefined();
+      const outside = Object.values(resourcesOf(template)).filter((r) =>
+        /^AWS::(CloudFormation::Stack|Serverless::|SecretsManager::RotationSchedule)/.test(r.Type),
+      );
+      expect(outside, stage).toEqual([]);
+    }
+    // Service-linked roles (RDS, AWS Backup, API Gateway) are AWS's, made with CreateServiceLinkedRole.
+  });
 });
+
+/** A policy ARN as written in a template (`Fn::Join` of partition and account), in account 123456789012 of `aws`. */
+function arnIn(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })?.['Fn::Join'];
+  if (!join) throw new Error(`not an ARN: ${JSON.stringify(value)}`);
+  const pseudo: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::AccountId': '123456789012' };
+  return join[1]
+    .map((part) => (typeof part === 'string' ? part : (pseudo[(part as { Ref: string }).Ref] ?? '?')))
+    .join(join[0]);
+}

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, CliCredentialsStackSynthesizer } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +131,14 @@ describe('the deploy identity stack', () => {
   it('passes cdk-nag with every acknowledgement explained', () => {
     const report = new AwsSolutionsChecks().validateScope(app);
     expect(report.violations.map((v) => v.ruleName)).toEqual([]);
+  });
+
+  it("deploys with the administrator's own credentials, never through the narrowed execution role that would refuse its roles", () => {
+    const template = Template.fromStack(stack).toJSON();
+    expect(stack.synthesizer).toBeInstanceOf(CliCredentialsStackSynthesizer);
+    // No bootstrap version check either: it is deployed before the account is bootstrapped.
+    expect(template.Rules).toBeUndefined();
+    expect(template.Parameters).toBeUndefined();
   });
 
   it('lives outside the stack pattern the preview role may deploy', () => {

@@ -1,6 +1,3 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +6,7 @@ import { rowsOf } from '#db/queries/rows.ts';
 import type { Logger } from '#functions/http/log.ts';
 import { applyMigrations } from '#functions/migrate.ts';
 import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
+import { migrationsFolder } from '#test/helpers/migrations.ts';
 
 const memory: DatabaseConfig = { kind: 'pglite' };
 const silent: Logger = () => {};
@@ -92,20 +90,6 @@ describe('the migration handler', () => {
     expect(opened).toHaveLength(1);
   });
 });
-
-/** A migrations folder drizzle accepts, with one migration made of `statements`, newer than the committed ones. */
-function migrationsFolder(statements: string[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'vaa-migrations-'));
-  mkdirSync(join(dir, 'meta'));
-  const tag = '9000_probe';
-  const entry = { idx: 0, version: '7', when: Date.now() + 60_000, tag, breakpoints: true };
-  writeFileSync(
-    join(dir, 'meta', '_journal.json'),
-    JSON.stringify({ version: '7', dialect: 'postgresql', entries: [entry] }),
-  );
-  writeFileSync(join(dir, `${tag}.sql`), statements.join('\n--> statement-breakpoint\n'));
-  return dir;
-}
 
 describe.runIf(usingPostgres())(
   'migrations on a real Postgres server (skipped on PGlite: the handler connects to a server)',

@@ -31,12 +31,12 @@ describe.each(['prod', 'staging'])('the migration trigger of %s', (stage) => {
     }
   });
 
-  it('runs after the writer instance, the network paths and the secret exist', () => {
+  it('runs after the writer instance and the network paths exist (the master secret comes with the cluster)', () => {
     const before = prerequisites(resources, triggerId);
     const writer = idsOfType(synth.template, 'AWS::RDS::DBInstance')[0] as string;
     expect(before).toContain(writer);
     expect(before).toContain(idsOfType(synth.template, 'AWS::EC2::VPCEndpoint')[0]);
-    expect(before).toContain(logicalId(synth.stack, synth.stack.database.masterSecret));
+    expect(before).toContain(idsOfType(synth.template, 'AWS::RDS::DBCluster')[0]);
     for (const rule of [
       ...idsOfType(synth.template, 'AWS::EC2::SecurityGroupIngress'),
       ...idsOfType(synth.template, 'AWS::EC2::SecurityGroupEgress'),
@@ -44,12 +44,6 @@ describe.each(['prod', 'staging'])('the migration trigger of %s', (stage) => {
       expect(before).toContain(rule);
     }
     for (const fn of synth.stack.functions.all) expect(before).not.toContain(logicalId(synth.stack, fn));
-  });
-
-  it('runs before the master secret is first rotated: its password must stay put while migrations run', () => {
-    for (const id of idsOfType(synth.template, 'AWS::SecretsManager::RotationSchedule')) {
-      expect(prerequisites(resources, id)).toContain(triggerId);
-    }
   });
 
   it('lets the migration finish before the trigger provider waiting for it gives up', () => {

@@ -50,12 +50,23 @@ describe('the preview base stack (VoiceAgentAdmin-previews)', () => {
       'AWS::RDS::DBCluster': 1,
       'AWS::RDS::DBInstance': 1,
       'AWS::RDS::DBProxy': 0,
-      'AWS::SecretsManager::Secret': 1,
-      'AWS::SecretsManager::RotationSchedule': 1,
+      // The master secret is RDS's (created and rotated with the cluster): none in the template.
+      'AWS::SecretsManager::Secret': 0,
+      'AWS::SecretsManager::RotationSchedule': 0,
     })) {
       base.template.resourceCountIs(type, count);
     }
     expect(base.stack.terminationProtection).toBe(true);
+  });
+
+  it("exports RDS's master secret for the branches' migration and database functions", () => {
+    const [cluster] = idsOfType(base.template, 'AWS::RDS::DBCluster');
+    expect(resources[cluster as string]?.Properties).toMatchObject({
+      ManageMasterUserPassword: true,
+      MasterUsername: 'postgres',
+    });
+    const outputs = base.template.toJSON().Outputs;
+    expect(outputs.MasterSecretArn.Value).toEqual({ 'Fn::GetAtt': [cluster, 'MasterUserSecret.SecretArn'] });
   });
 
   it('scales the cluster to zero, and closes idle sessions so that frozen functions cannot keep it awake', () => {

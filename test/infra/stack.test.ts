@@ -28,13 +28,15 @@ const stages = [
     maxCapacity: 8,
     instances: 2,
     counts: {
+      // and the RDS API endpoint's (the snapshot before migrations)
       'AWS::EC2::SecurityGroup': 6,
+      'AWS::EC2::VPCEndpoint': 2,
       // One per function of ours, with the others this stack makes
       'AWS::IAM::Role': routeList.length + 11,
       // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's
       'AWS::CloudWatch::Alarm': routeList.length * 3 + 15,
       // and the web ACL's (aws-waf-logs-*)
-      'AWS::Logs::LogGroup': routeList.length + 10,
+      'AWS::Logs::LogGroup': routeList.length + 9,
       'AWS::WAFv2::WebACL': 1,
       'AWS::WAFv2::WebACLAssociation': 1,
     },
@@ -51,7 +53,7 @@ const stages = [
     maxCapacity: 2,
     instances: 1,
     counts: {
-      'AWS::EC2::SecurityGroup': 6,
+      'AWS::EC2::SecurityGroup': 5,
       'AWS::IAM::Role': routeList.length + 10,
       // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's
       'AWS::CloudWatch::Alarm': routeList.length * 3 + 15,
@@ -93,16 +95,16 @@ describe.each(stages)('the $stage stack', (expected) => {
       'AWS::RDS::DBCluster': 1,
       'AWS::RDS::DBInstance': expected.instances,
       'AWS::RDS::DBProxy': expected.proxies,
-      // The master's only: the app role logs in with IAM tokens and has no password.
-      'AWS::SecretsManager::Secret': 1,
-      'AWS::SecretsManager::RotationSchedule': 1,
+      // None: RDS keeps the master's password (and rotates it), the app role has no password.
+      'AWS::SecretsManager::Secret': 0,
+      'AWS::SecretsManager::RotationSchedule': 0,
       'AWS::EC2::VPCEndpoint': 1,
       'AWS::EC2::NatGateway': 0,
       'AWS::EC2::InternetGateway': 0,
       'AWS::SNS::Topic': 1,
       'AWS::SNS::Subscription': 1,
-      // Our functions (routes + 3), the hook, 2 providers, the hosted rotation function, access logs, flow logs
-      'AWS::Logs::LogGroup': routeList.length + 9,
+      // Our functions (routes + 3), the hook, 2 providers, access logs, flow logs
+      'AWS::Logs::LogGroup': routeList.length + 8,
       'Custom::Trigger': 1,
       ...expected.counts,
     };
@@ -132,7 +134,7 @@ describe.each(stages)('the $stage stack', (expected) => {
 
   it('lets each API function connect as the app role by IAM only, and only the migration function read the master secret', () => {
     const { database, functions, migrations } = synth.stack;
-    const master = { Ref: logicalId(synth.stack, database.masterSecret) };
+    const master = synth.stack.resolve(database.masterSecret.secretArn);
     const tracing = {
       Effect: 'Allow',
       Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
@@ -163,8 +165,14 @@ describe.each(stages)('the $stage stack', (expected) => {
     }
     const connectArn = JSON.stringify(statementsOf(functions.authorizerFunction)[1].Resource);
     expect(connectArn).toContain(':dbuser:');
-    expect(statementsOf(migrations.function)).toEqual([tracing, read(master)]);
-    // Nothing else in the template may read the master secret (the hosted rotation function lives outside it).
+    // On prod also the snapshot before migrations that change tables (test/infra/data-safety.test.ts).
+    expect(statementsOf(migrations.function).slice(0, 2)).toEqual([tracing, read(master)]);
+    expect(
+      statementsOf(migrations.function)
+        .slice(2)
+        .map((st: { Sid: string }) => st.Sid),
+    ).toEqual(expected.stage === 'prod' ? ['SnapshotBeforeMigrations', 'TagAndWatchTheSnapshot'] : []);
+    // Nothing else in the template may read the master secret.
     const readers = Object.entries(resources)
       .filter(
         ([, r]) =>
@@ -174,8 +182,8 @@ describe.each(stages)('the $stage stack', (expected) => {
     expect(readers).toEqual([
       logicalId(synth.stack, migrations.function.role?.node.tryFindChild('DefaultPolicy') as never),
     ]);
-    // The app role has no password anywhere: one secret in the stack, the master's.
-    expect(idsOfType(synth.template, 'AWS::SecretsManager::Secret')).toHaveLength(1);
+    // The app role has no password anywhere; the master's is RDS's (below): no secret in the stack.
+    expect(idsOfType(synth.template, 'AWS::SecretsManager::Secret')).toEqual([]);
     synth.template.hasResourceProperties('AWS::RDS::DBCluster', { EnableIAMDatabaseAuthentication: true });
   });
 
@@ -187,40 +195,31 @@ describe.each(stages)('the $stage stack', (expected) => {
       expect(env.DATABASE_SECRET_ARN).toBeUndefined();
     }
     const env = resources[logicalId(synth.stack, migrations.function)]?.Properties.Environment.Variables;
+    // The secret RDS keeps holds the user name and password only: the database comes by name.
     expect(env).toMatchObject({
-      DATABASE_SECRET_ARN: { Ref: logicalId(synth.stack, database.masterSecret) },
+      DATABASE_SECRET_ARN: synth.stack.resolve(database.masterSecret.secretArn),
+      DATABASE_NAME: DATABASE_NAME,
       APP_IAM_USER: APP_USERNAME,
     });
     expect(env.DATABASE_IAM_USER).toBeUndefined();
   });
 
-  it('rotates the master secret only, with a hosted function inside the VPC, after the migrations', () => {
+  it('leaves the master password to RDS: created and rotated by RDS in Secrets Manager, no rotation function of its own', () => {
     const { database } = synth.stack;
-    const triggerId = idsOfType(synth.template, 'Custom::Trigger')[0];
-    const schedules = idsOfType(synth.template, 'AWS::SecretsManager::RotationSchedule').map(
-      (id) => resources[id],
-    );
-    expect(schedules.map((r) => r?.Properties.SecretId)).toEqual([
-      { Ref: logicalId(synth.stack, database.masterSecret) },
-    ]);
-    expect(schedules[0]?.Properties).toMatchObject({
-      HostedRotationLambda: {
-        RotationType: 'PostgreSQLSingleUser',
-        VpcSecurityGroupIds: expect.anything(),
-        VpcSubnetIds: expect.anything(),
-      },
-      RotationRules: { ScheduleExpression: 'rate(30 days)' },
+    const [clusterId] = idsOfType(synth.template, 'AWS::RDS::DBCluster');
+    const cluster = resources[clusterId as string]?.Properties;
+    expect(cluster).toMatchObject({ ManageMasterUserPassword: true, MasterUsername: 'postgres' });
+    expect(cluster.MasterUserPassword).toBeUndefined();
+    expect(synth.stack.resolve(database.masterSecret.secretArn)).toEqual({
+      'Fn::GetAtt': [clusterId, 'MasterUserSecret.SecretArn'],
     });
-    for (const schedule of schedules) {
-      expect(schedule?.DependsOn).toContain(triggerId);
-      const name = schedule?.Properties.HostedRotationLambda.RotationLambdaName;
-      expect(name.length).toBeLessThanOrEqual(64);
-      // Its log group exists first, with the stage's retention, and goes with the stack.
-      const [logsId] = Object.entries(resources).find(
-        ([, r]) => r.Type === 'AWS::Logs::LogGroup' && r.Properties.LogGroupName === `/aws/lambda/${name}`,
-      ) ?? [''];
-      expect(schedule?.DependsOn).toContain(logsId);
-    }
+    // No hosted rotation: no transform, no nested stack, no role made outside this template.
+    expect(synth.template.toJSON().Transform).toBeUndefined();
+    expect(
+      Object.values(resources).filter((r) =>
+        /RotationSchedule|CloudFormation::Stack|Serverless/.test(r.Type),
+      ),
+    ).toEqual([]);
   });
 
   it('gives every function in the template an explicit log group, providers included', () => {
@@ -370,7 +369,6 @@ describe.each(stages)('the $stage stack', (expected) => {
       Parameters: { 'rds.force_ssl': '1' },
     });
     synth.template.hasResourceProperties('AWS::RDS::DBInstance', { PubliclyAccessible: false });
-    synth.template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: expected.logPolicy });
   });
 
   it('points the API functions at the proxy in prod, at the TLS-verified writer in previews', () => {

@@ -6,7 +6,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { defineBaseApp, type PreviewBaseStack } from '#infra/preview-base.ts';
 import { type AdminApiStack, defineApp } from '#infra/stack.ts';
-import { repoRoot, stageConfig } from '#infra/stage.ts';
+import { repoRoot, type StageOptions, stageConfig } from '#infra/stage.ts';
 
 /** The feature flags and settings `cdk synth` reads, so that tests build the same templates. */
 const cdkJsonContext = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')).context;
@@ -24,12 +24,8 @@ export interface Synthesised {
  */
 export function synthesise(
   stage: string,
-  options: {
+  options: StageOptions & {
     bundle?: boolean;
-    /** Prod refuses to synthesise without one: a placeholder unless a test says otherwise. */
-    alarmEmail?: string;
-    alarmHttpsUrl?: string;
-    proxy?: boolean;
     extend?: (stack: AdminApiStack) => void;
   } = {},
 ): Synthesised {
@@ -38,10 +34,11 @@ export function synthesise(
     outdir,
     context: { ...cdkJsonContext, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
   });
+  const { bundle: _, extend: __, ...stageOptions } = options;
   const config = stageConfig(stage, {
+    ...stageOptions,
+    // Prod refuses to synthesise without one: a placeholder unless a test says otherwise.
     alarmEmail: 'alarmEmail' in options ? options.alarmEmail : 'alarms@example.com',
-    alarmHttpsUrl: options.alarmHttpsUrl,
-    proxy: options.proxy,
   });
   const stack = defineApp(app, config);
   options.extend?.(stack);

@@ -114,6 +114,32 @@ describe('the deploy workflow', () => {
     expect(indexOfRun(prod, 'npm run smoke -- --stage prod')).toBeGreaterThan(executed);
   });
 
+  it('synthesises prod with the same context in the diff, the change set and its execution', () => {
+    const plan = deploy.jobs['prod-plan'] as Job;
+    const prod = deploy.jobs.prod as Job;
+    const context = [
+      '-c stage=prod',
+      '-c "alarmEmail=$ALARM_EMAIL"',
+      '-c "domainName=$PROD_DOMAIN_NAME"',
+      '-c "certificateArn=$PROD_CERTIFICATE_ARN"',
+      '-c "backupCopyVaultArn=$BACKUP_COPY_VAULT_ARN"',
+    ];
+    const commands = [...runs(plan).split('\n'), ...runs(prod).split('\n')].filter((line) =>
+      /npm run (--silent )?(diff|deploy) --/.test(line),
+    );
+    expect(commands).toHaveLength(3);
+    for (const command of commands) for (const option of context) expect(command, command).toContain(option);
+    // Optional settings: an unset variable is empty, which the app reads as absent.
+    for (const job of [plan, prod]) {
+      expect(job.env).toMatchObject({
+        ALARM_EMAIL: expression('vars.ALARM_EMAIL'),
+        PROD_DOMAIN_NAME: expression('vars.PROD_DOMAIN_NAME'),
+        PROD_CERTIFICATE_ARN: expression('vars.PROD_CERTIFICATE_ARN'),
+        BACKUP_COPY_VAULT_ARN: expression('vars.BACKUP_COPY_VAULT_ARN'),
+      });
+    }
+  });
+
   it('ships a stack policy that refuses to replace or delete the cluster, the secrets and their key', () => {
     const policy = JSON.parse(readFileSync(join(repoRoot, 'infra', 'stack-policy.json'), 'utf8'));
     const deny = policy.Statement.find((s: { Effect: string }) => s.Effect === 'Deny');
