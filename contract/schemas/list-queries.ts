@@ -115,3 +115,12 @@ export const AgentListQuery = v.pipe(
 );
 export type SessionListQuery = v.InferOutput<typeof SessionListQuery>;
 export type AgentListQuery = v.InferOutput<typeof AgentListQuery>;
+
+/** GET /agents/{agentId}/history: paging only (the agent is the path's). */
+export const agentChangeListParams = { ...pageParams } satisfies Record<string, QueryParam>;
+const agentChangeQueryObject = queryObject(agentChangeListParams);
+export const AgentChangeListQuery = v.pipe(
+  agentChangeQueryObject,
+  cursorOrOffset<v.InferOutput<typeof agentChangeQueryObject>>(),
+);
+export type AgentChangeListQuery = v.InferOutput<typeof AgentChangeListQuery>;

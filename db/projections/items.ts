@@ -1,7 +1,16 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Column } from '../queries/row-json.ts';
-import { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '../schema/index.ts';
 import {
+  agentChanges,
+  agents,
+  agentVersions,
+  conversations,
+  ledgerEntries,
+  persons,
+  sessions,
+} from '../schema/index.ts';
+import {
+  AGENT_CHANGE_FIELDS,
   AGENT_FIELDS,
   AGENT_VERSION_FIELDS,
   CONVERSATION_FIELDS,
@@ -25,6 +34,8 @@ const PAGE_SLOTS = ['page', 'dir', 'total'] as const;
 const [page, dir, total] = PAGE_SLOTS.map(slot);
 const ONE_SLOTS = ['agentId', 'workspaceId', 'etag'] as const;
 const [agentId, workspaceId, etag] = ONE_SLOTS.map(slot);
+const HISTORY_SLOTS = [...PAGE_SLOTS, 'found'] as const;
+const found = slot('found');
 
 /**
  * The lists' statements, written against the Drizzle tables and the field lists and rendered to SQL
@@ -127,6 +138,22 @@ order by page.${c(agents.createdAt)} ${dir}, page.${c(agents.id)} ${dir}`,
 select ${agentWithLatestVersion}::text as item, ${etag} as etag
 from ${t(agents)} a
 where ${c(agents.id, 'a')} = ${agentId} and ${c(agents.workspaceId, 'a')} = ${workspaceId}`,
+    },
+    agentChangePage: {
+      doc:
+        "A page of one agent's history, each entry read by primary key. `found` says whether the " +
+        'workspace holds the agent at all (an empty page of an agent that exists is not a 404), in the ' +
+        "page's snapshot.",
+      slots: HISTORY_SLOTS,
+      text: sql`
+with ${page}
+select t.total, t.found, (
+  select ${jsonOf(agentChanges, 'c', AGENT_CHANGE_FIELDS, {}, '  ')}
+  from ${t(agentChanges)} c where ${c(agentChanges.id, 'c')} = page.${c(agentChanges.id)}
+)::text as item
+from (select ${total} as total, ${found} as found) t
+left join page on true
+order by page.${c(agentChanges.createdAt)} ${dir}, page.${c(agentChanges.id)} ${dir}`,
     },
   };
 }

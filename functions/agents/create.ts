@@ -31,6 +31,7 @@ function newAgent(body: CreateAgentBody, caller: Caller): NewAgent {
   return {
     workspaceId: caller.workspaceId,
     principalId: caller.principalId,
+    keyId: caller.keyId,
     name: body.name,
     description: body.description,
     slug: body.slug ? { given: body.slug } : { derivedFrom: slugFrom(body.name) },

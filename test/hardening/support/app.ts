@@ -1,17 +1,24 @@
 import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import { Agent, AgentList } from '#contract/schemas/agent.ts';
+import { Agent, AgentList, AgentVersion } from '#contract/schemas/agent.ts';
+import { AgentChangeList } from '#contract/schemas/agent-change.ts';
 import { Problem } from '#contract/schemas/problem.ts';
 import { SessionList } from '#contract/schemas/session.ts';
 import type { Database } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
+import { build as buildArchiveAgent } from '#functions/agents/archive.ts';
 import { build as buildCreateAgent } from '#functions/agents/create.ts';
 import { build as buildGetAgent } from '#functions/agents/get.ts';
+import { build as buildAgentHistory } from '#functions/agents/history.ts';
 import { build as buildListAgents } from '#functions/agents/list.ts';
+import { build as buildPublishAgent } from '#functions/agents/publish.ts';
+import { build as buildUnarchiveAgent } from '#functions/agents/unarchive.ts';
+import { build as buildUpdateAgent } from '#functions/agents/update.ts';
 import { build as buildAuthorizer } from '#functions/authorizer.ts';
 import type { Deps } from '#functions/deps.ts';
 import type { ApiResult } from '#functions/http/types.ts';
 import { build as buildListSessions } from '#functions/sessions/list.ts';
+import { build as buildCreateVersion } from '#functions/versions/create.ts';
 
 /** The deployed handlers and the authorizer, built over one set of dependencies. */
 export function buildApp(deps: Deps) {
@@ -20,6 +27,12 @@ export function buildApp(deps: Deps) {
     getAgent: buildGetAgent(deps),
     listAgents: buildListAgents(deps),
     listSessions: buildListSessions(deps),
+    createVersion: buildCreateVersion(deps),
+    updateAgent: buildUpdateAgent(deps),
+    publishAgent: buildPublishAgent(deps),
+    archiveAgent: buildArchiveAgent(deps),
+    unarchiveAgent: buildUnarchiveAgent(deps),
+    agentHistory: buildAgentHistory(deps),
     authorize: buildAuthorizer(deps),
   };
 }
@@ -31,6 +44,12 @@ export const successSchema = {
   'get-agent': Agent,
   'list-agents': AgentList,
   'list-sessions': SessionList,
+  'create-version': AgentVersion,
+  'update-agent': Agent,
+  'publish-agent': Agent,
+  'archive-agent': Agent,
+  'unarchive-agent': Agent,
+  'agent-history': AgentChangeList,
 } as const;
 export type RouteName = keyof typeof successSchema;
 

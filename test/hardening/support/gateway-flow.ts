@@ -14,6 +14,12 @@ const handlerOf = (app: App, route: RouteName) =>
     'get-agent': app.getAgent,
     'list-agents': app.listAgents,
     'list-sessions': app.listSessions,
+    'create-version': app.createVersion,
+    'update-agent': app.updateAgent,
+    'publish-agent': app.publishAgent,
+    'archive-agent': app.archiveAgent,
+    'unarchive-agent': app.unarchiveAgent,
+    'agent-history': app.agentHistory,
   })[route];
 
 /** The authorizer's event for a handler event, as API Gateway derives it. */
