@@ -15,7 +15,7 @@ import {
 } from './names.generated.ts';
 import { fromRowJson } from './row-json.ts';
 
-// Apart from the lists: only the create function makes ids, so only its bundle carries cuid2.
+// Apart from the lists: only the functions that write make ids, so only their bundles carry cuid2.
 
 export interface NewAgent {
   workspaceId: string;

@@ -6,10 +6,10 @@ import { type Deps, lambda } from '../deps.ts';
 import { parseJsonBody } from '../http/body.ts';
 import { matchingTags, requiredIfMatch } from '../http/etag.ts';
 import { pathParam } from '../http/path.ts';
-import { conflict } from '../http/problem.ts';
 import { parseQuery } from '../http/query.ts';
 import { route } from '../http/route.ts';
 import { answerChange, changeOf } from './change.ts';
+import { slugTaken } from './slug.ts';
 
 // RFC 7396's media type; plain JSON means the same here (every member is a scalar).
 const PATCH_TYPES = ['application/merge-patch+json', 'application/json'];
@@ -24,10 +24,7 @@ export const build = (deps: Deps) =>
     try {
       return answerChange(req, await updateAgent(req.runner, of, edit), { what: 'a change' });
     } catch (error) {
-      if (!(error instanceof SlugTaken)) throw error;
-      throw conflict(`The slug "${error.slug}" is already used by another agent in this workspace.`, [
-        { path: 'slug', message: 'is already used by another agent in this workspace' },
-      ]);
+      throw error instanceof SlugTaken ? slugTaken(error.slug) : error;
     }
   });
 
