@@ -56,7 +56,12 @@ const meter = meterServer(server);
 
 // The peer (bench/peer.ts): the idiomatic Drizzle version, on the same kind of bare server and
 // the same client settings.
-const runPeer = peer(peerSql, process.env.BENCH_WORKSPACE_ID ?? '', process.env.BENCH_PRINCIPAL_ID ?? '');
+const runPeer = peer(
+  peerSql,
+  process.env.BENCH_WORKSPACE_ID ?? '',
+  process.env.BENCH_PRINCIPAL_ID ?? '',
+  process.env.BENCH_KEY_ID ?? '',
+);
 let peerServing: PeerOperation | undefined;
 const peerServer = createServer((req, res) => {
   const chunks: Buffer[] = [];

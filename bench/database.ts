@@ -114,5 +114,5 @@ export async function removeAgentsCreatedBy(db: BenchDatabase, principalId: stri
     ['f'],
   );
   // Thousands of dead rows would otherwise slow the next run's GET /agents until autovacuum came by.
-  await db.handle.db.execute(sql`vacuum (analyze) agents, agent_versions`);
+  await db.handle.db.execute(sql`vacuum (analyze) agents, agent_versions, agent_changes`);
 }

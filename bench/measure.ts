@@ -12,6 +12,8 @@ export interface Context {
   bareUrl: string;
   peerUrl: string;
   token: string;
+  /** The caller's ids (workspace, principal, key): parameters the driver's replays keep. */
+  callerIds: readonly string[];
   timing: Timing;
   soakSeconds: number;
   /** The database server's CPU so far, ms (bench/layout.ts), or undefined when it is not on this machine. */
@@ -180,14 +182,30 @@ async function probe(op: Operation, ctx: Context, target: HttpTarget) {
   return { statements, body };
 }
 
+const CUID2 = /^[a-z][a-z0-9]{23}$/;
+
 /**
- * Values of the create statement that must differ on every replay (ids, name, derived slug),
- * found by what the probe's 201 answer says they were.
+ * Values of a change's statement that must differ on every replay: every id the request made (a
+ * cuid2 parameter neither the caller's nor the operation's own: the agent, its version, the history
+ * entry), and a create's name and derived slug, found by what the probe's 201 answer says they were.
  */
-function createVariation(op: Operation, body: unknown): Record<string, 'id' | 'suffix'> | undefined {
+function createVariation(
+  op: Operation,
+  body: unknown,
+  main: Statement,
+  callerIds: readonly string[],
+): Record<string, 'id' | 'suffix'> | undefined {
   if (op.method !== 'POST') return undefined;
-  const agent = body as { id: string; name: string; slug: string; version: { id: string } };
-  return { [agent.id]: 'id', [agent.version.id]: 'id', [agent.name]: 'suffix', [agent.slug]: 'suffix' };
+  const kept = new Set([...callerIds, ...(op.fixedIds ?? [])]);
+  const vary: Record<string, 'id' | 'suffix'> = {};
+  for (const value of main.parameters)
+    if (typeof value === 'string' && CUID2.test(value) && !kept.has(value)) vary[value] = 'id';
+  if (op.peer.kind === 'create') {
+    const agent = body as { name: string; slug: string };
+    vary[agent.name] = 'suffix';
+    vary[agent.slug] = 'suffix';
+  }
+  return vary;
 }
 
 /** The field names of a created agent and of its version: the shape of the document. */
@@ -273,7 +291,11 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
       ),
     ),
   );
-  const drive = { statement: main, vary: createVariation(op, body), connections: ctx.timing.connections };
+  const drive = {
+    statement: main,
+    vary: createVariation(op, body, main, ctx.callerIds),
+    connections: ctx.timing.connections,
+  };
   targets.push({
     name: 'driver',
     warm: () => ctx.baseline.call('drive', { ...drive, seconds: ctx.timing.warmupSeconds }),

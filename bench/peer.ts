@@ -3,7 +3,7 @@ import { and, desc, eq, lt, or, relations } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import * as v from 'valibot';
-import { CreateAgentBody } from '#contract/schemas/requests.ts';
+import { CreateAgentBody, PublishAgentBody } from '#contract/schemas/requests.ts';
 import * as tables from '#db/schema/index.ts';
 
 /**
@@ -12,7 +12,8 @@ import * as tables from '#db/schema/index.ts';
  * served by the same bare `node:http` server as the bare baseline and measured the same way; the
  * API should beat it. Idiomatic, not tuned: no hand-written SQL, no JSON built in the database.
  */
-const { agents, agentVersions, conversations, ledgerEntries, persons, sessions, themes } = tables;
+const { agentChanges, agents, agentVersions, conversations, ledgerEntries, persons, sessions, themes } =
+  tables;
 
 const sessionRelations = relations(sessions, ({ one }) => ({
   agent: one(agents, { fields: [sessions.agentId], references: [agents.id] }),
@@ -42,9 +43,10 @@ export type PeerOperation =
   | { kind: 'sessions'; limit: number; offset: number; after?: { createdAt: string; id: string } }
   | { kind: 'agents'; limit: number }
   | { kind: 'agent'; agentId: string }
-  | { kind: 'create' };
+  | { kind: 'create' }
+  | { kind: 'publish'; agentId: string; versionId: string };
 
-export function peer(client: postgres.Sql, workspaceId: string, principalId: string) {
+export function peer(client: postgres.Sql, workspaceId: string, principalId: string, keyId: string) {
   const db = drizzle({ client, schema });
 
   async function listSessions(op: Extract<PeerOperation, { kind: 'sessions' }>) {
@@ -142,6 +144,60 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
     });
   }
 
+  /** The ETag as the API computes it. */
+  const etagOf = (agent: { id: string; updatedAt: string }) =>
+    `"${agent.id}.${Date.parse(iso(agent.updatedAt) ?? '')}"`;
+
+  /**
+   * The publish as an ORM user writes it: a transaction locking the agent row, a check that the
+   * version is the agent's, the update, the history entry, and the latest version for the answer.
+   */
+  async function publish(op: Extract<PeerOperation, { kind: 'publish' }>, versionId: string) {
+    return db.transaction(async (tx) => {
+      const [current] = await tx
+        .select()
+        .from(agents)
+        .where(and(eq(agents.id, op.agentId), eq(agents.workspaceId, workspaceId)))
+        .for('update');
+      if (!current) return undefined;
+      const version = await tx.query.agentVersions.findFirst({
+        where: and(eq(agentVersions.id, versionId), eq(agentVersions.agentId, current.id)),
+      });
+      if (!version || current.status === 'ARCHIVED' || current.status === 'COMPLETED') return undefined;
+      const now = new Date(Math.max(Date.now(), Date.parse(iso(current.updatedAt) ?? '') + 1)).toISOString();
+      const [agent] = await tx
+        .update(agents)
+        .set({
+          status: 'PUBLISHED',
+          publishedVersionId: version.id,
+          publishedAt: now,
+          publishedBy: principalId,
+          updatedAt: now,
+          updatedBy: principalId,
+        })
+        .where(eq(agents.id, current.id))
+        .returning();
+      if (!agent) throw new Error('update returned nothing');
+      await tx.insert(agentChanges).values({
+        id: createId(),
+        createdAt: now,
+        workspaceId,
+        agentId: agent.id,
+        agentVersionId: version.id,
+        operation: 'publish-agent',
+        principalId,
+        keyId,
+        etagBefore: etagOf(current),
+        etagAfter: etagOf(agent),
+      });
+      const latest = await tx.query.agentVersions.findFirst({
+        where: eq(agentVersions.agentId, agent.id),
+        orderBy: [desc(agentVersions.version)],
+      });
+      return { ...withIsoTimes(agent), version: latest ? withIsoTimes(latest) : null };
+    });
+  }
+
   /** Status and the JSON body; a list also gets its `Link` when another page follows. */
   return async (
     op: PeerOperation,
@@ -155,6 +211,11 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
     if (op.kind === 'agent') {
       const agent = await getAgent(op);
       return agent ? { status: 200, body: JSON.stringify(agent) } : { status: 404, body: '{}' };
+    }
+    if (op.kind === 'publish') {
+      const { versionId } = v.parse(PublishAgentBody, JSON.parse(body));
+      const agent = await publish(op, versionId);
+      return agent ? { status: 200, body: JSON.stringify(agent) } : { status: 409, body: '{}' };
     }
     const rows = op.kind === 'sessions' ? await listSessions(op) : await listAgents(op);
     const page = rows.slice(0, op.limit);

@@ -75,6 +75,8 @@ export interface Operation {
   /** Watch the gateway's memory over a longer run. */
   soak?: boolean;
   body?: () => string;
+  /** Ids the request names (its agent, its version): the driver's replays keep them. */
+  fixedIds?: readonly string[];
   /** What the idiomatic Drizzle peer (bench/peer.ts) runs for the same request. */
   peer: PeerOperation;
 }
@@ -100,6 +102,8 @@ export function operations(
   runTag: string,
   deep: { cursor: string; position: { createdAt: string; id: string } },
   ids: { agentId: string },
+  /** The run's own agent and its version, which `publish` publishes again and again. */
+  published: { agentId: string; versionId: string },
 ): Operation[] {
   let created = 0;
   const all: Operation[] = [
@@ -152,6 +156,15 @@ export function operations(
       method: 'GET',
       path: `/agents/${ids.agentId}`,
       peer: { kind: 'agent', agentId: ids.agentId },
+    },
+    {
+      // Every request contends for the one agent's row lock, as the driver's replays do.
+      name: 'POST /agents/{id}/publish',
+      method: 'POST',
+      path: `/agents/${published.agentId}/publish`,
+      body: () => JSON.stringify({ versionId: published.versionId }),
+      fixedIds: [published.agentId, published.versionId],
+      peer: { kind: 'publish', ...published },
     },
   ];
   const wanted = options.only?.split(',') ?? [''];

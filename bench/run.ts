@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { scopes } from '#contract/routes.ts';
+import { createAgent } from '#db/queries/create-agent.ts';
 import { createApiKey } from '#db/queries/manage-api-keys.ts';
 import type { baselineCommands } from './baseline-process.ts';
 import { checkBudgets } from './budgets.ts';
@@ -47,11 +48,29 @@ const key = await createApiKey(db.handle.db, {
   name: `bench ${runTag}`,
   scopes,
 });
+// The agent the publish operation publishes: the run's own, removed with the agents it creates.
+const { id: publishAgentId, version: publishVersion } = await createAgent(db.handle.sql, {
+  workspaceId: db.measured.workspaceId,
+  principalId: key.principalId,
+  keyId: key.id,
+  name: `Bench publish ${runTag}`,
+  description: null,
+  slug: { given: `bench-publish-${runTag}` },
+  version: {
+    config: null,
+    systemPrompt: 'Published by npm run bench',
+    knowledgeBaseId: null,
+    inputMode: [],
+    followUp: false,
+  },
+});
+const published = { agentId: publishAgentId, versionId: publishVersion.id };
 const env = {
   BENCH_DATABASE_URL: db.url,
   BENCH_POOL_MAX: String(options.connections),
   BENCH_WORKSPACE_ID: db.measured.workspaceId,
   BENCH_PRINCIPAL_ID: key.principalId,
+  BENCH_KEY_ID: key.id,
 };
 const gateway = await startChild<typeof gatewayCommands>('./gateway-process.ts', env);
 const baseline = await startChild<typeof baselineCommands>('./baseline-process.ts', env);
@@ -66,6 +85,7 @@ try {
     bareUrl: (baseline.ready as { url: string }).url,
     peerUrl: (baseline.ready as { peerUrl: string }).peerUrl,
     token: key.token,
+    callerIds: [db.measured.workspaceId, key.principalId, key.id],
     timing: {
       connections: options.connections,
       warmupSeconds: options.warmupSeconds,
@@ -78,7 +98,7 @@ try {
   const explains: Record<string, ExplainReport> = {};
   const deep = await sessionsCursorAt(admin, db.measured.workspaceId, options.deepOffset);
   const agentId = await newestAgentId(admin, db.measured.workspaceId);
-  for (const op of operations(options, runTag, deep, { agentId })) {
+  for (const op of operations(options, runTag, deep, { agentId }, published)) {
     log(`${op.name} …`);
     const result = await measureOperation(op, context);
     results.push(result);

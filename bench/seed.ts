@@ -121,6 +121,8 @@ export async function seedWorkspace(db: Database, input: SeedInput): Promise<See
 }
 
 export const SEEDED_TABLES = [
+  // Not seeded, but its foreign key holds the agents' key the load drops.
+  'agent_changes',
   'agents',
   'agent_versions',
   'persons',

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import * as v from 'valibot';
 import { Agent, AgentList, AgentVersion, AgentVersionList } from '#contract/schemas/agent.ts';
+import { AgentChangeList } from '#contract/schemas/agent-change.ts';
 import { JsonPatch } from '#contract/schemas/json-patch.ts';
 import { Problem } from '#contract/schemas/problem.ts';
 import { Session, SessionList } from '#contract/schemas/session.ts';
@@ -14,7 +15,7 @@ import { tiers } from '#contract/tiers.ts';
 export interface SmokeTarget {
   /** The API's base URL, ending in `/` (as the stack's ApiUrl output does). */
   base: URL;
-  /** A key with agents:read and sessions:read (and agents:write when `write`). */
+  /** A key with agents:read and sessions:read (and agents:write, agents:publish when `write`). */
   token: string;
   write: boolean;
   /** Also flood the workspace past its tier and check the 429 (a standard workspace; not for prod). */
@@ -144,7 +145,112 @@ export function smokeChecks(target: SmokeTarget): Check[] {
         return `201 twice, one agent ${agent.id}`;
       },
     },
+    ...changeChecks(),
   ];
+
+  /** The changes to an agent, on the first one this run created (issue 25). */
+  function changeChecks(): Check[] {
+    const state: { agentId?: string; etag?: string; v1?: string; v2?: string } = {};
+    const agentPath = (suffix = '') => {
+      if (!state.agentId) fail('needs the agent POST /agents created');
+      return `agents/${state.agentId}${suffix}`;
+    };
+    const etagOf = (answer: Answer) => answer.headers.get('etag') ?? fail('the answer has no ETag');
+    /** A key without agents:publish cannot check what needs it: a skip, not a failure. */
+    const publishing = async (path: string, init: Parameters<typeof request>[1]) => {
+      const answer = await request(path, { method: 'POST', ...init });
+      if (answer.status === 403 && /agents:publish/.test(answer.text))
+        throw new Skip('the key lacks agents:publish');
+      return answer;
+    };
+    return [
+      {
+        name: 'POST /agents/{agentId}/versions adds a draft version with If-Match (428 without, 412 stale)',
+        run: async () => {
+          state.agentId = created[0];
+          const read = await request(agentPath());
+          expectStatus(read, 200);
+          const before = etagOf(read);
+          state.v1 = shaped(Agent, read, 'the agent').version.id;
+          problemOf(await request(agentPath('/versions'), { method: 'POST', body: {} }), 428);
+          const init = {
+            method: 'POST',
+            body: { systemPrompt: `Smoke ${stamp}` },
+            headers: { 'if-match': before },
+          };
+          const answer = await request(agentPath('/versions'), init);
+          expectStatus(answer, 201);
+          const version = shaped(AgentVersion, answer, 'the version');
+          if (version.sourceAgentVersionId !== state.v1) fail('the version is not built from the latest');
+          state.v2 = version.id;
+          state.etag = etagOf(answer);
+          if (state.etag === before) fail('the ETag did not change');
+          problemOf(await request(agentPath('/versions'), init), 412);
+          return `201 version ${version.version}, ETag ${state.etag}; 428 and 412 problems`;
+        },
+      },
+      {
+        name: 'PATCH /agents/{agentId} renames the agent (a merge patch with If-Match)',
+        run: async () => {
+          const name = `Smoke renamed ${stamp}`;
+          const answer = await request(agentPath(), {
+            method: 'PATCH',
+            body: { name },
+            headers: {
+              'if-match': state.etag ?? fail('needs the new version'),
+              'content-type': 'application/merge-patch+json',
+            },
+          });
+          expectStatus(answer, 200);
+          if (shaped(Agent, answer, 'the agent').name !== name) fail('the name did not change');
+          state.etag = etagOf(answer);
+          return `200, ETag ${state.etag}`;
+        },
+      },
+      {
+        name: 'POST /agents/{agentId}/publish publishes version 2, then rolls back to version 1',
+        run: async () => {
+          const published = await publishing(agentPath('/publish'), { body: { versionId: state.v2 } });
+          expectStatus(published, 200);
+          const agent = shaped(Agent, published, 'the agent');
+          if (agent.status !== 'PUBLISHED' || agent.publishedVersionId !== state.v2)
+            fail('version 2 is not published');
+          const back = await publishing(agentPath('/publish'), {
+            body: { versionId: state.v1 },
+            headers: { 'if-match': etagOf(published) },
+          });
+          expectStatus(back, 200);
+          if (shaped(Agent, back, 'the agent').publishedVersionId !== state.v1)
+            fail('the rollback did not publish version 1');
+          return '200 PUBLISHED, then 200 rolled back';
+        },
+      },
+      {
+        name: 'POST /agents/{agentId}/archive archives (again: unchanged; no new version), /unarchive restores',
+        run: async () => {
+          const archived = await publishing(agentPath('/archive'), {});
+          expectStatus(archived, 200);
+          if (shaped(Agent, archived, 'the agent').status !== 'ARCHIVED') fail('the agent is not ARCHIVED');
+          const again = await publishing(agentPath('/archive'), {});
+          if (again.text !== archived.text) fail('archiving again changed the agent');
+          const etag = etagOf(again);
+          problemOf(
+            await request(agentPath('/versions'), {
+              method: 'POST',
+              body: {},
+              headers: { 'if-match': etag },
+            }),
+            409,
+          );
+          const restored = await publishing(agentPath('/unarchive'), {});
+          expectStatus(restored, 200);
+          const status = shaped(Agent, restored, 'the agent').status;
+          if (status !== 'PUBLISHED') fail(`unarchived to ${status}, not PUBLISHED`);
+          return '200 ARCHIVED twice, 409 for a new version, 200 PUBLISHED again';
+        },
+      },
+    ];
+  }
 
   const reads: Check[] = [
     {
@@ -213,6 +319,19 @@ export function smokeChecks(target: SmokeTarget): Check[] {
         expectStatus(same, 200, 'application/json-patch+json');
         if (same.text !== '[]') fail(`a version against itself is not [] but ${same.text.slice(0, 80)}`);
         return `200, ${patch.length} operation(s) from version ${from.version} to ${to.version}`;
+      },
+    },
+    {
+      name: "GET /agents/{agentId}/history answers the listed agent's changes; an unknown id is a 404 problem",
+      run: async () => {
+        if (!listed) throw new Skip('needs an agent; the workspace has none');
+        const answer = await request(`agents/${listed.id}/history`);
+        expectStatus(answer, 200);
+        const entries = shaped(AgentChangeList, answer, 'the history');
+        if (entries.some((e) => e.agentId !== listed?.id)) fail('an entry of another agent');
+        const unknown = `z${randomBytes(12).toString('hex').slice(0, 23)}`;
+        problemOf(await request(`agents/${unknown}/history`), 404);
+        return `200, ${entries.length} change(s) on the first page; 404 for an unknown agent`;
       },
     },
     {

@@ -48,7 +48,13 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an agent's name, description or slug
+         * @description A JSON merge patch (RFC 7396) of the agent's `name`, `description` and `slug`: a member left out is kept, `description: null` clears it. A slug taken in the workspace is a 409.
+         *
+         *     Requires the `agents:write` scope.
+         */
+        patch: operations["updateAgent"];
         trace?: never;
     };
     "/sessions": {
@@ -88,7 +94,13 @@ export interface paths {
          */
         get: operations["listVersions"];
         put?: never;
-        post?: never;
+        /**
+         * Add a draft version to an agent
+         * @description Adds a `DRAFT` version, numbered after the highest, built from the latest version (or `sourceAgentVersionId`): a member left out is copied from it, `null` clears a nullable one, `config` is replaced whole (completed as the create completes it). The agent, its new version and its history entry are written in one statement. Refused for `ARCHIVED` and `COMPLETED` agents.
+         *
+         *     Requires the `agents:write` scope.
+         */
+        post: operations["createVersion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -153,6 +165,94 @@ export interface paths {
          *     Requires the `sessions:read` scope.
          */
         get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agentId}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish one of the agent's versions (or roll back to an older one)
+         * @description Makes the agent `PUBLISHED` with the version given (`publishedVersionId`, `publishedAt`, `publishedBy`); an older version is a rollback. Versions never change once written.
+         *
+         *     Requires the `agents:publish` scope.
+         */
+        post: operations["publishAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agentId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive an agent
+         * @description Makes the agent `ARCHIVED` (`archivedAt`, `archivedBy`): no new version, PATCH or publish until it is unarchived. Archiving an archived agent changes nothing and answers it again.
+         *
+         *     Requires the `agents:publish` scope.
+         */
+        post: operations["archiveAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agentId}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unarchive an agent
+         * @description Returns an archived agent to `COMPLETED` (when completed), `PUBLISHED` (when a version is published) or `DRAFT`, clearing `archivedAt`/`archivedBy`. An agent that is not archived is answered unchanged.
+         *
+         *     Requires the `agents:publish` scope.
+         */
+        post: operations["unarchiveAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agentId}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An agent's history of changes, newest first
+         * @description Every change to the agent (who, what, when, the ETag before and after), newest first. Pages by `limit` and `offset`, or by cursor (`cursor=` starts; follow `Link: rel="next"`). Unknown parameters, bad values and repeated single-valued parameters are 400 problems naming each.
+         *
+         *     Requires the `agents:read` scope.
+         */
+        get: operations["agentHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -422,6 +522,36 @@ export interface components {
             path: string;
             value: unknown;
         })[];
+        CreateVersionBody: {
+            sourceAgentVersionId?: string;
+            config?: components["schemas"]["VersionConfigInput"] | null;
+            systemPrompt?: string | null;
+            knowledgeBaseId?: string | null;
+            inputMode?: ("SMS" | "PHONE" | "WEB_CHAT" | "WEB_VOICE")[];
+            followUp?: boolean;
+        };
+        UpdateAgentBody: {
+            name?: string;
+            description?: string | null;
+            slug?: string;
+        };
+        PublishAgentBody: {
+            versionId: string;
+        };
+        AgentChange: {
+            id: string;
+            createdAt: string;
+            workspaceId: string;
+            agentId: string;
+            agentVersionId: string | null;
+            /** @enum {string} */
+            operation: "create-agent" | "update-agent" | "create-version" | "publish-agent" | "archive-agent" | "unarchive-agent";
+            principalId: string;
+            keyId: string;
+            etagBefore: string | null;
+            etagAfter: string;
+        };
+        AgentChangeList: components["schemas"]["AgentChange"][];
     };
     responses: never;
     parameters: never;
@@ -786,6 +916,166 @@ export interface operations {
             };
         };
     };
+    updateAgent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The agent's current ETag (from `GET /agents/{agentId}` or the last change), or `*`: 428 without it, 412 when it is no longer current. */
+                "If-Match": string;
+            };
+            path: {
+                /** @description The agent's id (cuid2, at most 24 characters). */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["UpdateAgentBody"];
+                "application/json": components["schemas"]["UpdateAgentBody"];
+            };
+        };
+        responses: {
+            /** @description The changed agent, with its latest version and its new ETag. */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description The strong entity tag of the agent as answered, `"<agentId>.<updatedAt in epoch ms>"`: send it back in `If-Match` to change the agent. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Malformed JSON, an invalid field, a query parameter (none is taken) or a malformed `If-Match`; `errors` names each. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent is ARCHIVED or COMPLETED, or the slug is taken in this workspace. */
+            409: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `If-Match` names none of the agent's current ETag: it changed since it was read. */
+            412: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body exceeds 262144 bytes. */
+            413: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/merge-patch+json or application/json. */
+            415: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No `If-Match`: a change to the agent needs its current ETag. */
+            428: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listSessions: {
         parameters: {
             query?: {
@@ -986,6 +1276,180 @@ export interface operations {
             };
             /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
             404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createVersion: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The agent's current ETag (from `GET /agents/{agentId}` or the last change), or `*`: 428 without it, 412 when it is no longer current. */
+                "If-Match": string;
+                /** @description Replays the first answer for 24 h for the same body; 422 for another body; 409 while in flight. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The agent's id (cuid2, at most 24 characters). */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateVersionBody"];
+            };
+        };
+        responses: {
+            /** @description The new draft version; `ETag` is the agent's new one. */
+            201: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description The strong entity tag of the agent as answered, `"<agentId>.<updatedAt in epoch ms>"`: send it back in `If-Match` to change the agent. */
+                    etag?: string;
+                    /** @description `true` when this is a replayed answer; absent otherwise. */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersion"];
+                };
+            };
+            /** @description Malformed JSON, an invalid field, a query parameter (none is taken) or a malformed `If-Match`; `errors` names each. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent is ARCHIVED or COMPLETED; `sourceAgentVersionId` is not one of its versions; or the Idempotency-Key is in flight. */
+            409: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `If-Match` names none of the agent's current ETag: it changed since it was read. */
+            412: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body exceeds 262144 bytes. */
+            413: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used with a different request. */
+            422: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No `If-Match`: a change to the agent needs its current ETag. */
+            428: {
                 headers: {
                     /** @description The request id; also in every problem body. */
                     "x-request-id"?: string;
@@ -1276,6 +1740,486 @@ export interface operations {
                 };
             };
             /** @description No session with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    publishAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: when sent, the change is made only if it names the agent's current ETag (or is `*`); 412 otherwise. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The agent's id (cuid2, at most 24 characters). */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PublishAgentBody"];
+            };
+        };
+        responses: {
+            /** @description The agent, `PUBLISHED` with the version given, and its new ETag. */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description The strong entity tag of the agent as answered, `"<agentId>.<updatedAt in epoch ms>"`: send it back in `If-Match` to change the agent. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Malformed JSON, an invalid field, a query parameter (none is taken) or a malformed `If-Match`; `errors` names each. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent is ARCHIVED or COMPLETED, or `versionId` is not one of its versions. */
+            409: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `If-Match` names none of the agent's current ETag: it changed since it was read. */
+            412: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body exceeds 262144 bytes. */
+            413: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    archiveAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: when sent, the change is made only if it names the agent's current ETag (or is `*`); 412 otherwise. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The agent's id (cuid2, at most 24 characters). */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent archived, and its ETag (unchanged when it already was). */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description The strong entity tag of the agent as answered, `"<agentId>.<updatedAt in epoch ms>"`: send it back in `If-Match` to change the agent. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description A query parameter (none is taken) or a malformed `If-Match`; `errors` names each. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `If-Match` names none of the agent's current ETag: it changed since it was read. */
+            412: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    unarchiveAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: when sent, the change is made only if it names the agent's current ETag (or is `*`); 412 otherwise. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The agent's id (cuid2, at most 24 characters). */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent unarchived, and its ETag (unchanged when it already was). */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description The strong entity tag of the agent as answered, `"<agentId>.<updatedAt in epoch ms>"`: send it back in `If-Match` to change the agent. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description A query parameter (none is taken) or a malformed `If-Match`; `errors` names each. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `If-Match` names none of the agent's current ETag: it changed since it was read. */
+            412: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    agentHistory: {
+        parameters: {
+            query?: {
+                /** @description Items per page. */
+                limit?: number;
+                /** @description Items to skip before the page. Not with `cursor`. */
+                offset?: number;
+                /** @description Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added. */
+                cursor?: string;
+                /** @description By `createdAt` then `id`: newest first (`desc`) or oldest first. */
+                order?: "desc" | "asc";
+                /** @description `true` adds `X-Total-Count`: how many items match the filters (costs a count). */
+                includeTotal?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The agent's id (cuid2, at most 24 characters). */
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page, newest first unless `order=asc`. */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `<…>; rel="next"` (RFC 8288) while another page exists. */
+                    link?: string;
+                    /** @description With `includeTotal=true`: how many items match, as header text. */
+                    "x-total-count"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentChangeList"];
+                };
+            };
+            /** @description A query parameter is invalid; `errors` names each one. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
             404: {
                 headers: {
                     /** @description The request id; also in every problem body. */

@@ -20,8 +20,18 @@ export type SessionType = Session['type'];
 export type AgentVersion = components['schemas']['AgentVersion'];
 /** RFC 6902 operations (`add`, `remove`, `replace`) from one version's configuration to another's. */
 export type JsonPatch = components['schemas']['JsonPatch'];
+export type AgentChange = components['schemas']['AgentChange'];
+export type CreateVersionBody = components['schemas']['CreateVersionBody'];
+export type UpdateAgentBody = components['schemas']['UpdateAgentBody'];
+export type AgentHistoryQuery = Query<'/agents/{agentId}/history'>;
+/** A changed agent (or version) and the agent's ETag after the change. */
+export interface Changed<T> {
+  data: T;
+  etag: string;
+}
 
-type Query<P extends keyof paths> = NonNullable<paths[P]['get']['parameters']['query']>;
+type Listed = '/agents' | '/sessions' | '/agents/{agentId}/versions' | '/agents/{agentId}/history';
+type Query<P extends Listed> = NonNullable<paths[P]['get']['parameters']['query']>;
 /** The document types filter values as text (they may hold commas); the client offers the words. */
 export type AgentListQuery = Omit<Query<'/agents'>, 'status'> & { status?: AgentStatus[] };
 export type SessionListQuery = Omit<Query<'/sessions'>, 'status' | 'type'> & {
@@ -127,7 +137,65 @@ export function createClient(options: ClientOptions) {
     all(query: Omit<AgentListQuery, 'cursor' | 'offset'> = {}): AsyncGenerator<Agent> {
       return every((cursor) => agents.list({ ...query, cursor }));
     },
+    /**
+     * `POST /agents/{agentId}/versions`: a new draft version, given the agent's current ETag (`*`:
+     * whatever it is). A stale one throws a 412 `ApiProblem`. Safe to retry (a key is generated
+     * when none is given).
+     */
+    async createVersion(
+      agentId: string,
+      body: CreateVersionBody,
+      init: { ifMatch: string; idempotencyKey?: string },
+    ): Promise<Changed<AgentVersion>> {
+      const key = init.idempotencyKey ?? crypto.randomUUID();
+      const header = { 'If-Match': init.ifMatch, 'Idempotency-Key': key };
+      return changed(api.POST('/agents/{agentId}/versions', { params: { path: { agentId }, header }, body }));
+    },
+    /** `PATCH /agents/{agentId}` (a merge patch of name, description, slug), given its current ETag. */
+    async update(agentId: string, body: UpdateAgentBody, init: { ifMatch: string }): Promise<Changed<Agent>> {
+      return changed(
+        api.PATCH('/agents/{agentId}', {
+          params: { path: { agentId }, header: { 'If-Match': init.ifMatch } },
+          body,
+          headers: { 'content-type': 'application/merge-patch+json' },
+        }),
+      );
+    },
+    /** `POST /agents/{agentId}/publish`: publish one of its versions (an older one rolls back). */
+    async publish(
+      agentId: string,
+      versionId: string,
+      init: { ifMatch?: string } = {},
+    ): Promise<Changed<Agent>> {
+      const header = init.ifMatch === undefined ? {} : { 'If-Match': init.ifMatch };
+      return changed(
+        api.POST('/agents/{agentId}/publish', { params: { path: { agentId }, header }, body: { versionId } }),
+      );
+    },
+    /** `POST /agents/{agentId}/archive`; archiving an archived agent answers it unchanged. */
+    async archive(agentId: string, init: { ifMatch?: string } = {}): Promise<Changed<Agent>> {
+      const header = init.ifMatch === undefined ? {} : { 'If-Match': init.ifMatch };
+      return changed(api.POST('/agents/{agentId}/archive', { params: { path: { agentId }, header } }));
+    },
+    /** `POST /agents/{agentId}/unarchive`; an agent that is not archived is answered unchanged. */
+    async unarchive(agentId: string, init: { ifMatch?: string } = {}): Promise<Changed<Agent>> {
+      const header = init.ifMatch === undefined ? {} : { 'If-Match': init.ifMatch };
+      return changed(api.POST('/agents/{agentId}/unarchive', { params: { path: { agentId }, header } }));
+    },
+    /** `GET /agents/{agentId}/history`: one page of its changes, newest first. */
+    async history(agentId: string, query: AgentHistoryQuery = {}): Promise<Page<AgentChange>> {
+      const { data, response } = await settle(
+        api.GET('/agents/{agentId}/history', { params: { path: { agentId }, query } }),
+      );
+      return page(data, response);
+    },
   };
+
+  /** A change's answer and the agent's ETag after it. */
+  async function changed<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>) {
+    const { data, response } = await settle(call);
+    return { data, etag: response.headers.get('etag') ?? '' };
+  }
 
   const sessions = {
     /** `GET /sessions`: one page. */

@@ -23,3 +23,15 @@ export const ledgerReason = [
   'VOICE_USAGE',
   'SMS_USAGE',
 ] as const;
+/**
+ * What a change to an agent did, as its history records it: the name of the operation (the route
+ * table's `name`) that made it.
+ */
+export const agentChangeOperation = [
+  'create-agent',
+  'update-agent',
+  'create-version',
+  'publish-agent',
+  'archive-agent',
+  'unarchive-agent',
+] as const;

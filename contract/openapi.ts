@@ -3,13 +3,25 @@ import * as v from 'valibot';
 import { IDEMPOTENCY_KEY_HOURS, MAX_BODY_BYTES } from './limits.ts';
 import { routeKey, routeList, routes } from './routes.ts';
 import { Agent, AgentList, AgentVersion, AgentVersionList } from './schemas/agent.ts';
+import { AgentChange, AgentChangeList } from './schemas/agent-change.ts';
 import { VersionConfig, VersionConfigInput } from './schemas/config.ts';
 import { JsonPatch } from './schemas/json-patch.ts';
-import { agentListParams, sessionListParams, versionListParams } from './schemas/list-queries.ts';
+import {
+  agentChangeListParams,
+  agentListParams,
+  sessionListParams,
+  versionListParams,
+} from './schemas/list-queries.ts';
 import { type PathParamName, pathParamNames, pathParams } from './schemas/path.ts';
 import { Problem } from './schemas/problem.ts';
 import type { QueryParam } from './schemas/query.ts';
-import { CreateAgentBody, IdempotencyKey } from './schemas/requests.ts';
+import {
+  CreateAgentBody,
+  CreateVersionBody,
+  IdempotencyKey,
+  PublishAgentBody,
+  UpdateAgentBody,
+} from './schemas/requests.ts';
 import { Conversation, LedgerEntry, Person, Session, SessionList } from './schemas/session.ts';
 
 const schemas = {
@@ -27,6 +39,11 @@ const schemas = {
   Problem,
   AgentVersionList,
   JsonPatch,
+  CreateVersionBody,
+  UpdateAgentBody,
+  PublishAgentBody,
+  AgentChange,
+  AgentChangeList,
 };
 type SchemaName = keyof typeof schemas;
 
@@ -136,7 +153,7 @@ const etagHeader = {
   ),
 };
 
-function listOperation(params: Record<string, QueryParam>, list: SchemaName) {
+function listOperation(params: Record<string, QueryParam>, list: SchemaName, extra: object = {}) {
   return {
     parameters: queryParameters(params),
     responses: {
@@ -151,20 +168,21 @@ function listOperation(params: Record<string, QueryParam>, list: SchemaName) {
       },
       '400': problemResponse('A query parameter is invalid; `errors` names each one.'),
       ...commonResponses,
+      ...extra,
     },
   };
 }
 
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: `Replays the first answer for ${IDEMPOTENCY_KEY_HOURS} h for the same body; 422 for another body; 409 while in flight.`,
+  schema: jsonSchemaOf(IdempotencyKey),
+};
+
 const createOperation = {
-  parameters: [
-    {
-      name: 'Idempotency-Key',
-      in: 'header',
-      required: false,
-      description: `Replays the first answer for ${IDEMPOTENCY_KEY_HOURS} h for the same body; 422 for another body; 409 while in flight.`,
-      schema: jsonSchemaOf(IdempotencyKey),
-    },
-  ],
+  parameters: [idempotencyKeyParameter],
   requestBody: { required: true, content: { 'application/json': { schema: ref('CreateAgentBody') } } },
   responses: {
     '201': {
@@ -228,6 +246,112 @@ const noSuchVersionResponse = problemResponse(
   "No agent with this id in this workspace, or no version with this id of this agent: unknown, another workspace's or another agent's, or not an id at all (no existence is revealed); or no such route.",
 );
 
+const ifMatchParameter = (required: boolean) => ({
+  name: 'If-Match',
+  in: 'header',
+  required,
+  description: required
+    ? "The agent's current ETag (from `GET /agents/{agentId}` or the last change), or `*`: 428 without it, 412 when it is no longer current."
+    : "Optional: when sent, the change is made only if it names the agent's current ETag (or is `*`); 412 otherwise.",
+  schema: { type: 'string' },
+});
+
+const replayedHeader = {
+  'idempotent-replayed': header('`true` when this is a replayed answer; absent otherwise.', {
+    type: 'string',
+    enum: ['true'],
+  }),
+};
+
+/** The statuses every change to an agent can answer, besides its success. */
+const changeResponses = (conflicts: string, ifMatchRequired: boolean) => ({
+  '400': problemResponse(
+    'Malformed JSON, an invalid field, a query parameter (none is taken) or a malformed `If-Match`; `errors` names each.',
+  ),
+  '409': problemResponse(conflicts),
+  '412': problemResponse("`If-Match` names none of the agent's current ETag: it changed since it was read."),
+  ...(ifMatchRequired
+    ? { '428': problemResponse('No `If-Match`: a change to the agent needs its current ETag.') }
+    : {}),
+  ...commonResponses,
+  '404': noSuchResponse('agent'),
+});
+
+const agentAnswer = (description: string) => ({
+  description,
+  headers: { ...requestIdHeader, ...etagHeader },
+  content: { 'application/json': { schema: ref('Agent') } },
+});
+
+const createVersionOperation = {
+  parameters: [ifMatchParameter(true), idempotencyKeyParameter],
+  requestBody: { required: true, content: { 'application/json': { schema: ref('CreateVersionBody') } } },
+  responses: {
+    '201': {
+      description: "The new draft version; `ETag` is the agent's new one.",
+      headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader },
+      content: { 'application/json': { schema: ref('AgentVersion') } },
+    },
+    ...changeResponses(
+      'The agent is ARCHIVED or COMPLETED; `sourceAgentVersionId` is not one of its versions; or the Idempotency-Key is in flight.',
+      true,
+    ),
+    '413': problemResponse(`The body exceeds ${MAX_BODY_BYTES} bytes.`),
+    '415': problemResponse('Content-Type is not application/json.'),
+    '422': problemResponse('The Idempotency-Key was used with a different request.'),
+  },
+};
+
+const updateAgentOperation = {
+  parameters: [ifMatchParameter(true)],
+  requestBody: {
+    required: true,
+    content: {
+      'application/merge-patch+json': { schema: ref('UpdateAgentBody') },
+      'application/json': { schema: ref('UpdateAgentBody') },
+    },
+  },
+  responses: {
+    '200': agentAnswer('The changed agent, with its latest version and its new ETag.'),
+    ...changeResponses('The agent is ARCHIVED or COMPLETED, or the slug is taken in this workspace.', true),
+    '413': problemResponse(`The body exceeds ${MAX_BODY_BYTES} bytes.`),
+    '415': problemResponse('Content-Type is not application/merge-patch+json or application/json.'),
+  },
+};
+
+const publishOperation = {
+  parameters: [ifMatchParameter(false)],
+  requestBody: { required: true, content: { 'application/json': { schema: ref('PublishAgentBody') } } },
+  responses: {
+    '200': agentAnswer('The agent, `PUBLISHED` with the version given, and its new ETag.'),
+    ...changeResponses(
+      'The agent is ARCHIVED or COMPLETED, or `versionId` is not one of its versions.',
+      false,
+    ),
+    '413': problemResponse(`The body exceeds ${MAX_BODY_BYTES} bytes.`),
+    '415': problemResponse('Content-Type is not application/json.'),
+  },
+};
+
+const archiveOperation = (done: string) => ({
+  parameters: [ifMatchParameter(false)],
+  responses: {
+    '200': agentAnswer(`The agent ${done}, and its ETag (unchanged when it already was).`),
+    '400': problemResponse(
+      'A query parameter (none is taken) or a malformed `If-Match`; `errors` names each.',
+    ),
+    '412': problemResponse(
+      "`If-Match` names none of the agent's current ETag: it changed since it was read.",
+    ),
+    ...commonResponses,
+    '404': noSuchResponse('agent'),
+  },
+});
+
+const historyOperation = listOperation(agentChangeListParams, 'AgentChangeList', {
+  '404': noSuchResponse('agent'),
+});
+
 const tags = [
   { name: 'Agents', description: 'Voice agents and their versions (configuration, prompt, input modes).' },
   { name: 'Sessions', description: 'Calls and web voice interactions people had with the agents.' },
@@ -257,6 +381,48 @@ const operations: Record<string, { tag: string; description: string; operation: 
       'One agent of the workspace, with its latest version, in one statement. The `ETag` header is ' +
       'what a change to the agent sends back in `If-Match`.',
     operation: getAgentOperation,
+  },
+  [routeKey(routes.createVersion)]: {
+    tag: 'Agents',
+    description:
+      'Adds a `DRAFT` version, numbered after the highest, built from the latest version (or ' +
+      '`sourceAgentVersionId`): a member left out is copied from it, `null` clears a nullable one, ' +
+      '`config` is replaced whole (completed as the create completes it). The agent, its new version ' +
+      'and its history entry are written in one statement. Refused for `ARCHIVED` and `COMPLETED` agents.',
+    operation: createVersionOperation,
+  },
+  [routeKey(routes.updateAgent)]: {
+    tag: 'Agents',
+    description:
+      "A JSON merge patch (RFC 7396) of the agent's `name`, `description` and `slug`: a member left out " +
+      'is kept, `description: null` clears it. A slug taken in the workspace is a 409.',
+    operation: updateAgentOperation,
+  },
+  [routeKey(routes.publishAgent)]: {
+    tag: 'Agents',
+    description:
+      'Makes the agent `PUBLISHED` with the version given (`publishedVersionId`, `publishedAt`, ' +
+      '`publishedBy`); an older version is a rollback. Versions never change once written.',
+    operation: publishOperation,
+  },
+  [routeKey(routes.archiveAgent)]: {
+    tag: 'Agents',
+    description:
+      'Makes the agent `ARCHIVED` (`archivedAt`, `archivedBy`): no new version, PATCH or publish until ' +
+      'it is unarchived. Archiving an archived agent changes nothing and answers it again.',
+    operation: archiveOperation('archived'),
+  },
+  [routeKey(routes.unarchiveAgent)]: {
+    tag: 'Agents',
+    description:
+      'Returns an archived agent to `COMPLETED` (when completed), `PUBLISHED` (when a version is ' +
+      'published) or `DRAFT`, clearing `archivedAt`/`archivedBy`. An agent that is not archived is answered unchanged.',
+    operation: archiveOperation('unarchived'),
+  },
+  [routeKey(routes.agentHistory)]: {
+    tag: 'Agents',
+    description: `Every change to the agent (who, what, when, the ETag before and after), newest first. ${pagingNote}`,
+    operation: historyOperation,
   },
   [routeKey(routes.listSessions)]: {
     tag: 'Sessions',

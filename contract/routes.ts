@@ -3,7 +3,11 @@
  * local gateway serves the same rows, so the deployed API and the local one cannot drift.
  * Pure data on purpose: every Lambda bundle imports it, so it must not import handler code.
  */
-export const scopes = ['agents:read', 'agents:write', 'sessions:read'] as const;
+/**
+ * `agents:publish` guards what changes what callers of a published agent get (publish, archive,
+ * unarchive), apart from `agents:write`, which only drafts (docs/api.md, "Scopes").
+ */
+export const scopes = ['agents:read', 'agents:write', 'agents:publish', 'sessions:read'] as const;
 export type Scope = (typeof scopes)[number];
 
 export interface Route {
@@ -82,6 +86,55 @@ export const routes = {
     entry: 'functions/sessions/get.ts',
     scope: 'sessions:read',
     summary: 'Read one session',
+  },
+  // Changes to an agent (issue 25): drafts need agents:write, what callers get agents:publish.
+  createVersion: {
+    name: 'create-version',
+    method: 'POST',
+    path: '/agents/{agentId}/versions',
+    entry: 'functions/versions/create.ts',
+    scope: 'agents:write',
+    summary: 'Add a draft version to an agent',
+  },
+  updateAgent: {
+    name: 'update-agent',
+    method: 'PATCH',
+    path: '/agents/{agentId}',
+    entry: 'functions/agents/update.ts',
+    scope: 'agents:write',
+    summary: "Change an agent's name, description or slug",
+  },
+  publishAgent: {
+    name: 'publish-agent',
+    method: 'POST',
+    path: '/agents/{agentId}/publish',
+    entry: 'functions/agents/publish.ts',
+    scope: 'agents:publish',
+    summary: "Publish one of the agent's versions (or roll back to an older one)",
+  },
+  archiveAgent: {
+    name: 'archive-agent',
+    method: 'POST',
+    path: '/agents/{agentId}/archive',
+    entry: 'functions/agents/archive.ts',
+    scope: 'agents:publish',
+    summary: 'Archive an agent',
+  },
+  unarchiveAgent: {
+    name: 'unarchive-agent',
+    method: 'POST',
+    path: '/agents/{agentId}/unarchive',
+    entry: 'functions/agents/unarchive.ts',
+    scope: 'agents:publish',
+    summary: 'Unarchive an agent',
+  },
+  agentHistory: {
+    name: 'agent-history',
+    method: 'GET',
+    path: '/agents/{agentId}/history',
+    entry: 'functions/agents/history.ts',
+    scope: 'agents:read',
+    summary: "An agent's history of changes, newest first",
   },
 } as const satisfies Record<string, Route>;
 

@@ -9,6 +9,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Database } from './database.ts';
 import { rowsOf } from './queries/rows.ts';
 import {
+  agentChanges,
   agents,
   agentVersions,
   apiKeys,
@@ -34,7 +35,9 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   [themes, ['SELECT', 'INSERT']],
   // lastUsedAt on every authorisation, revokedAt on revoke.
   [apiKeys, ['SELECT', 'INSERT', 'UPDATE']],
-  [agents, ['SELECT', 'INSERT']],
+  // UPDATE: PATCH, new versions, publish, archive and unarchive move the agent row.
+  [agents, ['SELECT', 'INSERT', 'UPDATE']],
+  // No UPDATE: a version, once written, never changes (a published one is immutable).
   [agentVersions, ['SELECT', 'INSERT']],
   [persons, ['SELECT', 'INSERT']],
   [conversations, ['SELECT', 'INSERT']],
@@ -42,6 +45,8 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   [ledgerEntries, ['SELECT', 'INSERT']],
   // INSERT … ON CONFLICT DO UPDATE, the stored response, and the delete of a failed attempt.
   [idempotencyKeys, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],
+  // The audit trail is append-only.
+  [agentChanges, ['SELECT', 'INSERT']],
 ];
 
 /** Multi-user rotation alternates the secret between `<name>` and `<name>_clone`, a member of `<name>`. */

@@ -131,3 +131,12 @@ export const VersionListQuery = v.pipe(
   cursorOrOffset<v.InferOutput<typeof versionQueryObject>>(),
 );
 export type VersionListQuery = v.InferOutput<typeof VersionListQuery>;
+
+/** GET /agents/{agentId}/history: paging only (the agent is the path's). */
+export const agentChangeListParams = { ...pageParams } satisfies Record<string, QueryParam>;
+const agentChangeQueryObject = queryObject(agentChangeListParams);
+export const AgentChangeListQuery = v.pipe(
+  agentChangeQueryObject,
+  cursorOrOffset<v.InferOutput<typeof agentChangeQueryObject>>(),
+);
+export type AgentChangeListQuery = v.InferOutput<typeof AgentChangeListQuery>;

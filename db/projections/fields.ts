@@ -1,7 +1,9 @@
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Agent, AgentVersion } from '#contract/schemas/agent.ts';
+import type { AgentChange } from '#contract/schemas/agent-change.ts';
 import type { Conversation, LedgerEntry, Person, Session } from '#contract/schemas/session.ts';
 import type {
+  agentChanges,
   agents,
   agentVersions,
   conversations,
@@ -137,3 +139,16 @@ export const LEDGER_ENTRY_FIELDS = [
   'sessionId',
   'idempotencyKey',
 ] as const satisfies Fields<typeof ledgerEntries, LedgerEntry>;
+
+export const AGENT_CHANGE_FIELDS = [
+  'id',
+  'createdAt',
+  'workspaceId',
+  'agentId',
+  'agentVersionId',
+  'operation',
+  'principalId',
+  'keyId',
+  'etagBefore',
+  'etagAfter',
+] as const satisfies Fields<typeof agentChanges, AgentChange>;

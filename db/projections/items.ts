@@ -1,8 +1,17 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { VERSION_CONFIGURATION_FIELDS } from '#contract/schemas/agent.ts';
 import type { Column } from '../queries/row-json.ts';
-import { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '../schema/index.ts';
 import {
+  agentChanges,
+  agents,
+  agentVersions,
+  conversations,
+  ledgerEntries,
+  persons,
+  sessions,
+} from '../schema/index.ts';
+import {
+  AGENT_CHANGE_FIELDS,
   AGENT_FIELDS,
   AGENT_VERSION_FIELDS,
   CONVERSATION_FIELDS,
@@ -35,6 +44,8 @@ const [versionId, toVersionId, sessionId] = ['versionId', 'toVersionId', 'sessio
   SQL,
   SQL,
 ];
+const HISTORY_SLOTS = [...PAGE_SLOTS, 'found'] as const;
+const found = slot('found');
 
 /**
  * The lists' statements, written against the Drizzle tables and the field lists and rendered to SQL
@@ -210,6 +221,22 @@ select ${jsonOf(
       )}::text as item
 from ${t(sessions)} s
 where ${c(sessions.id, 's')} = ${sessionId} and ${c(sessions.workspaceId, 's')} = ${workspaceId}`,
+    },
+    agentChangePage: {
+      doc:
+        "A page of one agent's history, each entry read by primary key. `found` says whether the " +
+        'workspace holds the agent at all (an empty page of an agent that exists is not a 404), in the ' +
+        "page's snapshot.",
+      slots: HISTORY_SLOTS,
+      text: sql`
+with ${page}
+select t.total, t.found, (
+  select ${jsonOf(agentChanges, 'c', AGENT_CHANGE_FIELDS, {}, '  ')}
+  from ${t(agentChanges)} c where ${c(agentChanges.id, 'c')} = page.${c(agentChanges.id)}
+)::text as item
+from (select ${total} as total, ${found} as found) t
+left join page on true
+order by page.${c(agentChanges.createdAt)} ${dir}, page.${c(agentChanges.id)} ${dir}`,
     },
   };
 }

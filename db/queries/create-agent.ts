@@ -4,15 +4,24 @@ import type { Agent } from '#contract/schemas/agent.ts';
 import type { VersionConfig } from '#contract/schemas/config.ts';
 import type { SqlRunner } from '../database.ts';
 import { constraintName, sqlState } from '../errors.ts';
+import { agentEtagSql } from './agents.ts';
 import { AGENT_COLUMNS, AGENT_VERSION_COLUMNS } from './items.generated.ts';
-import { agents as A, enums as E, themes as T, agentVersions as V } from './names.generated.ts';
+import {
+  agents as A,
+  agentChanges as C,
+  enums as E,
+  themes as T,
+  agentVersions as V,
+} from './names.generated.ts';
 import { fromRowJson } from './row-json.ts';
 
-// Apart from the lists: only the create function makes ids, so only its bundle carries cuid2.
+// Apart from the lists: only the functions that write make ids, so only their bundles carry cuid2.
 
 export interface NewAgent {
   workspaceId: string;
   principalId: string;
+  /** The calling key, recorded with the principal in the agent's history. */
+  keyId: string;
   name: string;
   description: string | null;
   /** Explicit slug, or `{ derivedFrom }` to take the first free `base`, `base-2`, `base-3`, … */
@@ -62,8 +71,8 @@ export async function createAgent(runner: SqlRunner, agent: NewAgent): Promise<A
 }
 
 /**
- * Inserts the agent and its version 1 and returns the API representation, in one statement (so
- * one round trip and atomic without an explicit transaction). A slug collision surfaces as the
+ * Inserts the agent, its version 1 and the first entry of its history, and returns the API
+ * representation, in one statement (so one round trip and atomic without an explicit transaction). A slug collision surfaces as the
  * unique violation `agents_workspace_slug`. Unlike a list's items, the answer is shaped here from
  * the inserted rows, so the database, which does not scale out, does not build the 45-field
  * projection (docs/decisions.md). The field lists are the lists' own (AGENT_COLUMNS, generated).
@@ -89,6 +98,12 @@ async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
         ${v.config === null ? null : JSON.stringify(v.config)}::jsonb, ${v.systemPrompt}, ${v.knowledgeBaseId},
         ${`{${v.inputMode.join(',')}}`}::${E.inputMode}[], ${v.followUp}, ${by}, ${by})
       returning *
+    ), new_change as (
+      insert into ${C.$} (${C.id}, ${C.createdAt}, ${C.workspaceId}, ${C.agentId}, ${C.agentVersionId},
+        ${C.operation}, ${C.principalId}, ${C.keyId}, ${C.etagBefore}, ${C.etagAfter})
+      select ${createId()}, new_agent.${A.updatedAt}, ${workspaceId}, new_agent.${A.id}, new_version.${V.id},
+        'create-agent'::${E.agentChangeOperation}, ${by}, ${input.keyId}, null, ${agentEtagSql('new_agent')}
+      from new_agent, new_version
     )
     select row_to_json(new_agent)::text as agent, row_to_json(new_version)::text as version
     from new_agent, new_version`);

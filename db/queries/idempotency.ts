@@ -10,7 +10,7 @@ export const ABANDONED_AFTER = '15 seconds';
 
 export type Claim =
   | { kind: 'claimed' }
-  | { kind: 'replay'; status: number; body: string }
+  | { kind: 'replay'; status: number; body: string; headers: Record<string, string> }
   | { kind: 'in-flight' }
   | { kind: 'mismatch' };
 
@@ -29,7 +29,7 @@ export async function claimKey(
       values (${workspaceId}, ${key}, ${requestHash})
       on conflict (${I.workspaceId}, ${I.key}) do update
         set ${I.requestHash} = excluded.${I.requestHash}, ${I.responseStatus} = null, ${I.responseBody} = null,
-          ${I.createdAt} = now()
+          ${I.responseHeaders} = null, ${I.createdAt} = now()
         where k.${I.createdAt} < now() - ${KEY_LIFETIME}::interval
            or (k.${I.responseStatus} is null and k.${I.createdAt} < now() - ${ABANDONED_AFTER}::interval)
       returning 1`);
@@ -38,27 +38,35 @@ export async function claimKey(
     requestHash: string;
     responseStatus: number | null;
     responseBody: string | null;
+    responseHeaders: string | null;
   }>(sql`
       select ${I.requestHash} as "requestHash", ${I.responseStatus} as "responseStatus",
-        ${I.responseBody} as "responseBody"
+        ${I.responseBody} as "responseBody", ${I.responseHeaders}::text as "responseHeaders"
       from ${I.$} where ${I.workspaceId} = ${workspaceId} and ${I.key} = ${key}`);
   // Deleted between the two statements (released after a failure): treat as still in flight.
   if (!held) return { kind: 'in-flight' };
   if (held.requestHash !== requestHash) return { kind: 'mismatch' };
   if (held.responseStatus === null || held.responseBody === null) return { kind: 'in-flight' };
-  return { kind: 'replay', status: held.responseStatus, body: held.responseBody };
+  const headers = held.responseHeaders ? (JSON.parse(held.responseHeaders) as Record<string, string>) : {};
+  return { kind: 'replay', status: held.responseStatus, body: held.responseBody, headers };
 }
 
-/** Records the answer; run in the same transaction as the work it answers for. */
+/**
+ * Records the answer (with its own headers, e.g. an ETag, if any); run in the same transaction as
+ * the work it answers for.
+ */
 export async function completeKey(
   runner: SqlRunner,
   workspaceId: string,
   key: string,
   status: number,
   body: string,
+  headers: Record<string, string> = {},
 ) {
+  const kept = Object.keys(headers).length > 0 ? JSON.stringify(headers) : null;
   await runner.rows(sql`
-    update ${I.$} set ${I.responseStatus} = ${status}, ${I.responseBody} = ${body}
+    update ${I.$} set ${I.responseStatus} = ${status}, ${I.responseBody} = ${body},
+      ${I.responseHeaders} = ${kept}::jsonb
     where ${I.workspaceId} = ${workspaceId} and ${I.key} = ${key}`);
 }
 

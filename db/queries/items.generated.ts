@@ -518,6 +518,32 @@ select (select row_to_json(j) from (select
 from sessions s
 where s.id = ${sessionId} and s.workspace_id = ${workspaceId}`;
 
+/**
+ * A page of one agent's history, each entry read by primary key. `found` says whether the
+ * workspace holds the agent at all (an empty page of an agent that exists is not a 404), in the
+ * page's snapshot.
+ */
+export const agentChangePage = (page: Sql, dir: Sql, total: Sql, found: Sql): Sql => sql`
+with ${page}
+select t.total, t.found, (
+  select (select row_to_json(j) from (select
+    c.id as id,
+    to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+    c.workspace_id as "workspaceId",
+    c.agent_id as "agentId",
+    c.agent_version_id as "agentVersionId",
+    c.operation as operation,
+    c.principal_id as "principalId",
+    c.key_id as "keyId",
+    c.etag_before as "etagBefore",
+    c.etag_after as "etagAfter"
+  ) j)
+  from agent_changes c where c.id = page.id
+)::text as item
+from (select ${total} as total, ${found} as found) t
+left join page on true
+order by page.created_at ${dir}, page.id ${dir}`;
+
 export const AGENT_COLUMNS: readonly Column[] = [["id","id",false],["created_at","createdAt",true],["updated_at","updatedAt",true],["created_by","createdBy",false],["updated_by","updatedBy",false],["workspace_id","workspaceId",false],["published_version_id","publishedVersionId",false],["name","name",false],["description","description",false],["slug","slug",false],["status","status",false],["source_template_id","sourceTemplateId",false],["archived_at","archivedAt",true],["archived_by","archivedBy",false],["completed_at","completedAt",true],["completed_by","completedBy",false],["published_at","publishedAt",true],["published_by","publishedBy",false]];
 
 export const AGENT_VERSION_COLUMNS: readonly Column[] = [["id","id",false],["created_at","createdAt",true],["updated_at","updatedAt",true],["created_by","createdBy",false],["updated_by","updatedBy",false],["agent_id","agentId",false],["version","version",false],["workspace_id","workspaceId",false],["source_agent_version_id","sourceAgentVersionId",false],["theme_id","themeId",false],["incentive_type","incentiveType",false],["incentive_amount","incentiveAmount",false],["incentive_currency_code","incentiveCurrencyCode",false],["max_participants","maxParticipants",false],["length","length",false],["languages","languages",false],["input_mode","inputMode",false],["knowledge_base_id","knowledgeBaseId",false],["follow_up","followUp",false],["limit_to_knowledge_base","limitToKnowledgeBase",false],["timezone","timezone",false],["authentication","authentication",false],["system_prompt","systemPrompt",false],["agent_flow_id","agentFlowId",false],["config","config",false]];

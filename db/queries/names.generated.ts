@@ -3,6 +3,21 @@
 
 import { raw } from 'sql-template-tag';
 
+/** `agentChanges` of db/schema: `$` is the table. */
+export const agentChanges = {
+  $: raw("agent_changes"),
+  id: raw("id"),
+  createdAt: raw("created_at"),
+  workspaceId: raw("workspace_id"),
+  agentId: raw("agent_id"),
+  agentVersionId: raw("agent_version_id"),
+  operation: raw("operation"),
+  principalId: raw("principal_id"),
+  keyId: raw("key_id"),
+  etagBefore: raw("etag_before"),
+  etagAfter: raw("etag_after"),
+} as const;
+
 /** `agents` of db/schema: `$` is the table. */
 export const agents = {
   $: raw("agents"),
@@ -96,6 +111,7 @@ export const idempotencyKeys = {
   requestHash: raw("request_hash"),
   responseStatus: raw("response_status"),
   responseBody: raw("response_body"),
+  responseHeaders: raw("response_headers"),
   createdAt: raw("created_at"),
 } as const;
 
@@ -183,6 +199,7 @@ export const workspaces = {
 
 /** The enum types of db/schema. */
 export const enums = {
+  agentChangeOperation: raw("agent_change_operation"),
   agentStatus: raw("agent_status"),
   authenticationMode: raw("authentication_mode"),
   currencyCode: raw("currency_code"),

@@ -13,4 +13,5 @@ export const language = pgEnum('language', values.language);
 export const inputMode = pgEnum('input_mode', values.inputMode);
 export const authenticationMode = pgEnum('authentication_mode', values.authenticationMode);
 export const ledgerReason = pgEnum('ledger_reason', values.ledgerReason);
+export const agentChangeOperation = pgEnum('agent_change_operation', values.agentChangeOperation);
 export const workspaceTier = pgEnum('workspace_tier', tierNames);

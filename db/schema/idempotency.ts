@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, integer, pgTable, primaryKey, text, varchar } from 'drizzle-orm/pg-core';
+import { check, integer, jsonb, pgTable, primaryKey, text, varchar } from 'drizzle-orm/pg-core';
 import { id, timestamptz } from './columns.ts';
 import { workspaces } from './workspaces.ts';
 
@@ -16,6 +16,8 @@ export const idempotencyKeys = pgTable(
     responseStatus: integer('response_status'),
     // The exact bytes first sent, so a replay is byte-for-byte the same answer.
     responseBody: text('response_body'),
+    // The answer's own headers (an ETag), replayed with it; null when it had none.
+    responseHeaders: jsonb('response_headers').$type<Record<string, string>>(),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
   },
   (t) => [

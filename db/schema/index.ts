@@ -1,3 +1,4 @@
+export * from './agent-changes.ts';
 export * from './agents.ts';
 export * from './enums.ts';
 export * from './idempotency.ts';

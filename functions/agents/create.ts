@@ -10,7 +10,7 @@ import { conflict } from '../http/problem.ts';
 import { parseQuery } from '../http/query.ts';
 import { json } from '../http/respond.ts';
 import { type Caller, route } from '../http/route.ts';
-import { slugFrom } from './slug.ts';
+import { slugFrom, slugTaken } from './slug.ts';
 
 /** POST /agents */
 export const build = (deps: Deps) =>
@@ -31,6 +31,7 @@ function newAgent(body: CreateAgentBody, caller: Caller): NewAgent {
   return {
     workspaceId: caller.workspaceId,
     principalId: caller.principalId,
+    keyId: caller.keyId,
     name: body.name,
     description: body.description,
     slug: body.slug ? { given: body.slug } : { derivedFrom: slugFrom(body.name) },
@@ -43,11 +44,7 @@ async function createOrConflict(sql: SqlRunner, agent: NewAgent) {
   try {
     return await createAgent(sql, agent);
   } catch (error) {
-    if (error instanceof SlugTaken) {
-      throw conflict(`The slug "${error.slug}" is already used by another agent in this workspace.`, [
-        { path: 'slug', message: 'is already used by another agent in this workspace' },
-      ]);
-    }
+    if (error instanceof SlugTaken) throw slugTaken(error.slug);
     if (error instanceof SlugsExhausted) {
       throw conflict('Too many agents with this name are being created at once; retry, or give a slug.', [
         { path: 'slug', message: 'could not be derived from the name; retry or give one' },

@@ -1,4 +1,5 @@
 import { AGENT_SLUG_MAX } from '#contract/limits.ts';
+import { conflict } from '../http/problem.ts';
 
 /** Longest base slug, leaving room for a `-<n>` suffix (up to 9 digits) within the limit. */
 const MAX_BASE = AGENT_SLUG_MAX - 15;
@@ -17,3 +18,9 @@ export function slugFrom(name: string): string {
     .replace(/^-+|-+$/g, '');
   return slug || 'agent';
 }
+
+/** The 409 of a slug another agent of the workspace holds (a create's or a PATCH's). */
+export const slugTaken = (slug: string) =>
+  conflict(`The slug "${slug}" is already used by another agent in this workspace.`, [
+    { path: 'slug', message: 'is already used by another agent in this workspace' },
+  ]);

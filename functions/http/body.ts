@@ -13,11 +13,11 @@ import { unstorableText } from './text-safety.ts';
 import { type ApiEvent, headerOf } from './types.ts';
 import { invalidBecause, parseOrProblem } from './validation.ts';
 
-/** `application/json`, whose only parameter may be `charset=utf-8` (any case, quoted or not). */
-function isJsonInUtf8(contentType: string | undefined): boolean {
+/** One of `types` (JSON), whose only parameter may be `charset=utf-8` (any case, quoted or not). */
+function isJsonInUtf8(contentType: string | undefined, types: readonly string[]): boolean {
   if (contentType === undefined) return false;
   const [type, ...params] = contentType.split(';').map((part) => part.trim());
-  if (type?.toLowerCase() !== 'application/json') return false;
+  if (!types.includes(type?.toLowerCase() ?? '')) return false;
   return params.every((param) => /^charset\s*=\s*("?)utf-8\1$/i.test(param));
 }
 
@@ -43,14 +43,20 @@ function base64Bytes(text: string): number {
   return Math.floor((trimmed.length * 3) / 4) - padding;
 }
 
+const JSON_ONLY = ['application/json'] as const;
+
 /**
- * The JSON body of a request, checked in order of cost: media type and coding, size (before any
- * parsing), UTF-8, syntax, depth and text Postgres can store faithfully, unique member names,
- * then the schema.
+ * The JSON body of a request, checked in order of cost: media type (`application/json`, or one of
+ * `mediaTypes`) and coding, size (before any parsing), UTF-8, syntax, depth and text Postgres can
+ * store faithfully, unique member names, then the schema.
  */
-export function parseJsonBody<S extends v.GenericSchema>(schema: S, event: ApiEvent): v.InferOutput<S> {
+export function parseJsonBody<S extends v.GenericSchema>(
+  schema: S,
+  event: ApiEvent,
+  mediaTypes: readonly string[] = JSON_ONLY,
+): v.InferOutput<S> {
   const contentType = headerOf(event.headers, 'content-type');
-  if (!isJsonInUtf8(contentType)) throw unsupportedMediaType(contentType);
+  if (!isJsonInUtf8(contentType, mediaTypes)) throw unsupportedMediaType(contentType, mediaTypes);
   const encoding = headerOf(event.headers, 'content-encoding')?.trim();
   if (encoding && encoding.toLowerCase() !== 'identity') throw unsupportedEncoding(encoding);
   const raw = event.body ?? '';

@@ -89,3 +89,18 @@ export function requiredIfMatch(
     ]);
   return condition;
 }
+
+/** The request's `If-Match` where a change may go without one: undefined when absent, 400 when malformed. */
+export function optionalIfMatch(
+  event: Pick<ApiEvent, 'headers' | 'multiValueHeaders'>,
+): Exclude<IfMatch, { kind: 'absent' } | { kind: 'malformed' }> | undefined {
+  const values = headerValues(event, 'if-match');
+  return values === undefined ? undefined : requiredIfMatch(event, 'the agent');
+}
+
+/**
+ * The strong tags a change's statement compares the current ETag with (db/queries/agent-changes.ts);
+ * undefined when any ETag will do (`*`, or no condition). Only weak tags: an empty list, which none matches.
+ */
+export const matchingTags = (condition: IfMatch | undefined): readonly string[] | undefined =>
+  condition?.kind === 'tags' ? condition.tags : undefined;

@@ -28,10 +28,16 @@ function withRequestId(problemText: string, requestId: string): string {
   return JSON.stringify({ ...(JSON.parse(problemText) as object), requestId });
 }
 
+// Headers every answer gets afresh (baseHeaders, the media type): not part of what is replayed.
+const FRESH_HEADERS = new Set(['content-type', 'x-request-id', 'cache-control', 'x-content-type-options']);
+const ownHeaders = (headers: Record<string, string>) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !FRESH_HEADERS.has(name)));
+
 /**
  * Runs `work` at most once per key and body within the key's lifetime (per workspace): a repeat
  * gets the first answer again, a different body under the same key 422, and a repeat while the
- * first is still running 409. The work and the recorded answer commit together; a 4xx answer
+ * first is still running 409 (`body` is what identifies the request: the parsed body, and for an
+ * operation on one resource its id too, so one key cannot replay one agent's answer for another). The work and the recorded answer commit together; a 4xx answer
  * (e.g. a slug conflict) is recorded too, a failure is not, so the client may retry it: the claim
  * is released on a connection of its own, since the failure may have broken this one.
  */
@@ -64,6 +70,7 @@ export async function idempotent(
         headers: {
           'content-type': claim.status >= 400 ? 'application/problem+json' : 'application/json',
           ...baseHeaders(req.requestId),
+          ...claim.headers,
           'idempotent-replayed': 'true',
         },
         body: claim.status >= 400 ? withRequestId(claim.body, req.requestId) : claim.body,
@@ -79,7 +86,8 @@ export async function idempotent(
         if (!(error instanceof HttpProblem) || error.status >= 500) throw error;
         result = problem(req.requestId, error);
       }
-      await completeKey(tx, workspaceId, key, result.statusCode, result.body);
+      const headers = result.statusCode < 400 ? ownHeaders(result.headers) : {};
+      await completeKey(tx, workspaceId, key, result.statusCode, result.body, headers);
       return result;
     });
   } catch (error) {

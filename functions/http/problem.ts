@@ -45,11 +45,14 @@ export const validationFailed = (detail: string, errors: FieldError[]) =>
   new HttpProblem(400, problemType('validation'), detail, errors);
 export const malformedJson = () =>
   new HttpProblem(400, problemType('malformed-json'), 'The request body is not valid JSON.');
-export const unsupportedMediaType = (received: string | undefined) =>
+export const unsupportedMediaType = (
+  received: string | undefined,
+  expected: readonly string[] = ['application/json'],
+) =>
   new HttpProblem(
     415,
     problemType('unsupported-media-type'),
-    `Content-Type must be application/json${received ? `, not ${received}` : ''}.`,
+    `Content-Type must be ${expected.join(' or ')}${received ? `, not ${received}` : ''}.`,
   );
 export const bodyTooLarge = (limit: number) =>
   new HttpProblem(413, problemType('body-too-large'), `The request body exceeds ${limit} bytes.`);

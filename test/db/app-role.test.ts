@@ -163,7 +163,10 @@ describe.runIf(usingPostgres())(
         'truncate agents': '42501',
         'truncate idempotency_keys': '42501',
         'delete from agents': '42501',
-        'update agents set name = name': '42501',
+        // Versions never change once written (a published one is immutable); the history is append-only.
+        'update agent_versions set system_prompt = system_prompt': '42501',
+        'update agent_changes set operation = operation': '42501',
+        'delete from agent_changes': '42501',
         'delete from workspaces': '42501',
         'update sessions set name = name': '42501',
         'create role role_probe': '42501',

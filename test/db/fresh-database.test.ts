@@ -18,6 +18,7 @@ describe('a fresh test database', () => {
       ),
     );
     expect(rows.map((r) => r.table_name)).toEqual([
+      'agent_changes',
       'agent_versions',
       'agents',
       'api_keys',

@@ -42,7 +42,7 @@ describe.skipIf(!usingPostgres())(
 
     it('for each route statement and the authorizer lookup, filters and cursors included', async () => {
       const runner = handle.sql;
-      const { workspaceId, principalId } = tenant;
+      const { workspaceId, principalId, keyId } = tenant;
       const after = { createdAt: '2026-01-01T00:00:00.000Z', id: "it's\\odd" };
       const counts = {
         authenticate: await roundTrips(() => authenticate(runner, tenant.token)),
@@ -50,6 +50,7 @@ describe.skipIf(!usingPostgres())(
           createAgent(runner, {
             workspaceId,
             principalId,
+            keyId,
             name: "O'Brien \\ agent",
             description: null,
             slug: { derivedFrom: 'o-brien' },

@@ -108,7 +108,7 @@ describe('fuzzing the Authorization header', () => {
             workspaceId: as.workspaceId,
             principalId: as.principalId,
             keyId: as.keyId,
-            scopes: 'agents:read agents:write sessions:read',
+            scopes: 'agents:read agents:write agents:publish sessions:read',
             tier: 'standard',
             usageIdentifierKey: `vaw_${as.workspaceId}`,
           });

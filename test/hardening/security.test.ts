@@ -29,7 +29,45 @@ const routes: { name: RouteName; scope: Scope; event: (caller: Tenant | null) =>
     scope: 'sessions:read',
     event: (caller) => apiEvent({ path: '/sessions', caller }),
   },
+  ...agentRoutes(),
 ];
+
+/** Each workspace's agent the changes below act on (`withAgent`); unknown ones name a made-up id. */
+const agentOf = new Map<string, { agentId: string; versionId: string }>();
+const ownAgent = (caller: Tenant | null) =>
+  agentOf.get(caller?.workspaceId ?? '') ?? {
+    agentId: 'zzzzzzzzzzzzzzzzzzzzzzzz',
+    versionId: 'zzzzzzzzzzzz',
+  };
+async function withAgent(handle: DatabaseHandle, tenant: Tenant) {
+  const { agentId, versionIds } = await insertAgent(handle.db, tenant, { n: 9 });
+  agentOf.set(tenant.workspaceId, { agentId, versionId: versionIds[0] as string });
+}
+
+/** The changes to an agent and its history, each of which a second run repeats harmlessly. */
+function agentRoutes(): typeof routes {
+  const on = (method: 'GET' | 'POST' | 'PATCH', suffix: string, body?: unknown) => (caller: Tenant | null) =>
+    apiEvent({
+      method,
+      path: `/agents/${ownAgent(caller).agentId}${suffix}`,
+      resource: `/agents/{agentId}${suffix}`,
+      body: typeof body === 'function' ? body(caller) : body,
+      headers: { 'if-match': '*' },
+      caller,
+    });
+  return [
+    { name: 'create-version', scope: 'agents:write', event: on('POST', '/versions', {}) },
+    { name: 'update-agent', scope: 'agents:write', event: on('PATCH', '', { name: 'Renamed' }) },
+    {
+      name: 'publish-agent',
+      scope: 'agents:publish',
+      event: on('POST', '/publish', (caller: Tenant | null) => ({ versionId: ownAgent(caller).versionId })),
+    },
+    { name: 'agent-history', scope: 'agents:read', event: on('GET', '/history') },
+    { name: 'archive-agent', scope: 'agents:publish', event: on('POST', '/archive') },
+    { name: 'unarchive-agent', scope: 'agents:publish', event: on('POST', '/unarchive') },
+  ];
+}
 
 /** The request as the handler gets it when the authorizer could not reach the database. */
 const deferred = (event: ApiEvent) => {
@@ -37,7 +75,7 @@ const deferred = (event: ApiEvent) => {
   return event;
 };
 
-/** Every subset of the scopes (2^3 of them). */
+/** Every subset of the scopes (2^4 of them). */
 const scopeSets: Scope[][] = Array.from({ length: 2 ** allScopes.length }, (_, mask) =>
   allScopes.filter((_, i) => mask & (1 << i)),
 );
@@ -80,6 +118,7 @@ describe('security', () => {
   describe('credentials at rest', () => {
     it('no table holds a token, its secret part or anything but its SHA-256, after every route ran', async () => {
       const tenant = await createTenant(handle.db);
+      await withAgent(handle, tenant);
       for (const route of routes) {
         await throughAuthorizer(app, route.name, route.event(tenant));
         await handlerOf(app, route.name)(deferred(route.event(tenant)));
@@ -135,6 +174,7 @@ describe('security', () => {
       'a key holding %s gets exactly the routes its scopes name, on every path',
       async (_, set) => {
         const tenant = await createTenant(handle.db, { scopes: set });
+        await withAgent(handle, tenant);
         for (const route of routes) {
           const allowed = set.includes(route.scope);
           const flow = await throughAuthorizer(app, route.name, route.event(tenant));

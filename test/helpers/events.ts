@@ -40,7 +40,7 @@ export function apiEvent(options: EventOptions): ApiEvent {
         workspaceId: options.caller.workspaceId,
         principalId: options.caller.principalId,
         keyId: options.caller.keyId,
-        scopes: options.scopes ?? 'agents:read agents:write sessions:read',
+        scopes: options.scopes ?? 'agents:read agents:write agents:publish sessions:read',
       }
     : {};
   const now = new Date();

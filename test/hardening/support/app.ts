@@ -1,19 +1,26 @@
 import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { Agent, AgentList, AgentVersion, AgentVersionList } from '#contract/schemas/agent.ts';
+import { AgentChangeList } from '#contract/schemas/agent-change.ts';
 import { JsonPatch } from '#contract/schemas/json-patch.ts';
 import { Problem } from '#contract/schemas/problem.ts';
 import { Session, SessionList } from '#contract/schemas/session.ts';
 import type { Database } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
+import { build as buildArchiveAgent } from '#functions/agents/archive.ts';
 import { build as buildCreateAgent } from '#functions/agents/create.ts';
 import { build as buildGetAgent } from '#functions/agents/get.ts';
+import { build as buildAgentHistory } from '#functions/agents/history.ts';
 import { build as buildListAgents } from '#functions/agents/list.ts';
+import { build as buildPublishAgent } from '#functions/agents/publish.ts';
+import { build as buildUnarchiveAgent } from '#functions/agents/unarchive.ts';
+import { build as buildUpdateAgent } from '#functions/agents/update.ts';
 import { build as buildAuthorizer } from '#functions/authorizer.ts';
 import type { Deps } from '#functions/deps.ts';
 import type { ApiResult } from '#functions/http/types.ts';
 import { build as buildGetSession } from '#functions/sessions/get.ts';
 import { build as buildListSessions } from '#functions/sessions/list.ts';
+import { build as buildCreateVersion } from '#functions/versions/create.ts';
 import { build as buildDiffVersions } from '#functions/versions/diff.ts';
 import { build as buildGetVersion } from '#functions/versions/get.ts';
 import { build as buildListVersions } from '#functions/versions/list.ts';
@@ -29,6 +36,12 @@ export function buildApp(deps: Deps) {
     getVersion: buildGetVersion(deps),
     diffVersions: buildDiffVersions(deps),
     getSession: buildGetSession(deps),
+    createVersion: buildCreateVersion(deps),
+    updateAgent: buildUpdateAgent(deps),
+    publishAgent: buildPublishAgent(deps),
+    archiveAgent: buildArchiveAgent(deps),
+    unarchiveAgent: buildUnarchiveAgent(deps),
+    agentHistory: buildAgentHistory(deps),
     authorize: buildAuthorizer(deps),
   };
 }
@@ -44,6 +57,12 @@ export const successSchema = {
   'get-version': AgentVersion,
   'diff-versions': JsonPatch,
   'get-session': Session,
+  'create-version': AgentVersion,
+  'update-agent': Agent,
+  'publish-agent': Agent,
+  'archive-agent': Agent,
+  'unarchive-agent': Agent,
+  'agent-history': AgentChangeList,
 } as const;
 export type RouteName = keyof typeof successSchema;
 

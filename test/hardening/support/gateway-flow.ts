@@ -18,6 +18,12 @@ const handlerOf = (app: App, route: RouteName) =>
     'get-version': app.getVersion,
     'diff-versions': app.diffVersions,
     'get-session': app.getSession,
+    'create-version': app.createVersion,
+    'update-agent': app.updateAgent,
+    'publish-agent': app.publishAgent,
+    'archive-agent': app.archiveAgent,
+    'unarchive-agent': app.unarchiveAgent,
+    'agent-history': app.agentHistory,
   })[route];
 
 /** The authorizer's event for a handler event, as API Gateway derives it. */

@@ -1,0 +1,20 @@
+import { routes } from '#contract/routes.ts';
+import { NoQuery, noQueryParams } from '#contract/schemas/requests.ts';
+import { unarchiveAgent } from '#db/queries/agent-changes.ts';
+import { type Deps, lambda } from '../deps.ts';
+import { matchingTags, optionalIfMatch } from '../http/etag.ts';
+import { pathParam } from '../http/path.ts';
+import { parseQuery } from '../http/query.ts';
+import { route } from '../http/route.ts';
+import { answerChange, changeOf } from './change.ts';
+
+/** POST /agents/{agentId}/unarchive: no body; repeated, it changes nothing and answers the agent again. */
+export const build = (deps: Deps) =>
+  route(routes.unarchiveAgent, deps, async (req) => {
+    const agentId = pathParam(req.event, 'agentId', 'agent');
+    parseQuery(NoQuery, noQueryParams, req.event);
+    const of = changeOf(req, agentId, matchingTags(optionalIfMatch(req.event)));
+    return answerChange(req, await unarchiveAgent(req.runner, of), { what: 'unarchive' });
+  });
+
+export const handler = lambda(build);

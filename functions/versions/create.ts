@@ -1,0 +1,39 @@
+import { routes } from '#contract/routes.ts';
+import { completeConfig } from '#contract/schemas/config.ts';
+import { CreateVersionBody, NoQuery, noQueryParams } from '#contract/schemas/requests.ts';
+import type { SqlRunner } from '#db/database.ts';
+import { createVersion, type VersionEdit } from '#db/queries/agent-changes.ts';
+import { answerChange, changeOf } from '../agents/change.ts';
+import { type Deps, lambda } from '../deps.ts';
+import { parseJsonBody } from '../http/body.ts';
+import { matchingTags, requiredIfMatch } from '../http/etag.ts';
+import { idempotencyKeyOf, idempotent } from '../http/idempotency.ts';
+import { pathParam } from '../http/path.ts';
+import { parseQuery } from '../http/query.ts';
+import { route } from '../http/route.ts';
+
+/** POST /agents/{agentId}/versions */
+export const build = (deps: Deps) =>
+  route(routes.createVersion, deps, async (req) => {
+    const agentId = pathParam(req.event, 'agentId', 'agent');
+    parseQuery(NoQuery, noQueryParams, req.event);
+    const body = parseJsonBody(CreateVersionBody, req.event);
+    const ifMatch = matchingTags(requiredIfMatch(req.event, 'an agent'));
+    const of = changeOf(req, agentId, ifMatch);
+    const key = idempotencyKeyOf(req);
+    const create = async (sql: SqlRunner) =>
+      answerChange(req, await createVersion(sql, of, versionEdit(body)), {
+        status: 201,
+        what: 'a new version',
+        versionField: 'sourceAgentVersionId',
+      });
+    // The agent and the precondition identify the request as much as its body does.
+    return key ? idempotent(deps.database, req, key, { agentId, ifMatch, body }, create) : create(req.runner);
+  });
+
+export const handler = lambda(build);
+
+/** The request as the data layer's edit: a config given is completed as the create completes it. */
+function versionEdit({ config, ...rest }: CreateVersionBody): VersionEdit {
+  return { ...rest, ...(config === undefined ? {} : { config: config && completeConfig(config) }) };
+}
