@@ -1,3 +1,4 @@
+import type { Scope } from '#contract/routes.ts';
 import type { AdminTarget } from './admin.ts';
 import { stageAdmin } from './admin.ts';
 import { CliError, parse, run, say, UsageError } from './common.ts';
@@ -80,14 +81,14 @@ await run('smoke', usage, async () => {
     const { outputs, admin } = await stageAdmin(values.stage);
     if (!outputs.apiUrl) throw new CliError(`stack ${outputs.stackName} has no ApiUrl output`);
     const workspaceId = await smokeWorkspace(admin, values.workspace);
-    const mint = (name: string, scopes: ('agents:read' | 'agents:write' | 'sessions:read')[]) =>
+    const mint = (name: string, scopes: Scope[]) =>
       admin.run({ command: 'token.create', workspaceId, name, scopes, expiresIn: KEY_LIFETIME });
     const stamp = new Date().toISOString();
     const keys = [
       await mint(`smoke ${stamp}`, [
         'agents:read',
         'sessions:read',
-        ...(write ? (['agents:write'] as const) : []),
+        ...(write ? (['agents:write', 'sessions:write'] as const) : []),
       ]),
       await mint(`smoke ${stamp} (no agents:read)`, ['sessions:read']),
     ];

@@ -14,11 +14,13 @@ export type { RetryOptions } from './retry.ts';
 export type Agent = components['schemas']['Agent'];
 export type Session = components['schemas']['Session'];
 export type CreateAgentBody = components['schemas']['CreateAgentBody'];
+export type CreateSessionBody = components['schemas']['CreateSessionBody'];
+export type CompleteSessionBody = components['schemas']['CompleteSessionBody'];
 export type AgentStatus = Agent['status'];
 export type SessionStatus = Session['status'];
 export type SessionType = Session['type'];
 
-type Query<P extends keyof paths> = NonNullable<paths[P]['get']['parameters']['query']>;
+type Query<P extends '/agents' | '/sessions'> = NonNullable<paths[P]['get']['parameters']['query']>;
 /** The document types filter values as text (they may hold commas); the client offers the words. */
 export type AgentListQuery = Omit<Query<'/agents'>, 'status'> & { status?: AgentStatus[] };
 export type SessionListQuery = Omit<Query<'/sessions'>, 'status' | 'type'> & {
@@ -133,6 +135,37 @@ export function createClient(options: ClientOptions) {
     /** Every session matching `query`, page by page (by cursor). */
     all(query: Omit<SessionListQuery, 'cursor' | 'offset'> = {}): AsyncGenerator<Session> {
       return every((cursor) => sessions.list({ ...query, cursor }));
+    },
+    // The voice runtime's write path (a key with `sessions:write`).
+    /** `POST /sessions`: a PENDING session. Safe to retry: a key is generated when none is given. */
+    async create(body: CreateSessionBody, init: { idempotencyKey?: string } = {}): Promise<Session> {
+      const key = init.idempotencyKey ?? crypto.randomUUID();
+      const { data } = await settle(
+        api.POST('/sessions', { body, params: { header: { 'Idempotency-Key': key } } }),
+      );
+      return data;
+    },
+    /** `POST /sessions/{sessionId}/start`: IN_PROGRESS (a repeat answers the same). */
+    async start(sessionId: string): Promise<Session> {
+      const { data } = await settle(
+        api.POST('/sessions/{sessionId}/start', { params: { path: { sessionId } } }),
+      );
+      return data;
+    },
+    /** `POST /sessions/{sessionId}/heartbeat`: the heartbeat's time as recorded. */
+    async heartbeat(sessionId: string): Promise<string> {
+      const { error, response } = await api.POST('/sessions/{sessionId}/heartbeat', {
+        params: { path: { sessionId } },
+      });
+      if (!response.ok) throw ApiProblem.of(response, error);
+      return response.headers.get('last-heartbeat-at') ?? '';
+    },
+    /** `POST /sessions/{sessionId}/complete`: COMPLETED, its usage booked once however often retried. */
+    async complete(sessionId: string, body: CompleteSessionBody = {}): Promise<Session> {
+      const { data } = await settle(
+        api.POST('/sessions/{sessionId}/complete', { params: { path: { sessionId } }, body }),
+      );
+      return data;
     },
   };
 

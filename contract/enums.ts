@@ -23,3 +23,5 @@ export const ledgerReason = [
   'VOICE_USAGE',
   'SMS_USAGE',
 ] as const;
+/** Why the stale-session sweep completed a session (its `completedMeta.reason`). */
+export const completionReasons = ['STALE_HEARTBEAT', 'NEVER_STARTED'] as const;

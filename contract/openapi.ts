@@ -1,6 +1,6 @@
 import { type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { IDEMPOTENCY_KEY_HOURS, MAX_BODY_BYTES } from './limits.ts';
+import { IDEMPOTENCY_KEY_HOURS, MAX_BODY_BYTES, SESSION_STALE_AFTER_SECONDS } from './limits.ts';
 import { routeKey, routeList, routes } from './routes.ts';
 import { Agent, AgentList, AgentVersion } from './schemas/agent.ts';
 import { VersionConfig, VersionConfigInput } from './schemas/config.ts';
@@ -10,6 +10,7 @@ import { Problem } from './schemas/problem.ts';
 import type { QueryParam } from './schemas/query.ts';
 import { CreateAgentBody, IdempotencyKey } from './schemas/requests.ts';
 import { Conversation, LedgerEntry, Person, Session, SessionList } from './schemas/session.ts';
+import { CompleteSessionBody, CreateSessionBody } from './schemas/session-requests.ts';
 
 const schemas = {
   Agent,
@@ -24,6 +25,8 @@ const schemas = {
   LedgerEntry,
   CreateAgentBody,
   Problem,
+  CreateSessionBody,
+  CompleteSessionBody,
 };
 type SchemaName = keyof typeof schemas;
 
@@ -197,6 +200,101 @@ const getAgentOperation = {
   },
 };
 
+// The session write path (issue 26).
+const replayedHeader = {
+  'idempotent-replayed': header('`true` when this is a replayed answer; absent otherwise.', {
+    type: 'string',
+    enum: ['true'],
+  }),
+};
+const sessionAnswer = (description: string) => ({
+  description,
+  headers: requestIdHeader,
+  content: { 'application/json': { schema: ref('Session') } },
+});
+const illegalTransition = (what: string) =>
+  problemResponse(`${what} (problem \`illegal-transition\`; \`errors\` names the session's \`status\`).`);
+const noTransitionBody = {
+  requestBody: {
+    required: false,
+    content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } },
+  },
+};
+const transitionProblems = {
+  '400': problemResponse('A query parameter, or a body field, was given that the operation does not take.'),
+  '413': problemResponse(`The body exceeds ${MAX_BODY_BYTES} bytes.`),
+  '415': problemResponse('Content-Type is not application/json.'),
+};
+
+const createSessionOperation = {
+  parameters: [
+    {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: true,
+      description: `Required: a retry must not record a second session. Replays the first answer for ${IDEMPOTENCY_KEY_HOURS} h for the same body; 422 for another body; 409 while in flight.`,
+      schema: jsonSchemaOf(IdempotencyKey),
+    },
+  ],
+  requestBody: { required: true, content: { 'application/json': { schema: ref('CreateSessionBody') } } },
+  responses: {
+    '201': {
+      ...sessionAnswer('The new `PENDING` session, as `GET /sessions` lists it.'),
+      headers: { ...requestIdHeader, ...replayedHeader },
+    },
+    '400': problemResponse(
+      'Malformed JSON, an invalid field, no `Idempotency-Key`, or an `agentId`/`agentVersionId` that is not the workspace’s; `errors` names each.',
+    ),
+    '409': problemResponse(
+      'The agent is archived, or has no published version and none was named; or the Idempotency-Key is in flight.',
+    ),
+    '413': problemResponse(`The body exceeds ${MAX_BODY_BYTES} bytes.`),
+    '415': problemResponse('Content-Type is not application/json.'),
+    '422': problemResponse('The Idempotency-Key was used with a different body.'),
+    ...commonResponses,
+  },
+};
+
+const startSessionOperation = {
+  ...noTransitionBody,
+  responses: {
+    '200': sessionAnswer('The session, `IN_PROGRESS` (a repeat answers it unchanged).'),
+    ...transitionProblems,
+    '409': illegalTransition('The session is `COMPLETED`'),
+    ...commonResponses,
+    '404': noSuchResponse('session'),
+  },
+};
+
+const heartbeatSessionOperation = {
+  ...noTransitionBody,
+  responses: {
+    '204': {
+      description: 'Recorded; no body.',
+      headers: {
+        ...requestIdHeader,
+        'last-heartbeat-at': header('The heartbeat as recorded (ISO 8601, UTC, milliseconds).'),
+      },
+    },
+    ...transitionProblems,
+    '409': illegalTransition('The session is `PENDING` (start it first) or `COMPLETED`'),
+    ...commonResponses,
+    '404': noSuchResponse('session'),
+  },
+};
+
+const completeSessionOperation = {
+  requestBody: { required: false, content: { 'application/json': { schema: ref('CompleteSessionBody') } } },
+  responses: {
+    '200': sessionAnswer(
+      'The session, `COMPLETED`, with its ledger entry when usage was booked (a repeat answers it as the first did; the first usage stands).',
+    ),
+    ...transitionProblems,
+    ...commonResponses,
+    '404': noSuchResponse('session'),
+  },
+};
+
 const tags = [
   { name: 'Agents', description: 'Voice agents and their versions (configuration, prompt, input modes).' },
   { name: 'Sessions', description: 'Calls and web voice interactions people had with the agents.' },
@@ -231,6 +329,31 @@ const operations: Record<string, { tag: string; description: string; operation: 
     tag: 'Sessions',
     description: `The workspace's sessions, each with the agent version it ran on. ${pagingNote}`,
     operation: listOperation(sessionListParams, 'SessionList'),
+  },
+  [routeKey(routes.createSession)]: {
+    tag: 'Sessions',
+    description:
+      'For the voice runtime: records a `PENDING` session for an agent, on its published version unless ' +
+      '`agentVersionId` names one. The person is found by email, else phone, within the workspace (or made); ' +
+      'the conversation is their latest unarchived one with this agent (or a new one). One transaction.',
+    operation: createSessionOperation,
+  },
+  [routeKey(routes.startSession)]: {
+    tag: 'Sessions',
+    description: '`PENDING` → `IN_PROGRESS`: sets `startedAt` and the first `lastHeartbeatAt`.',
+    operation: startSessionOperation,
+  },
+  [routeKey(routes.heartbeatSession)]: {
+    tag: 'Sessions',
+    description: `An \`IN_PROGRESS\` session is alive: sets \`lastHeartbeatAt\`. A session without one for ${SESSION_STALE_AFTER_SECONDS} s is completed by the stale-session sweep.`,
+    operation: heartbeatSessionOperation,
+  },
+  [routeKey(routes.completeSession)]: {
+    tag: 'Sessions',
+    description:
+      '`PENDING` or `IN_PROGRESS` → `COMPLETED`; with `usage`, books the one `VOICE_USAGE` ledger entry of ' +
+      'the session however often this is retried or raced (also after the sweep completed the session).',
+    operation: completeSessionOperation,
   },
 };
 

@@ -3,7 +3,7 @@
  * local gateway serves the same rows, so the deployed API and the local one cannot drift.
  * Pure data on purpose: every Lambda bundle imports it, so it must not import handler code.
  */
-export const scopes = ['agents:read', 'agents:write', 'sessions:read'] as const;
+export const scopes = ['agents:read', 'agents:write', 'sessions:read', 'sessions:write'] as const;
 export type Scope = (typeof scopes)[number];
 
 export interface Route {
@@ -50,6 +50,39 @@ export const routes = {
     entry: 'functions/sessions/list.ts',
     scope: 'sessions:read',
     summary: 'List sessions, newest first',
+  },
+  // The voice runtime's write path (issue 26): keys with `sessions:write` are meant for it, not people.
+  createSession: {
+    name: 'create-session',
+    method: 'POST',
+    path: '/sessions',
+    entry: 'functions/sessions/create.ts',
+    scope: 'sessions:write',
+    summary: 'Record a new session (PENDING) for an agent',
+  },
+  startSession: {
+    name: 'start-session',
+    method: 'POST',
+    path: '/sessions/{sessionId}/start',
+    entry: 'functions/sessions/start.ts',
+    scope: 'sessions:write',
+    summary: 'Mark a session started (IN_PROGRESS)',
+  },
+  heartbeatSession: {
+    name: 'heartbeat-session',
+    method: 'POST',
+    path: '/sessions/{sessionId}/heartbeat',
+    entry: 'functions/sessions/heartbeat.ts',
+    scope: 'sessions:write',
+    summary: 'Record that a session in progress is alive',
+  },
+  completeSession: {
+    name: 'complete-session',
+    method: 'POST',
+    path: '/sessions/{sessionId}/complete',
+    entry: 'functions/sessions/complete.ts',
+    scope: 'sessions:write',
+    summary: 'Complete a session and book its usage once',
   },
 } as const satisfies Record<string, Route>;
 

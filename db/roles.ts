@@ -36,9 +36,11 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   [apiKeys, ['SELECT', 'INSERT', 'UPDATE']],
   [agents, ['SELECT', 'INSERT']],
   [agentVersions, ['SELECT', 'INSERT']],
-  [persons, ['SELECT', 'INSERT']],
-  [conversations, ['SELECT', 'INSERT']],
-  [sessions, ['SELECT', 'INSERT']],
+  // UPDATE: the session write path touches a person seen again, a conversation's last session end,
+  // and a session's status (db/queries/session-writes.ts).
+  [persons, ['SELECT', 'INSERT', 'UPDATE']],
+  [conversations, ['SELECT', 'INSERT', 'UPDATE']],
+  [sessions, ['SELECT', 'INSERT', 'UPDATE']],
   [ledgerEntries, ['SELECT', 'INSERT']],
   // INSERT … ON CONFLICT DO UPDATE, the stored response, and the delete of a failed attempt.
   [idempotencyKeys, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],

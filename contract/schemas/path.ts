@@ -18,6 +18,7 @@ const idParam = (what: string): PathParam<typeof Id> => ({
 /** Every path parameter a route may name; a route naming another fails the OpenAPI generator. */
 export const pathParams = {
   agentId: idParam('agent'),
+  sessionId: idParam('session'),
 } as const satisfies Record<string, PathParam>;
 
 export type PathParamName = keyof typeof pathParams;

@@ -25,6 +25,8 @@ const PAGE_SLOTS = ['page', 'dir', 'total'] as const;
 const [page, dir, total] = PAGE_SLOTS.map(slot);
 const ONE_SLOTS = ['agentId', 'workspaceId', 'etag'] as const;
 const [agentId, workspaceId, etag] = ONE_SLOTS.map(slot);
+const SESSION_ONE_SLOTS = ['sessionId', 'workspaceId'] as const;
+const [sessionId, sessionWorkspaceId] = SESSION_ONE_SLOTS.map(slot);
 
 /**
  * The lists' statements, written against the Drizzle tables and the field lists and rendered to SQL
@@ -57,6 +59,24 @@ export function renderStatements(): Record<string, Statement> {
     },
     '  ',
   );
+  // The session `s` with its agent (`agent`: the JSON of the agent and the version it ran on),
+  // conversation, person and ledger entry: a page's item, and the one session's answer.
+  const sessionItem = (agent: SQL) =>
+    jsonOf(
+      sessions,
+      's',
+      SESSION_FIELDS,
+      {
+        agent,
+        conversation: sql`(select ${jsonOf(conversations, 'c', CONVERSATION_FIELDS, {}, '    ')}
+    from ${t(conversations)} c where ${c(conversations.id, 'c')} = ${c(sessions.conversationId, 's')})`,
+        person: sql`(select ${jsonOf(persons, 'p', PERSON_FIELDS, {}, '    ')}
+    from ${t(persons)} p where ${c(persons.id, 'p')} = ${c(sessions.personId, 's')})`,
+        ledger: sql`(select ${jsonOf(ledgerEntries, 'l', LEDGER_ENTRY_FIELDS, {}, '    ')}
+    from ${t(ledgerEntries)} l where ${c(ledgerEntries.sessionId, 'l')} = ${c(sessions.id, 's')})`,
+      },
+      '',
+    );
   return {
     sessionPage: {
       doc:
@@ -82,21 +102,7 @@ page_agents as materialized (
     ${t(agentVersions)} v
   where ${c(agents.id, 'a')} = d.${c(sessions.agentId)} and ${c(agentVersions.id, 'v')} = d.${c(sessions.agentVersionId)}
 )
-select t.total, case when ${c(sessions.id, 's')} is null then null else ${jsonOf(
-        sessions,
-        's',
-        SESSION_FIELDS,
-        {
-          agent: sql`ag.agent`,
-          conversation: sql`(select ${jsonOf(conversations, 'c', CONVERSATION_FIELDS, {}, '    ')}
-    from ${t(conversations)} c where ${c(conversations.id, 'c')} = ${c(sessions.conversationId, 's')})`,
-          person: sql`(select ${jsonOf(persons, 'p', PERSON_FIELDS, {}, '    ')}
-    from ${t(persons)} p where ${c(persons.id, 'p')} = ${c(sessions.personId, 's')})`,
-          ledger: sql`(select ${jsonOf(ledgerEntries, 'l', LEDGER_ENTRY_FIELDS, {}, '    ')}
-    from ${t(ledgerEntries)} l where ${c(ledgerEntries.sessionId, 'l')} = ${c(sessions.id, 's')})`,
-        },
-        '',
-      )} end::text as item
+select t.total, case when ${c(sessions.id, 's')} is null then null else ${sessionItem(sql`ag.agent`)} end::text as item
 from (select ${total} as total) t
 left join (
   page_sessions s
@@ -127,6 +133,20 @@ order by page.${c(agents.createdAt)} ${dir}, page.${c(agents.id)} ${dir}`,
 select ${agentWithLatestVersion}::text as item, ${etag} as etag
 from ${t(agents)} a
 where ${c(agents.id, 'a')} = ${agentId} and ${c(agents.workspaceId, 'a')} = ${workspaceId}`,
+    },
+    sessionOne: {
+      doc:
+        "One session of a workspace, as the session page's items are (its agent with the version it ran " +
+        'on, conversation, person and ledger entry): the answer of the session write path. No row when ' +
+        'the workspace holds no such session.',
+      slots: SESSION_ONE_SLOTS,
+      text: sql`
+select ${sessionItem(sql`(select ${agentItem('    ')}
+    from ${t(agents)} a, ${t(agentVersions)} v
+    where ${c(agents.id, 'a')} = ${c(sessions.agentId, 's')} and ${c(agentVersions.id, 'v')} = ${c(sessions.agentVersionId, 's')})`)}::text as item,
+  ${c(sessions.status, 's')} as status
+from ${t(sessions)} s
+where ${c(sessions.id, 's')} = ${sessionId} and ${c(sessions.workspaceId, 's')} = ${sessionWorkspaceId}`,
     },
   };
 }

@@ -268,6 +268,134 @@ select (select row_to_json(j) from (select
 from agents a
 where a.id = ${agentId} and a.workspace_id = ${workspaceId}`;
 
+/**
+ * One session of a workspace, as the session page's items are (its agent with the version it ran
+ * on, conversation, person and ledger entry): the answer of the session write path. No row when
+ * the workspace holds no such session.
+ */
+export const sessionOne = (sessionId: Sql, workspaceId: Sql): Sql => sql`
+select (select row_to_json(j) from (select
+  s.id as id,
+  to_char(s.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+  to_char(s.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt",
+  s.name as name,
+  s.type as type,
+  s.status as status,
+  to_char(s.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "completedAt",
+  to_char(s.last_heartbeat_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastHeartbeatAt",
+  to_char(s.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "startedAt",
+  to_char(s.ended_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "endedAt",
+  s.record_audio as "recordAudio",
+  s.is_demo as "isDemo",
+  s.agent_id as "agentId",
+  s.agent_version_id as "agentVersionId",
+  s.workspace_id as "workspaceId",
+  s.person_id as "personId",
+  s.conversation_id as "conversationId",
+  s.completed_meta as "completedMeta",
+  (select (select row_to_json(j) from (select
+      a.id as id,
+      to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+      to_char(a.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt",
+      a.created_by as "createdBy",
+      a.updated_by as "updatedBy",
+      a.workspace_id as "workspaceId",
+      a.published_version_id as "publishedVersionId",
+      a.name as name,
+      a.description as description,
+      a.slug as slug,
+      a.status as status,
+      a.source_template_id as "sourceTemplateId",
+      to_char(a.archived_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "archivedAt",
+      a.archived_by as "archivedBy",
+      to_char(a.completed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "completedAt",
+      a.completed_by as "completedBy",
+      to_char(a.published_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "publishedAt",
+      a.published_by as "publishedBy",
+      (select row_to_json(j) from (select
+        v.id as id,
+        to_char(v.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+        to_char(v.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt",
+        v.created_by as "createdBy",
+        v.updated_by as "updatedBy",
+        v.agent_id as "agentId",
+        v.version as version,
+        v.workspace_id as "workspaceId",
+        v.source_agent_version_id as "sourceAgentVersionId",
+        v.theme_id as "themeId",
+        v.incentive_type as "incentiveType",
+        v.incentive_amount as "incentiveAmount",
+        v.incentive_currency_code as "incentiveCurrencyCode",
+        v.max_participants as "maxParticipants",
+        v.length as length,
+        v.languages as languages,
+        v.input_mode as "inputMode",
+        v.knowledge_base_id as "knowledgeBaseId",
+        v.follow_up as "followUp",
+        v.limit_to_knowledge_base as "limitToKnowledgeBase",
+        v.timezone as timezone,
+        v.authentication as authentication,
+        v.system_prompt as "systemPrompt",
+        v.agent_flow_id as "agentFlowId",
+        v.config as config
+      ) j) as version
+    ) j)
+    from agents a, agent_versions v
+    where a.id = s.agent_id and v.id = s.agent_version_id) as agent,
+  (select (select row_to_json(j) from (select
+      c.id as id,
+      to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+      to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt",
+      c.workspace_id as "workspaceId",
+      c.person_id as "personId",
+      c.name as name,
+      c.is_demo as "isDemo",
+      to_char(c.last_viewed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastViewedAt",
+      c.last_viewed_by as "lastViewedBy",
+      to_char(c.last_session_ended_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastSessionEndedAt",
+      to_char(c.archived_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "archivedAt",
+      c.archived_by as "archivedBy"
+    ) j)
+    from conversations c where c.id = s.conversation_id) as conversation,
+  (select (select row_to_json(j) from (select
+      p.id as id,
+      to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+      to_char(p.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt",
+      p.workspace_id as "workspaceId",
+      p.properties as properties,
+      to_char(p.first_seen_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "firstSeenAt",
+      to_char(p.last_seen_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastSeenAt",
+      to_char(p.identified_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "identifiedAt",
+      to_char(p.deleted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "deletedAt",
+      p.email as email,
+      p.phone as phone,
+      p.root_person_id as "rootPersonId",
+      p.merged_by as "mergedBy",
+      to_char(p.merged_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "mergedAt",
+      p.merge_meta as "mergeMeta"
+    ) j)
+    from persons p where p.id = s.person_id) as person,
+  (select (select row_to_json(j) from (select
+      l.id as id,
+      to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+      to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt",
+      l.created_by as "createdBy",
+      l.updated_by as "updatedBy",
+      l.workspace_id as "workspaceId",
+      l.amount as amount,
+      l.reason as reason,
+      l.reason_details as "reasonDetails",
+      l.redemption_code_id as "redemptionCodeId",
+      l.agent_id as "agentId",
+      l.session_id as "sessionId",
+      l.idempotency_key as "idempotencyKey"
+    ) j)
+    from ledger_entries l where l.session_id = s.id) as ledger
+) j)::text as item,
+  s.status as status
+from sessions s
+where s.id = ${sessionId} and s.workspace_id = ${workspaceId}`;
+
 export const AGENT_COLUMNS: readonly Column[] = [["id","id",false],["created_at","createdAt",true],["updated_at","updatedAt",true],["created_by","createdBy",false],["updated_by","updatedBy",false],["workspace_id","workspaceId",false],["published_version_id","publishedVersionId",false],["name","name",false],["description","description",false],["slug","slug",false],["status","status",false],["source_template_id","sourceTemplateId",false],["archived_at","archivedAt",true],["archived_by","archivedBy",false],["completed_at","completedAt",true],["completed_by","completedBy",false],["published_at","publishedAt",true],["published_by","publishedBy",false]];
 
 export const AGENT_VERSION_COLUMNS: readonly Column[] = [["id","id",false],["created_at","createdAt",true],["updated_at","updatedAt",true],["created_by","createdBy",false],["updated_by","updatedBy",false],["agent_id","agentId",false],["version","version",false],["workspace_id","workspaceId",false],["source_agent_version_id","sourceAgentVersionId",false],["theme_id","themeId",false],["incentive_type","incentiveType",false],["incentive_amount","incentiveAmount",false],["incentive_currency_code","incentiveCurrencyCode",false],["max_participants","maxParticipants",false],["length","length",false],["languages","languages",false],["input_mode","inputMode",false],["knowledge_base_id","knowledgeBaseId",false],["follow_up","followUp",false],["limit_to_knowledge_base","limitToKnowledgeBase",false],["timezone","timezone",false],["authentication","authentication",false],["system_prompt","systemPrompt",false],["agent_flow_id","agentFlowId",false],["config","config",false]];

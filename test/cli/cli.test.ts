@@ -86,7 +86,9 @@ describe('command-line tools', () => {
     const result = await cli('token', 'list', '--workspace', workspaceId);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^${keyId}\\s+reader\\s+sessions:read\\s+active\\s`, 'm'));
-    expect(result.stdout).toMatch(/Demo key\s+agents:read,agents:write,sessions:read\s+active/);
+    expect(result.stdout).toMatch(
+      /Demo key\s+agents:read,agents:write,sessions:read,sessions:write\s+active/,
+    );
     expect(result.stdout).not.toMatch(/vak_/);
   });
 

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { Agent, AgentList } from '#contract/schemas/agent.ts';
 import { Problem } from '#contract/schemas/problem.ts';
-import { SessionList } from '#contract/schemas/session.ts';
+import { Session, SessionList } from '#contract/schemas/session.ts';
 import type { Database } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { build as buildCreateAgent } from '#functions/agents/create.ts';
@@ -11,7 +11,11 @@ import { build as buildListAgents } from '#functions/agents/list.ts';
 import { build as buildAuthorizer } from '#functions/authorizer.ts';
 import type { Deps } from '#functions/deps.ts';
 import type { ApiResult } from '#functions/http/types.ts';
+import { build as buildCompleteSession } from '#functions/sessions/complete.ts';
+import { build as buildCreateSession } from '#functions/sessions/create.ts';
+import { build as buildHeartbeatSession } from '#functions/sessions/heartbeat.ts';
 import { build as buildListSessions } from '#functions/sessions/list.ts';
+import { build as buildStartSession } from '#functions/sessions/start.ts';
 
 /** The deployed handlers and the authorizer, built over one set of dependencies. */
 export function buildApp(deps: Deps) {
@@ -20,6 +24,10 @@ export function buildApp(deps: Deps) {
     getAgent: buildGetAgent(deps),
     listAgents: buildListAgents(deps),
     listSessions: buildListSessions(deps),
+    createSession: buildCreateSession(deps),
+    startSession: buildStartSession(deps),
+    heartbeatSession: buildHeartbeatSession(deps),
+    completeSession: buildCompleteSession(deps),
     authorize: buildAuthorizer(deps),
   };
 }
@@ -31,6 +39,11 @@ export const successSchema = {
   'get-agent': Agent,
   'list-agents': AgentList,
   'list-sessions': SessionList,
+  'create-session': Session,
+  'start-session': Session,
+  // 204: no body at all.
+  'heartbeat-session': null,
+  'complete-session': Session,
 } as const;
 export type RouteName = keyof typeof successSchema;
 
@@ -81,9 +94,15 @@ export function checkAnswer(route: RouteName, result: ApiResult, options: { allo
   if (headers['cache-control'] !== 'no-store') fail('cache-control is not no-store', result);
   if (headers['x-content-type-options'] !== 'nosniff') fail('x-content-type-options is not nosniff', result);
   if (!headers['x-request-id']) fail('no x-request-id', result);
+  const schema = successSchema[route];
+  if (status === 204 && schema === null) {
+    if (result.body !== '') fail('a 204 with a body', result);
+    return { status, body: undefined };
+  }
   if (status >= 200 && status < 300) {
+    if (schema === null) fail('a success other than 204 from a route that answers none', result);
     if (headers['content-type'] !== 'application/json') fail('2xx is not application/json', result);
-    const parsed = v.safeParse(successSchema[route], JSON.parse(result.body));
+    const parsed = v.safeParse(schema as v.GenericSchema, JSON.parse(result.body));
     if (!parsed.success)
       fail(`2xx body does not match its schema: ${JSON.stringify(v.flatten(parsed.issues))}`, result);
     return { status, body: JSON.parse(result.body) as unknown };

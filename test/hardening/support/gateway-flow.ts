@@ -14,6 +14,10 @@ const handlerOf = (app: App, route: RouteName) =>
     'get-agent': app.getAgent,
     'list-agents': app.listAgents,
     'list-sessions': app.listSessions,
+    'create-session': app.createSession,
+    'start-session': app.startSession,
+    'heartbeat-session': app.heartbeatSession,
+    'complete-session': app.completeSession,
   })[route];
 
 /** The authorizer's event for a handler event, as API Gateway derives it. */
