@@ -145,6 +145,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event feed, in order, from a cursor
+         * @description The workspace’s events (agent created, session created/started/completed, usage booked), each written in the same transaction as its change, in a stable order: a consumer replays from any cursor and sees every event exactly once. Kept at least 30 days (nothing purges them yet).
+         *
+         *     Requires the `events:read` scope.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -423,6 +445,18 @@ export interface components {
                 amount: number;
             } | null;
         };
+        Event: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "agent.created" | "agent.published" | "agent.archived" | "session.created" | "session.started" | "session.completed" | "usage.booked";
+            occurredAt: string;
+            workspaceId: string;
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        EventList: components["schemas"]["Event"][];
     };
     responses: never;
     parameters: never;
@@ -1407,6 +1441,109 @@ export interface operations {
             };
             /** @description Content-Type is not application/json. */
             415: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Where to continue: `X-Next-Cursor` (or `Link: rel="next"`) of the previous answer; empty or absent starts at the oldest event kept. */
+                cursor?: string;
+                /** @description Only events of these types. Several values: repeat the parameter or separate them with commas. */
+                type?: (("agent.created" | "agent.published" | "agent.archived" | "session.created" | "session.started" | "session.completed" | "usage.booked") | string)[];
+                /** @description Events per page. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events after the cursor, oldest first (feed order); empty when none is new yet. */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Where to continue (always sent): the cursor after this page, or the one given. */
+                    "x-next-cursor"?: string;
+                    /** @description `<…?cursor=…>; rel="next"` when more events follow now. */
+                    link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description An invalid parameter or a cursor this API did not issue; `errors` names each. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such route (API Gateway’s own answer, as a problem). */
+            404: {
                 headers: {
                     /** @description The request id; also in every problem body. */
                     "x-request-id"?: string;

@@ -16,6 +16,7 @@ export type Session = components['schemas']['Session'];
 export type CreateAgentBody = components['schemas']['CreateAgentBody'];
 export type CreateSessionBody = components['schemas']['CreateSessionBody'];
 export type CompleteSessionBody = components['schemas']['CompleteSessionBody'];
+export type Event = components['schemas']['Event'];
 export type AgentStatus = Agent['status'];
 export type SessionStatus = Session['status'];
 export type SessionType = Session['type'];
@@ -169,7 +170,24 @@ export function createClient(options: ClientOptions) {
     },
   };
 
-  return { agents, sessions };
+  const events = {
+    /**
+     * `GET /events`: the events after `cursor` (omitted: the oldest kept), in feed order, and the
+     * cursor to continue from (also when none was new): poll with it to see each event once.
+     */
+    async list(
+      query: { cursor?: string; type?: Event['type'][]; limit?: number } = {},
+    ): Promise<{ items: Event[]; nextCursor: string; more: boolean }> {
+      const { data, response } = await settle(api.GET('/events', { params: { query } }));
+      return {
+        items: data,
+        nextCursor: response.headers.get('x-next-cursor') ?? '',
+        more: response.headers.get('link') !== null,
+      };
+    },
+  };
+
+  return { agents, sessions, events };
 }
 
 export type Client = ReturnType<typeof createClient>;

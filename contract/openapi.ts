@@ -4,6 +4,7 @@ import { IDEMPOTENCY_KEY_HOURS, MAX_BODY_BYTES, SESSION_STALE_AFTER_SECONDS } fr
 import { routeKey, routeList, routes } from './routes.ts';
 import { Agent, AgentList, AgentVersion } from './schemas/agent.ts';
 import { VersionConfig, VersionConfigInput } from './schemas/config.ts';
+import { Event, EventList, eventListParams } from './schemas/event.ts';
 import { agentListParams, sessionListParams } from './schemas/list-queries.ts';
 import { type PathParamName, pathParamNames, pathParams } from './schemas/path.ts';
 import { Problem } from './schemas/problem.ts';
@@ -27,6 +28,8 @@ const schemas = {
   Problem,
   CreateSessionBody,
   CompleteSessionBody,
+  Event,
+  EventList,
 };
 type SchemaName = keyof typeof schemas;
 
@@ -295,9 +298,29 @@ const completeSessionOperation = {
   },
 };
 
+const listEventsOperation = {
+  parameters: queryParameters(eventListParams),
+  responses: {
+    '200': {
+      description: 'Events after the cursor, oldest first (feed order); empty when none is new yet.',
+      headers: {
+        ...requestIdHeader,
+        'x-next-cursor': header(
+          'Where to continue (always sent): the cursor after this page, or the one given.',
+        ),
+        link: header('`<…?cursor=…>; rel="next"` when more events follow now.'),
+      },
+      content: { 'application/json': { schema: ref('EventList') } },
+    },
+    '400': problemResponse('An invalid parameter or a cursor this API did not issue; `errors` names each.'),
+    ...commonResponses,
+  },
+};
+
 const tags = [
   { name: 'Agents', description: 'Voice agents and their versions (configuration, prompt, input modes).' },
   { name: 'Sessions', description: 'Calls and web voice interactions people had with the agents.' },
+  { name: 'Events', description: 'What changed, in order: the outbox as a pull feed.' },
 ];
 
 const pagingNote =
@@ -354,6 +377,14 @@ const operations: Record<string, { tag: string; description: string; operation: 
       '`PENDING` or `IN_PROGRESS` → `COMPLETED`; with `usage`, books the one `VOICE_USAGE` ledger entry of ' +
       'the session however often this is retried or raced (also after the sweep completed the session).',
     operation: completeSessionOperation,
+  },
+  [routeKey(routes.listEvents)]: {
+    tag: 'Events',
+    description:
+      'The workspace’s events (agent created, session created/started/completed, usage booked), each ' +
+      'written in the same transaction as its change, in a stable order: a consumer replays from any ' +
+      'cursor and sees every event exactly once. Kept at least 30 days (nothing purges them yet).',
+    operation: listEventsOperation,
   },
 };
 

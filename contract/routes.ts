@@ -3,7 +3,13 @@
  * local gateway serves the same rows, so the deployed API and the local one cannot drift.
  * Pure data on purpose: every Lambda bundle imports it, so it must not import handler code.
  */
-export const scopes = ['agents:read', 'agents:write', 'sessions:read', 'sessions:write'] as const;
+export const scopes = [
+  'agents:read',
+  'agents:write',
+  'sessions:read',
+  'sessions:write',
+  'events:read',
+] as const;
 export type Scope = (typeof scopes)[number];
 
 export interface Route {
@@ -83,6 +89,15 @@ export const routes = {
     entry: 'functions/sessions/complete.ts',
     scope: 'sessions:write',
     summary: 'Complete a session and book its usage once',
+  },
+  // The outbox as a pull feed (issue 26).
+  listEvents: {
+    name: 'list-events',
+    method: 'GET',
+    path: '/events',
+    entry: 'functions/events/list.ts',
+    scope: 'events:read',
+    summary: 'The event feed, in order, from a cursor',
   },
 } as const satisfies Record<string, Route>;
 

@@ -13,6 +13,7 @@ import {
   agentVersions,
   apiKeys,
   conversations,
+  events,
   idempotencyKeys,
   ledgerEntries,
   persons,
@@ -42,6 +43,8 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   [conversations, ['SELECT', 'INSERT', 'UPDATE']],
   [sessions, ['SELECT', 'INSERT', 'UPDATE']],
   [ledgerEntries, ['SELECT', 'INSERT']],
+  // The outbox: written with each change; UPDATE marks an event published (the relay).
+  [events, ['SELECT', 'INSERT', 'UPDATE']],
   // INSERT … ON CONFLICT DO UPDATE, the stored response, and the delete of a failed attempt.
   [idempotencyKeys, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],
 ];

@@ -1,6 +1,7 @@
 import { createId } from '@paralleldrive/cuid2';
 import sql from 'sql-template-tag';
 import type { SqlRunner } from '../database.ts';
+import { eventInsert, sessionEventData } from './events.ts';
 import { conversations as C, ledgerEntries as L, sessions as S } from './names.generated.ts';
 import { type Transition, unchanged } from './session-writes.ts';
 
@@ -44,13 +45,18 @@ export async function completeSession(
       from ${S.$} s, (select count(*) as n from done) d
       where s.${S.id} = ${sessionId} and s.${S.workspaceId} = ${ws} and ${amount}::int is not null
       on conflict (${L.sessionId}) where ${L.sessionId} is not null do nothing
-      returning ${L.id}
+      returning *
     ), ended as (
       update ${C.$} c set ${C.lastSessionEndedAt} = greatest(c.${C.lastSessionEndedAt}, done.${S.endedAt}),
         ${C.updatedAt} = greatest(now(), c.${C.updatedAt} + interval '1 millisecond')
       from done where c.${C.id} = done.${S.conversationId}
       returning c.${C.id}
-    )
+    ), completed as (${eventInsert('session.completed', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('done')} as data from done`)}
+    ), usage as (${eventInsert(
+      'usage.booked',
+      sql`select ${L.workspaceId} as workspace_id, jsonb_build_object('ledgerEntryId', ${L.id}, 'sessionId', ${L.sessionId},
+        'agentId', ${L.agentId}, 'amount', ${L.amount}, 'reason', ${L.reason}) as data from booked`,
+    )})
     select (select count(*) from done)::int as completed, (select count(*) from booked)::int as booked,
       (select count(*) from ended)::int as ended`);
   return unchanged(tx, ws, sessionId, 'COMPLETED');

@@ -3,6 +3,7 @@ import sql from 'sql-template-tag';
 import type { sessionType } from '#contract/enums.ts';
 import type { Session } from '#contract/schemas/session.ts';
 import type { SqlRunner } from '../database.ts';
+import { eventInsert, sessionEventData } from './events.ts';
 import type { JsonText } from './json-text.ts';
 import {
   agents as A,
@@ -73,13 +74,17 @@ export async function createSession(
       select ${createId()}, ${ws}, ${personId}, left(${`${identity} · ${agent.name}`}::text, 255), ${input.isDemo ?? false}
       where not exists (select 1 from existing)
       returning ${C.id}, ${C.name}
-    ), conversation as (select * from existing union all select * from made)
+    ), conversation as (select * from existing union all select * from made
+    ), new_session as (
     insert into ${S.$} (${S.id}, ${S.workspaceId}, ${S.name}, ${S.type}, ${S.recordAudio}, ${S.isDemo},
       ${S.agentId}, ${S.agentVersionId}, ${S.personId}, ${S.conversationId})
     select ${sessionId}, ${ws}, coalesce(${input.name}::varchar, conversation.${C.name}),
       ${input.type}::${E.sessionType}, ${input.recordAudio}, ${input.isDemo ?? false}, ${input.agentId},
       ${agent.versionId}, ${personId}, conversation.${C.id}
-    from conversation`);
+    from conversation
+    returning *
+    ), created as (${eventInsert('session.created', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('new_session')} as data from new_session`)})
+    select 1`);
   const created = await sessionJson(tx, ws, sessionId);
   if (!created) throw new Error('the new session was not found');
   return { id: sessionId, item: created.item };

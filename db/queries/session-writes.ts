@@ -3,6 +3,7 @@ import type { sessionStatus } from '#contract/enums.ts';
 import { SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
 import type { Session } from '#contract/schemas/session.ts';
 import type { SqlRunner } from '../database.ts';
+import { eventInsert, sessionEventData } from './events.ts';
 import { sessionOne } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
 import { conversations as C, sessions as S } from './names.generated.ts';
@@ -52,9 +53,13 @@ export async function unchanged(
 /** PENDING → IN_PROGRESS; a repeat on a session in progress answers it unchanged. */
 export async function startSession(tx: SqlRunner, ws: string, sessionId: string): Promise<Transition> {
   await tx.rows(sql`
-    update ${S.$} set ${S.status} = 'IN_PROGRESS', ${S.startedAt} = now(), ${S.lastHeartbeatAt} = now(),
-      ${S.updatedAt} = ${bumped}
-    where ${S.id} = ${sessionId} and ${S.workspaceId} = ${ws} and ${S.status} = 'PENDING'`);
+    with started as (
+      update ${S.$} set ${S.status} = 'IN_PROGRESS', ${S.startedAt} = now(), ${S.lastHeartbeatAt} = now(),
+        ${S.updatedAt} = ${bumped}
+      where ${S.id} = ${sessionId} and ${S.workspaceId} = ${ws} and ${S.status} = 'PENDING'
+      returning *
+    ), ev as (${eventInsert('session.started', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('started')} as data from started`)})
+    select 1`);
   return unchanged(tx, ws, sessionId, 'IN_PROGRESS');
 }
 
@@ -103,7 +108,7 @@ export async function sweepStaleSessions(runner: SqlRunner): Promise<number> {
         where ${S.endedAt} is not null group by 1) x
       where c.${C.id} = x.id
       returning c.${C.id}
-    )
+    ), ev as (${eventInsert('session.completed', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('swept')} as data from swept`)})
     select (select count(*) from swept)::int as n, (select count(*) from ended)::int as ended`);
   return row?.n ?? 0;
 }

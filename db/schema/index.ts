@@ -1,5 +1,6 @@
 export * from './agents.ts';
 export * from './enums.ts';
+export * from './events.ts';
 export * from './idempotency.ts';
 export * from './people.ts';
 export * from './sessions.ts';

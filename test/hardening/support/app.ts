@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { Agent, AgentList } from '#contract/schemas/agent.ts';
+import { EventList } from '#contract/schemas/event.ts';
 import { Problem } from '#contract/schemas/problem.ts';
 import { Session, SessionList } from '#contract/schemas/session.ts';
 import type { Database } from '#db/client.ts';
@@ -10,6 +11,7 @@ import { build as buildGetAgent } from '#functions/agents/get.ts';
 import { build as buildListAgents } from '#functions/agents/list.ts';
 import { build as buildAuthorizer } from '#functions/authorizer.ts';
 import type { Deps } from '#functions/deps.ts';
+import { build as buildListEvents } from '#functions/events/list.ts';
 import type { ApiResult } from '#functions/http/types.ts';
 import { build as buildCompleteSession } from '#functions/sessions/complete.ts';
 import { build as buildCreateSession } from '#functions/sessions/create.ts';
@@ -28,6 +30,7 @@ export function buildApp(deps: Deps) {
     startSession: buildStartSession(deps),
     heartbeatSession: buildHeartbeatSession(deps),
     completeSession: buildCompleteSession(deps),
+    listEvents: buildListEvents(deps),
     authorize: buildAuthorizer(deps),
   };
 }
@@ -44,6 +47,7 @@ export const successSchema = {
   // 204: no body at all.
   'heartbeat-session': null,
   'complete-session': Session,
+  'list-events': EventList,
 } as const;
 export type RouteName = keyof typeof successSchema;
 

@@ -18,6 +18,7 @@ const handlerOf = (app: App, route: RouteName) =>
     'start-session': app.startSession,
     'heartbeat-session': app.heartbeatSession,
     'complete-session': app.completeSession,
+    'list-events': app.listEvents,
   })[route];
 
 /** The authorizer's event for a handler event, as API Gateway derives it. */
