@@ -146,6 +146,40 @@ export function smokeChecks(target: SmokeTarget): Check[] {
       },
     },
     ...changeChecks(),
+    {
+      name: 'sessions: create, start, heartbeat, complete twice; the usage booked once',
+      run: async () => {
+        const agentId = created[0];
+        if (!agentId) fail('needs the agent the first check creates');
+        const agent = shaped(Agent, await request(`agents/${agentId}`), 'the agent');
+        const answer = await request('sessions', {
+          method: 'POST',
+          // A named version: the smoke's agent is a draft, with none published.
+          body: {
+            agentId,
+            agentVersionId: agent.version.id,
+            type: 'WEB_VOICE',
+            person: { email: 'smoke@example.com' },
+          },
+          headers: { 'idempotency-key': `smoke-${randomBytes(8).toString('hex')}` },
+        });
+        expectStatus(answer, 201);
+        const session = shaped(Session, answer, 'the session');
+        const path = `sessions/${session.id}`;
+        const started = await request(`${path}/start`, { method: 'POST' });
+        expectStatus(started, 200);
+        const beat = await request(`${path}/heartbeat`, { method: 'POST' });
+        if (beat.status !== 204) fail(`the heartbeat answered ${beat.status}, not 204`);
+        const complete = () =>
+          request(`${path}/complete`, { method: 'POST', body: { usage: { amount: 1 } } });
+        const [first, again] = [await complete(), await complete()];
+        expectStatus(again, 200);
+        const done = shaped(Session, first, 'the completed session');
+        if (done.status !== 'COMPLETED' || done.ledger?.amount !== 1) fail('not completed with its usage');
+        if (again.text !== first.text) fail('a repeated completion answered differently');
+        return `session ${session.id}: 201, 200, 204, 200 twice with one ledger entry ${done.ledger.id}`;
+      },
+    },
   ];
 
   /** The changes to an agent, on the first one this run created (issue 25). */

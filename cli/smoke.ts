@@ -88,7 +88,7 @@ await run('smoke', usage, async () => {
       await mint(`smoke ${stamp}`, [
         'agents:read',
         'sessions:read',
-        ...(write ? (['agents:write', 'agents:publish'] as const) : []),
+        ...(write ? (['agents:write', 'agents:publish', 'sessions:write'] as const) : []),
       ]),
       await mint(`smoke ${stamp} (no agents:read)`, ['sessions:read']),
     ];

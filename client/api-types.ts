@@ -72,7 +72,13 @@ export interface paths {
          */
         get: operations["listSessions"];
         put?: never;
-        post?: never;
+        /**
+         * Record a new session (PENDING) for an agent
+         * @description For the voice runtime: records a `PENDING` session for an agent, on its published version unless `agentVersionId` names one. The person is found by email, else phone, within the workspace (or made); the conversation is their latest unarchived one with this agent (or a new one). One transaction.
+         *
+         *     Requires the `sessions:write` scope.
+         */
+        post: operations["createSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -261,6 +267,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sessions/{sessionId}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a session started (IN_PROGRESS)
+         * @description `PENDING` → `IN_PROGRESS`: sets `startedAt` and the first `lastHeartbeatAt`.
+         *
+         *     Requires the `sessions:write` scope.
+         */
+        post: operations["startSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that a session in progress is alive
+         * @description An `IN_PROGRESS` session is alive: sets `lastHeartbeatAt`. A session without one for 300 s is completed by the stale-session sweep.
+         *
+         *     Requires the `sessions:write` scope.
+         */
+        post: operations["heartbeatSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a session and book its usage once
+         * @description `PENDING` or `IN_PROGRESS` → `COMPLETED`; with `usage`, books the one `VOICE_USAGE` ledger entry of the session however often this is retried or raced (also after the sweep completed the session).
+         *
+         *     Requires the `sessions:write` scope.
+         */
+        post: operations["completeSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event feed, in order, from a cursor
+         * @description The workspace’s events (agent created, session created/started/completed, usage booked), each written in the same transaction as its change, in a stable order: a consumer replays from any cursor and sees every event exactly once. Kept at least 30 days (nothing purges them yet).
+         *
+         *     Requires the `events:read` scope.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -417,7 +511,9 @@ export interface components {
             personId: string;
             conversationId: string;
             completedMeta: {
-                traceId: string;
+                traceId?: string;
+                /** @enum {string} */
+                reason?: "STALE_HEARTBEAT" | "NEVER_STARTED";
             } | null;
             agent: components["schemas"]["Agent"];
             conversation: components["schemas"]["Conversation"];
@@ -552,6 +648,49 @@ export interface components {
             etagAfter: string;
         };
         AgentChangeList: components["schemas"]["AgentChange"][];
+        CreateSessionBody: {
+            agentId: string;
+            /** @default null */
+            agentVersionId?: string | null;
+            /** @enum {string} */
+            type: "INBOUND_CALL" | "WEB_VOICE";
+            /** @default null */
+            name?: string | null;
+            /** @default false */
+            recordAudio?: boolean;
+            person: {
+                /** @default null */
+                email?: string | null;
+                /** @default null */
+                phone?: string | null;
+                /** @default {} */
+                properties?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        CompleteSessionBody: {
+            /** @default null */
+            endedAt?: string | null;
+            /** @default null */
+            traceId?: string | null;
+            /** @default null */
+            usage?: {
+                amount: number;
+            } | null;
+        };
+        Event: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "agent.created" | "agent.published" | "agent.archived" | "session.created" | "session.started" | "session.completed" | "usage.booked";
+            occurredAt: string;
+            workspaceId: string;
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        EventList: components["schemas"]["Event"][];
     };
     responses: never;
     parameters: never;
@@ -1166,6 +1305,151 @@ export interface operations {
             };
             /** @description No such route (API Gateway’s own answer, as a problem). */
             404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a retry must not record a second session. Replays the first answer for 24 h for the same body; 422 for another body; 409 while in flight. */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSessionBody"];
+            };
+        };
+        responses: {
+            /** @description The new `PENDING` session, as `GET /sessions` lists it. */
+            201: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is a replayed answer; absent otherwise. */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Malformed JSON, an invalid field, no `Idempotency-Key`, or an `agentId`/`agentVersionId` that is not the workspace’s; `errors` names each. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such route (API Gateway’s own answer, as a problem). */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The agent is archived, or has no published version and none was named; or the Idempotency-Key is in flight. */
+            409: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body exceeds 262144 bytes. */
+            413: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used with a different body. */
+            422: {
                 headers: {
                     /** @description The request id; also in every problem body. */
                     "x-request-id"?: string;
@@ -2220,6 +2504,494 @@ export interface operations {
                 };
             };
             /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id (cuid2, at most 24 characters). */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The session, `IN_PROGRESS` (a repeat answers it unchanged). */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description A query parameter, or a body field, was given that the operation does not take. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No session with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The session is `COMPLETED` (problem `illegal-transition`; `errors` names the session's `status`). */
+            409: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body exceeds 262144 bytes. */
+            413: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    heartbeatSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id (cuid2, at most 24 characters). */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Recorded; no body. */
+            204: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description The heartbeat as recorded (ISO 8601, UTC, milliseconds). */
+                    "last-heartbeat-at"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A query parameter, or a body field, was given that the operation does not take. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No session with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The session is `PENDING` (start it first) or `COMPLETED` (problem `illegal-transition`; `errors` names the session's `status`). */
+            409: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body exceeds 262144 bytes. */
+            413: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    completeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id (cuid2, at most 24 characters). */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CompleteSessionBody"];
+            };
+        };
+        responses: {
+            /** @description The session, `COMPLETED`, with its ledger entry when usage was booked (a repeat answers it as the first did; the first usage stands). */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description A query parameter, or a body field, was given that the operation does not take. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No session with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
+            404: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body exceeds 262144 bytes. */
+            413: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; nothing about it is disclosed. */
+            500: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unavailable; retry after the given delay. */
+            503: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Where to continue: `X-Next-Cursor` (or `Link: rel="next"`) of the previous answer; empty or absent starts at the oldest event kept. */
+                cursor?: string;
+                /** @description Only events of these types. Several values: repeat the parameter or separate them with commas. */
+                type?: (("agent.created" | "agent.published" | "agent.archived" | "session.created" | "session.started" | "session.completed" | "usage.booked") | string)[];
+                /** @description Events per page. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events after the cursor, oldest first (feed order); empty when none is new yet. */
+            200: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Where to continue (always sent): the cursor after this page, or the one given. */
+                    "x-next-cursor"?: string;
+                    /** @description `<…?cursor=…>; rel="next"` when more events follow now. */
+                    link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description An invalid parameter or a cursor this API did not issue; `errors` names each. */
+            400: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            401: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description `Bearer` */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope. */
+            403: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such route (API Gateway’s own answer, as a problem). */
             404: {
                 headers: {
                     /** @description The request id; also in every problem body. */

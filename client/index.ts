@@ -14,6 +14,9 @@ export type { RetryOptions } from './retry.ts';
 export type Agent = components['schemas']['Agent'];
 export type Session = components['schemas']['Session'];
 export type CreateAgentBody = components['schemas']['CreateAgentBody'];
+export type CreateSessionBody = components['schemas']['CreateSessionBody'];
+export type CompleteSessionBody = components['schemas']['CompleteSessionBody'];
+export type Event = components['schemas']['Event'];
 export type AgentStatus = Agent['status'];
 export type SessionStatus = Session['status'];
 export type SessionType = Session['type'];
@@ -207,6 +210,37 @@ export function createClient(options: ClientOptions) {
     all(query: Omit<SessionListQuery, 'cursor' | 'offset'> = {}): AsyncGenerator<Session> {
       return every((cursor) => sessions.list({ ...query, cursor }));
     },
+    // The voice runtime's write path (a key with `sessions:write`).
+    /** `POST /sessions`: a PENDING session. Safe to retry: a key is generated when none is given. */
+    async create(body: CreateSessionBody, init: { idempotencyKey?: string } = {}): Promise<Session> {
+      const key = init.idempotencyKey ?? crypto.randomUUID();
+      const { data } = await settle(
+        api.POST('/sessions', { body, params: { header: { 'Idempotency-Key': key } } }),
+      );
+      return data;
+    },
+    /** `POST /sessions/{sessionId}/start`: IN_PROGRESS (a repeat answers the same). */
+    async start(sessionId: string): Promise<Session> {
+      const { data } = await settle(
+        api.POST('/sessions/{sessionId}/start', { params: { path: { sessionId } } }),
+      );
+      return data;
+    },
+    /** `POST /sessions/{sessionId}/heartbeat`: the heartbeat's time as recorded. */
+    async heartbeat(sessionId: string): Promise<string> {
+      const { error, response } = await api.POST('/sessions/{sessionId}/heartbeat', {
+        params: { path: { sessionId } },
+      });
+      if (!response.ok) throw ApiProblem.of(response, error);
+      return response.headers.get('last-heartbeat-at') ?? '';
+    },
+    /** `POST /sessions/{sessionId}/complete`: COMPLETED, its usage booked once however often retried. */
+    async complete(sessionId: string, body: CompleteSessionBody = {}): Promise<Session> {
+      const { data } = await settle(
+        api.POST('/sessions/{sessionId}/complete', { params: { path: { sessionId } }, body }),
+      );
+      return data;
+    },
   };
 
   const versions = {
@@ -251,7 +285,24 @@ export function createClient(options: ClientOptions) {
     return data;
   }
 
-  return { agents, versions, sessions: { ...sessions, get: getSession } };
+  const events = {
+    /**
+     * `GET /events`: the events after `cursor` (omitted: the oldest kept), in feed order, and the
+     * cursor to continue from (also when none was new): poll with it to see each event once.
+     */
+    async list(
+      query: { cursor?: string; type?: Event['type'][]; limit?: number } = {},
+    ): Promise<{ items: Event[]; nextCursor: string; more: boolean }> {
+      const { data, response } = await settle(api.GET('/events', { params: { query } }));
+      return {
+        items: data,
+        nextCursor: response.headers.get('x-next-cursor') ?? '',
+        more: response.headers.get('link') !== null,
+      };
+    },
+  };
+
+  return { agents, versions, sessions: { ...sessions, get: getSession }, events };
 }
 
 export type Client = ReturnType<typeof createClient>;

@@ -35,3 +35,15 @@ export const agentChangeOperation = [
   'archive-agent',
   'unarchive-agent',
 ] as const;
+/** Why the stale-session sweep completed a session (its `completedMeta.reason`). */
+export const completionReasons = ['STALE_HEARTBEAT', 'NEVER_STARTED'] as const;
+/** The outbox's event types (GET /events, the EventBridge bus): `<resource>.<what happened>`. */
+export const eventTypes = [
+  'agent.created',
+  'agent.published',
+  'agent.archived',
+  'session.created',
+  'session.started',
+  'session.completed',
+  'usage.booked',
+] as const;

@@ -15,3 +15,9 @@ export const NAME_MAX = 255;
 /** The `Idempotency-Key` header: visible ASCII, at most this long; a key remembers its answer this many hours. */
 export const IDEMPOTENCY_KEY_MAX = 255;
 export const IDEMPOTENCY_KEY_HOURS = 24;
+
+/**
+ * A session not completed is stale after this many seconds without a heartbeat (or, never started,
+ * since it was created): the scheduled sweep then completes it. A runtime heartbeats well within it.
+ */
+export const SESSION_STALE_AFTER_SECONDS = 300;

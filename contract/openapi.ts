@@ -1,10 +1,11 @@
 import { type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { IDEMPOTENCY_KEY_HOURS, MAX_BODY_BYTES } from './limits.ts';
+import { IDEMPOTENCY_KEY_HOURS, MAX_BODY_BYTES, SESSION_STALE_AFTER_SECONDS } from './limits.ts';
 import { routeKey, routeList, routes } from './routes.ts';
 import { Agent, AgentList, AgentVersion, AgentVersionList } from './schemas/agent.ts';
 import { AgentChange, AgentChangeList } from './schemas/agent-change.ts';
 import { VersionConfig, VersionConfigInput } from './schemas/config.ts';
+import { Event, EventList, eventListParams } from './schemas/event.ts';
 import { JsonPatch } from './schemas/json-patch.ts';
 import {
   agentChangeListParams,
@@ -23,6 +24,7 @@ import {
   UpdateAgentBody,
 } from './schemas/requests.ts';
 import { Conversation, LedgerEntry, Person, Session, SessionList } from './schemas/session.ts';
+import { CompleteSessionBody, CreateSessionBody } from './schemas/session-requests.ts';
 
 const schemas = {
   Agent,
@@ -44,6 +46,10 @@ const schemas = {
   PublishAgentBody,
   AgentChange,
   AgentChangeList,
+  CreateSessionBody,
+  CompleteSessionBody,
+  Event,
+  EventList,
 };
 type SchemaName = keyof typeof schemas;
 
@@ -256,6 +262,7 @@ const ifMatchParameter = (required: boolean) => ({
   schema: { type: 'string' },
 });
 
+// The session write path (issue 26).
 const replayedHeader = {
   'idempotent-replayed': header('`true` when this is a replayed answer; absent otherwise.', {
     type: 'string',
@@ -352,9 +359,117 @@ const historyOperation = listOperation(agentChangeListParams, 'AgentChangeList',
   '404': noSuchResponse('agent'),
 });
 
+const sessionAnswer = (description: string) => ({
+  description,
+  headers: requestIdHeader,
+  content: { 'application/json': { schema: ref('Session') } },
+});
+const illegalTransition = (what: string) =>
+  problemResponse(`${what} (problem \`illegal-transition\`; \`errors\` names the session's \`status\`).`);
+const noTransitionBody = {
+  requestBody: {
+    required: false,
+    content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } },
+  },
+};
+const transitionProblems = {
+  '400': problemResponse('A query parameter, or a body field, was given that the operation does not take.'),
+  '413': problemResponse(`The body exceeds ${MAX_BODY_BYTES} bytes.`),
+  '415': problemResponse('Content-Type is not application/json.'),
+};
+
+const createSessionOperation = {
+  parameters: [
+    {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: true,
+      description: `Required: a retry must not record a second session. Replays the first answer for ${IDEMPOTENCY_KEY_HOURS} h for the same body; 422 for another body; 409 while in flight.`,
+      schema: jsonSchemaOf(IdempotencyKey),
+    },
+  ],
+  requestBody: { required: true, content: { 'application/json': { schema: ref('CreateSessionBody') } } },
+  responses: {
+    '201': {
+      ...sessionAnswer('The new `PENDING` session, as `GET /sessions` lists it.'),
+      headers: { ...requestIdHeader, ...replayedHeader },
+    },
+    '400': problemResponse(
+      'Malformed JSON, an invalid field, no `Idempotency-Key`, or an `agentId`/`agentVersionId` that is not the workspace’s; `errors` names each.',
+    ),
+    '409': problemResponse(
+      'The agent is archived, or has no published version and none was named; or the Idempotency-Key is in flight.',
+    ),
+    '413': problemResponse(`The body exceeds ${MAX_BODY_BYTES} bytes.`),
+    '415': problemResponse('Content-Type is not application/json.'),
+    '422': problemResponse('The Idempotency-Key was used with a different body.'),
+    ...commonResponses,
+  },
+};
+
+const startSessionOperation = {
+  ...noTransitionBody,
+  responses: {
+    '200': sessionAnswer('The session, `IN_PROGRESS` (a repeat answers it unchanged).'),
+    ...transitionProblems,
+    '409': illegalTransition('The session is `COMPLETED`'),
+    ...commonResponses,
+    '404': noSuchResponse('session'),
+  },
+};
+
+const heartbeatSessionOperation = {
+  ...noTransitionBody,
+  responses: {
+    '204': {
+      description: 'Recorded; no body.',
+      headers: {
+        ...requestIdHeader,
+        'last-heartbeat-at': header('The heartbeat as recorded (ISO 8601, UTC, milliseconds).'),
+      },
+    },
+    ...transitionProblems,
+    '409': illegalTransition('The session is `PENDING` (start it first) or `COMPLETED`'),
+    ...commonResponses,
+    '404': noSuchResponse('session'),
+  },
+};
+
+const completeSessionOperation = {
+  requestBody: { required: false, content: { 'application/json': { schema: ref('CompleteSessionBody') } } },
+  responses: {
+    '200': sessionAnswer(
+      'The session, `COMPLETED`, with its ledger entry when usage was booked (a repeat answers it as the first did; the first usage stands).',
+    ),
+    ...transitionProblems,
+    ...commonResponses,
+    '404': noSuchResponse('session'),
+  },
+};
+
+const listEventsOperation = {
+  parameters: queryParameters(eventListParams),
+  responses: {
+    '200': {
+      description: 'Events after the cursor, oldest first (feed order); empty when none is new yet.',
+      headers: {
+        ...requestIdHeader,
+        'x-next-cursor': header(
+          'Where to continue (always sent): the cursor after this page, or the one given.',
+        ),
+        link: header('`<…?cursor=…>; rel="next"` when more events follow now.'),
+      },
+      content: { 'application/json': { schema: ref('EventList') } },
+    },
+    '400': problemResponse('An invalid parameter or a cursor this API did not issue; `errors` names each.'),
+    ...commonResponses,
+  },
+};
+
 const tags = [
   { name: 'Agents', description: 'Voice agents and their versions (configuration, prompt, input modes).' },
   { name: 'Sessions', description: 'Calls and web voice interactions people had with the agents.' },
+  { name: 'Events', description: 'What changed, in order: the outbox as a pull feed.' },
 ];
 
 const pagingNote =
@@ -474,6 +589,39 @@ const operations: Record<string, { tag: string; description: string; operation: 
       'Session',
       noSuchResponse('session'),
     ),
+  },
+  [routeKey(routes.createSession)]: {
+    tag: 'Sessions',
+    description:
+      'For the voice runtime: records a `PENDING` session for an agent, on its published version unless ' +
+      '`agentVersionId` names one. The person is found by email, else phone, within the workspace (or made); ' +
+      'the conversation is their latest unarchived one with this agent (or a new one). One transaction.',
+    operation: createSessionOperation,
+  },
+  [routeKey(routes.startSession)]: {
+    tag: 'Sessions',
+    description: '`PENDING` → `IN_PROGRESS`: sets `startedAt` and the first `lastHeartbeatAt`.',
+    operation: startSessionOperation,
+  },
+  [routeKey(routes.heartbeatSession)]: {
+    tag: 'Sessions',
+    description: `An \`IN_PROGRESS\` session is alive: sets \`lastHeartbeatAt\`. A session without one for ${SESSION_STALE_AFTER_SECONDS} s is completed by the stale-session sweep.`,
+    operation: heartbeatSessionOperation,
+  },
+  [routeKey(routes.completeSession)]: {
+    tag: 'Sessions',
+    description:
+      '`PENDING` or `IN_PROGRESS` → `COMPLETED`; with `usage`, books the one `VOICE_USAGE` ledger entry of ' +
+      'the session however often this is retried or raced (also after the sweep completed the session).',
+    operation: completeSessionOperation,
+  },
+  [routeKey(routes.listEvents)]: {
+    tag: 'Events',
+    description:
+      'The workspace’s events (agent created, session created/started/completed, usage booked), each ' +
+      'written in the same transaction as its change, in a stable order: a consumer replays from any ' +
+      'cursor and sees every event exactly once. Kept at least 30 days (nothing purges them yet).',
+    operation: listEventsOperation,
   },
 };
 

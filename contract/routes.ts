@@ -5,9 +5,17 @@
  */
 /**
  * `agents:publish` guards what changes what callers of a published agent get (publish, archive,
- * unarchive), apart from `agents:write`, which only drafts (docs/api.md, "Scopes").
+ * unarchive), apart from `agents:write`, which only drafts (docs/api.md, "Scopes"). `sessions:write`
+ * is meant for a voice runtime's keys, not people's.
  */
-export const scopes = ['agents:read', 'agents:write', 'agents:publish', 'sessions:read'] as const;
+export const scopes = [
+  'agents:read',
+  'agents:write',
+  'agents:publish',
+  'sessions:read',
+  'sessions:write',
+  'events:read',
+] as const;
 export type Scope = (typeof scopes)[number];
 
 export interface Route {
@@ -135,6 +143,48 @@ export const routes = {
     entry: 'functions/agents/history.ts',
     scope: 'agents:read',
     summary: "An agent's history of changes, newest first",
+  },
+  // The voice runtime's write path (issue 26): keys with `sessions:write` are meant for it, not people.
+  createSession: {
+    name: 'create-session',
+    method: 'POST',
+    path: '/sessions',
+    entry: 'functions/sessions/create.ts',
+    scope: 'sessions:write',
+    summary: 'Record a new session (PENDING) for an agent',
+  },
+  startSession: {
+    name: 'start-session',
+    method: 'POST',
+    path: '/sessions/{sessionId}/start',
+    entry: 'functions/sessions/start.ts',
+    scope: 'sessions:write',
+    summary: 'Mark a session started (IN_PROGRESS)',
+  },
+  heartbeatSession: {
+    name: 'heartbeat-session',
+    method: 'POST',
+    path: '/sessions/{sessionId}/heartbeat',
+    entry: 'functions/sessions/heartbeat.ts',
+    scope: 'sessions:write',
+    summary: 'Record that a session in progress is alive',
+  },
+  completeSession: {
+    name: 'complete-session',
+    method: 'POST',
+    path: '/sessions/{sessionId}/complete',
+    entry: 'functions/sessions/complete.ts',
+    scope: 'sessions:write',
+    summary: 'Complete a session and book its usage once',
+  },
+  // The outbox as a pull feed (issue 26).
+  listEvents: {
+    name: 'list-events',
+    method: 'GET',
+    path: '/events',
+    entry: 'functions/events/list.ts',
+    scope: 'events:read',
+    summary: 'The event feed, in order, from a cursor',
   },
 } as const satisfies Record<string, Route>;
 

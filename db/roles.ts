@@ -14,6 +14,7 @@ import {
   agentVersions,
   apiKeys,
   conversations,
+  events,
   idempotencyKeys,
   ledgerEntries,
   persons,
@@ -39,10 +40,14 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   [agents, ['SELECT', 'INSERT', 'UPDATE']],
   // No UPDATE: a version, once written, never changes (a published one is immutable).
   [agentVersions, ['SELECT', 'INSERT']],
-  [persons, ['SELECT', 'INSERT']],
-  [conversations, ['SELECT', 'INSERT']],
-  [sessions, ['SELECT', 'INSERT']],
+  // UPDATE: the session write path touches a person seen again, a conversation's last session end,
+  // and a session's status (db/queries/session-writes.ts).
+  [persons, ['SELECT', 'INSERT', 'UPDATE']],
+  [conversations, ['SELECT', 'INSERT', 'UPDATE']],
+  [sessions, ['SELECT', 'INSERT', 'UPDATE']],
   [ledgerEntries, ['SELECT', 'INSERT']],
+  // The outbox: written with each change; UPDATE marks an event published (the relay).
+  [events, ['SELECT', 'INSERT', 'UPDATE']],
   // INSERT … ON CONFLICT DO UPDATE, the stored response, and the delete of a failed attempt.
   [idempotencyKeys, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],
   // The audit trail is append-only.

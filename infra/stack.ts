@@ -15,6 +15,7 @@ import { Network, type NetworkPlacement } from './constructs/network.ts';
 import { PreviewBaseImports, PreviewDatabase } from './constructs/preview-database.ts';
 import { giveProvidersLogGroups } from './constructs/provider-logs.ts';
 import { Releases } from './constructs/releases.ts';
+import { Schedules } from './constructs/schedules.ts';
 import { UsagePlans } from './constructs/usage-plans.ts';
 import { type ApiWaf, protectStage } from './constructs/waf.ts';
 import type { StageConfig } from './stage.ts';
@@ -30,6 +31,8 @@ export class AdminApiStack extends Stack {
   readonly functions: ApiFunctions;
   readonly migrations: Migrations;
   readonly api: Api;
+  /** The scheduled work: the stale-session sweep. */
+  readonly schedules: Schedules;
   readonly monitoring: Monitoring;
   readonly releases: Releases;
   /** Stacks with a cluster of their own (a branch preview's database is on the base's cluster). */
@@ -88,6 +91,7 @@ export class AdminApiStack extends Stack {
       owned: owned && { cluster: owned.database.cluster, network: owned.network },
     });
     this.api = new Api(this, 'Api', { config, functions: this.functions });
+    this.schedules = new Schedules(this, 'Schedules', { sweep: this.functions.sweep });
     // Per-workspace limits: one usage plan per tier, the admin function keeps each workspace's key.
     this.usagePlans = new UsagePlans(this, 'UsagePlans', { api: this.api.restApi, stage: this.api.stage });
     this.usagePlans.grantKeyManagement(this.functions.admin);

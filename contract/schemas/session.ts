@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ledgerReason, sessionStatus, sessionType } from '../enums.ts';
+import { completionReasons, ledgerReason, sessionStatus, sessionType } from '../enums.ts';
 import { Agent } from './agent.ts';
 import { auditActors, auditTimes, FreeFormObject, Id, Int32, Ref, Timestamp, text } from './common.ts';
 
@@ -68,7 +68,10 @@ export const Session = v.strictObject({
   workspaceId: Id,
   personId: Ref,
   conversationId: Ref,
-  completedMeta: v.nullable(v.strictObject({ traceId: v.string() })),
+  /** `{ traceId }` from the runtime that completed it, or `{ reason }` when the stale-session sweep did. */
+  completedMeta: v.nullable(
+    v.strictObject({ traceId: v.optional(v.string()), reason: v.optional(v.picklist(completionReasons)) }),
+  ),
   /** The agent with the version this session ran on (`agentVersionId`). */
   agent: Agent,
   conversation: Conversation,

@@ -78,15 +78,6 @@ export function renderStatements(): Record<string, Statement> {
     },
     '  ',
   );
-  // A session's own embeds (`s` the session row), alike in a page's items and the one session.
-  const sessionEmbeds = {
-    conversation: sql`(select ${jsonOf(conversations, 'c', CONVERSATION_FIELDS, {}, '    ')}
-    from ${t(conversations)} c where ${c(conversations.id, 'c')} = ${c(sessions.conversationId, 's')})`,
-    person: sql`(select ${jsonOf(persons, 'p', PERSON_FIELDS, {}, '    ')}
-    from ${t(persons)} p where ${c(persons.id, 'p')} = ${c(sessions.personId, 's')})`,
-    ledger: sql`(select ${jsonOf(ledgerEntries, 'l', LEDGER_ENTRY_FIELDS, {}, '    ')}
-    from ${t(ledgerEntries)} l where ${c(ledgerEntries.sessionId, 'l')} = ${c(sessions.id, 's')})`,
-  };
   // Whether the workspace holds the agent `agentId`: a version read's 404 tells the two apart.
   const agentFound = sql`exists (select 1 from ${t(agents)} a where ${c(agents.id, 'a')} = ${agentId} and ${c(agents.workspaceId, 'a')} = ${workspaceId})`;
   // The version `v` (id and agent of the caller's workspace) as an agent embeds it.
@@ -101,6 +92,24 @@ export function renderStatements(): Record<string, Statement> {
   ) => sql`(select ${jsonOf(agentVersions, 'v', VERSION_CONFIGURATION_FIELDS, {}, '  ')}
   from ${t(agentVersions)} v
   where ${c(agentVersions.id, 'v')} = ${id} and ${c(agentVersions.agentId, 'v')} = ${agentId} and ${c(agentVersions.workspaceId, 'v')} = ${workspaceId})`;
+  // The session `s` with its agent (`agent`: the JSON of the agent and the version it ran on),
+  // conversation, person and ledger entry: a page's item, and the one session's answer.
+  const sessionItem = (agent: SQL) =>
+    jsonOf(
+      sessions,
+      's',
+      SESSION_FIELDS,
+      {
+        agent,
+        conversation: sql`(select ${jsonOf(conversations, 'c', CONVERSATION_FIELDS, {}, '    ')}
+    from ${t(conversations)} c where ${c(conversations.id, 'c')} = ${c(sessions.conversationId, 's')})`,
+        person: sql`(select ${jsonOf(persons, 'p', PERSON_FIELDS, {}, '    ')}
+    from ${t(persons)} p where ${c(persons.id, 'p')} = ${c(sessions.personId, 's')})`,
+        ledger: sql`(select ${jsonOf(ledgerEntries, 'l', LEDGER_ENTRY_FIELDS, {}, '    ')}
+    from ${t(ledgerEntries)} l where ${c(ledgerEntries.sessionId, 'l')} = ${c(sessions.id, 's')})`,
+      },
+      '',
+    );
   return {
     sessionPage: {
       doc:
@@ -126,16 +135,7 @@ page_agents as materialized (
     ${t(agentVersions)} v
   where ${c(agents.id, 'a')} = d.${c(sessions.agentId)} and ${c(agentVersions.id, 'v')} = d.${c(sessions.agentVersionId)}
 )
-select t.total, case when ${c(sessions.id, 's')} is null then null else ${jsonOf(
-        sessions,
-        's',
-        SESSION_FIELDS,
-        {
-          agent: sql`ag.agent`,
-          ...sessionEmbeds,
-        },
-        '',
-      )} end::text as item
+select t.total, case when ${c(sessions.id, 's')} is null then null else ${sessionItem(sql`ag.agent`)} end::text as item
 from (select ${total} as total) t
 left join (
   page_sessions s
@@ -201,27 +201,6 @@ select ${agentFound} as found,
   ${configurationOf(versionId)}::text as "from",
   ${configurationOf(toVersionId)}::text as "to"`,
     },
-    sessionOne: {
-      doc:
-        "One session of a workspace with the same embeds as the session page's items: its agent with the " +
-        'version it ran on, conversation, person and ledger entry. No row when the workspace holds none such.',
-      slots: SESSION_ONE_SLOTS,
-      text: sql`
-select ${jsonOf(
-        sessions,
-        's',
-        SESSION_FIELDS,
-        {
-          agent: sql`(select ${agentItem('    ')}
-    from ${t(agents)} a, ${t(agentVersions)} v
-    where ${c(agents.id, 'a')} = ${c(sessions.agentId, 's')} and ${c(agentVersions.id, 'v')} = ${c(sessions.agentVersionId, 's')})`,
-          ...sessionEmbeds,
-        },
-        '',
-      )}::text as item
-from ${t(sessions)} s
-where ${c(sessions.id, 's')} = ${sessionId} and ${c(sessions.workspaceId, 's')} = ${workspaceId}`,
-    },
     agentChangePage: {
       doc:
         "A page of one agent's history, each entry read by primary key. `found` says whether the " +
@@ -237,6 +216,20 @@ select t.total, t.found, (
 from (select ${total} as total, ${found} as found) t
 left join page on true
 order by page.${c(agentChanges.createdAt)} ${dir}, page.${c(agentChanges.id)} ${dir}`,
+    },
+    sessionOne: {
+      doc:
+        "One session of a workspace, as the session page's items are (its agent with the version it ran " +
+        'on, conversation, person and ledger entry): the answer of the session write path. No row when ' +
+        'the workspace holds no such session.',
+      slots: SESSION_ONE_SLOTS,
+      text: sql`
+select ${sessionItem(sql`(select ${agentItem('    ')}
+    from ${t(agents)} a, ${t(agentVersions)} v
+    where ${c(agents.id, 'a')} = ${c(sessions.agentId, 's')} and ${c(agentVersions.id, 'v')} = ${c(sessions.agentVersionId, 's')})`)}::text as item,
+  ${c(sessions.status, 's')} as status
+from ${t(sessions)} s
+where ${c(sessions.id, 's')} = ${sessionId} and ${c(sessions.workspaceId, 's')} = ${workspaceId}`,
     },
   };
 }

@@ -5,6 +5,7 @@ import type { VersionConfig } from '#contract/schemas/config.ts';
 import type { SqlRunner } from '../database.ts';
 import { constraintName, sqlState } from '../errors.ts';
 import { agentEtagSql } from './agents.ts';
+import { eventInsert } from './events.ts';
 import { AGENT_COLUMNS, AGENT_VERSION_COLUMNS } from './items.generated.ts';
 import {
   agents as A,
@@ -71,14 +72,16 @@ export async function createAgent(runner: SqlRunner, agent: NewAgent): Promise<A
 }
 
 /**
- * Inserts the agent, its version 1 and the first entry of its history, and returns the API
- * representation, in one statement (so one round trip and atomic without an explicit transaction). A slug collision surfaces as the
+ * Inserts the agent, its version 1, the first entry of its history and its `agent.created` event
+ * (the outbox), and returns the API representation, in one statement (so one round trip and atomic
+ * without an explicit transaction). A slug collision surfaces as the
  * unique violation `agents_workspace_slug`. Unlike a list's items, the answer is shaped here from
  * the inserted rows, so the database, which does not scale out, does not build the 45-field
  * projection (docs/decisions.md). The field lists are the lists' own (AGENT_COLUMNS, generated).
  */
 async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
   const agentId = createId();
+  const versionId = createId();
   const { workspaceId, principalId: by } = input;
   const slug =
     'given' in input.slug
@@ -93,7 +96,7 @@ async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
     ), new_version as (
       insert into ${V.$} (${V.id}, ${V.agentId}, ${V.version}, ${V.workspaceId}, ${V.themeId}, ${V.config},
         ${V.systemPrompt}, ${V.knowledgeBaseId}, ${V.inputMode}, ${V.followUp}, ${V.createdBy}, ${V.updatedBy})
-      values (${createId()}, ${agentId}, 1, ${workspaceId},
+      values (${versionId}, ${agentId}, 1, ${workspaceId},
         (select ${T.id} from ${T.$} where ${T.workspaceId} = ${workspaceId} and ${T.isDefault}),
         ${v.config === null ? null : JSON.stringify(v.config)}::jsonb, ${v.systemPrompt}, ${v.knowledgeBaseId},
         ${`{${v.inputMode.join(',')}}`}::${E.inputMode}[], ${v.followUp}, ${by}, ${by})
@@ -104,7 +107,11 @@ async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
       select ${createId()}, new_agent.${A.updatedAt}, ${workspaceId}, new_agent.${A.id}, new_version.${V.id},
         'create-agent'::${E.agentChangeOperation}, ${by}, ${input.keyId}, null, ${agentEtagSql('new_agent')}
       from new_agent, new_version
-    )
+    ), created as (${eventInsert(
+      'agent.created',
+      sql`select ${A.workspaceId} as workspace_id, jsonb_build_object('agentId', ${A.id}, 'name', ${A.name},
+        'slug', ${A.slug}, 'versionId', ${versionId}::varchar) as data from new_agent`,
+    )})
     select row_to_json(new_agent)::text as agent, row_to_json(new_version)::text as version
     from new_agent, new_version`);
   const [row] = rows;

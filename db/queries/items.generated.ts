@@ -392,9 +392,35 @@ select exists (select 1 from agents a where a.id = ${agentId} and a.workspace_id
   where v.id = ${toVersionId} and v.agent_id = ${agentId} and v.workspace_id = ${workspaceId})::text as "to"`;
 
 /**
- * One session of a workspace with the same embeds as the session page's items: its agent with the
- * version it ran on, conversation, person and ledger entry. No row when the workspace holds none
- * such.
+ * A page of one agent's history, each entry read by primary key. `found` says whether the
+ * workspace holds the agent at all (an empty page of an agent that exists is not a 404), in the
+ * page's snapshot.
+ */
+export const agentChangePage = (page: Sql, dir: Sql, total: Sql, found: Sql): Sql => sql`
+with ${page}
+select t.total, t.found, (
+  select (select row_to_json(j) from (select
+    c.id as id,
+    to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+    c.workspace_id as "workspaceId",
+    c.agent_id as "agentId",
+    c.agent_version_id as "agentVersionId",
+    c.operation as operation,
+    c.principal_id as "principalId",
+    c.key_id as "keyId",
+    c.etag_before as "etagBefore",
+    c.etag_after as "etagAfter"
+  ) j)
+  from agent_changes c where c.id = page.id
+)::text as item
+from (select ${total} as total, ${found} as found) t
+left join page on true
+order by page.created_at ${dir}, page.id ${dir}`;
+
+/**
+ * One session of a workspace, as the session page's items are (its agent with the version it ran
+ * on, conversation, person and ledger entry): the answer of the session write path. No row when
+ * the workspace holds no such session.
  */
 export const sessionOne = (sessionId: Sql, workspaceId: Sql): Sql => sql`
 select (select row_to_json(j) from (select
@@ -514,35 +540,10 @@ select (select row_to_json(j) from (select
       l.idempotency_key as "idempotencyKey"
     ) j)
     from ledger_entries l where l.session_id = s.id) as ledger
-) j)::text as item
+) j)::text as item,
+  s.status as status
 from sessions s
 where s.id = ${sessionId} and s.workspace_id = ${workspaceId}`;
-
-/**
- * A page of one agent's history, each entry read by primary key. `found` says whether the
- * workspace holds the agent at all (an empty page of an agent that exists is not a 404), in the
- * page's snapshot.
- */
-export const agentChangePage = (page: Sql, dir: Sql, total: Sql, found: Sql): Sql => sql`
-with ${page}
-select t.total, t.found, (
-  select (select row_to_json(j) from (select
-    c.id as id,
-    to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
-    c.workspace_id as "workspaceId",
-    c.agent_id as "agentId",
-    c.agent_version_id as "agentVersionId",
-    c.operation as operation,
-    c.principal_id as "principalId",
-    c.key_id as "keyId",
-    c.etag_before as "etagBefore",
-    c.etag_after as "etagAfter"
-  ) j)
-  from agent_changes c where c.id = page.id
-)::text as item
-from (select ${total} as total, ${found} as found) t
-left join page on true
-order by page.created_at ${dir}, page.id ${dir}`;
 
 export const AGENT_COLUMNS: readonly Column[] = [["id","id",false],["created_at","createdAt",true],["updated_at","updatedAt",true],["created_by","createdBy",false],["updated_by","updatedBy",false],["workspace_id","workspaceId",false],["published_version_id","publishedVersionId",false],["name","name",false],["description","description",false],["slug","slug",false],["status","status",false],["source_template_id","sourceTemplateId",false],["archived_at","archivedAt",true],["archived_by","archivedBy",false],["completed_at","completedAt",true],["completed_by","completedBy",false],["published_at","publishedAt",true],["published_by","publishedBy",false]];
 

@@ -103,6 +103,19 @@ export const conversations = {
   archivedBy: raw("archived_by"),
 } as const;
 
+/** `events` of db/schema: `$` is the table. */
+export const events = {
+  $: raw("events"),
+  seq: raw("seq"),
+  id: raw("id"),
+  type: raw("type"),
+  occurredAt: raw("occurred_at"),
+  workspaceId: raw("workspace_id"),
+  txid: raw("txid"),
+  data: raw("data"),
+  publishedAt: raw("published_at"),
+} as const;
+
 /** `idempotencyKeys` of db/schema: `$` is the table. */
 export const idempotencyKeys = {
   $: raw("idempotency_keys"),

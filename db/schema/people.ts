@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, foreignKey, jsonb, pgTable, unique, varchar } from 'drizzle-orm/pg-core';
+import { boolean, check, foreignKey, index, jsonb, pgTable, unique, varchar } from 'drizzle-orm/pg-core';
 import { auditTimes, id, primaryId, timestamptz } from './columns.ts';
 import { workspaces } from './workspaces.ts';
 
@@ -30,6 +30,9 @@ export const persons = pgTable(
     check('persons_properties_object', sql`jsonb_typeof(${t.properties}) = 'object'`),
     check('persons_merge_meta_object', sql`jsonb_typeof(${t.mergeMeta}) = 'object'`),
     unique('persons_workspace_id').on(t.workspaceId, t.id),
+    // POST /sessions finds the person by email, else by phone (db/queries/session-writes.ts).
+    index('persons_workspace_email').on(t.workspaceId, t.email),
+    index('persons_workspace_phone').on(t.workspaceId, t.phone),
   ],
 );
 

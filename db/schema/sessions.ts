@@ -36,7 +36,7 @@ export const sessions = pgTable(
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     personId: id('person_id').notNull(),
     conversationId: id('conversation_id').notNull(),
-    completedMeta: jsonb('completed_meta').$type<{ traceId: string } | null>(),
+    completedMeta: jsonb('completed_meta').$type<{ traceId?: string; reason?: string } | null>(),
   },
   (t) => [
     unique('sessions_workspace_id').on(t.workspaceId, t.id),
@@ -67,6 +67,10 @@ export const sessions = pgTable(
       t.createdAt.desc().nullsFirst(),
       t.id.desc().nullsFirst(),
     ),
+    // The stale-session sweep's scan: only sessions not yet completed, by their last sign of life.
+    index('sessions_open_last_seen')
+      .on(sql`coalesce(${t.lastHeartbeatAt}, ${t.createdAt})`)
+      .where(sql`${t.status} <> 'COMPLETED'`),
     // Serves the version foreign key when an agent version is deleted (else a scan of every session).
     index('sessions_agent_version').on(t.agentId, t.agentVersionId),
     // One per equality filter, in list order, so a filtered page is still an index range, not a sort.

@@ -87,3 +87,15 @@ export function parseJsonBody<S extends v.GenericSchema>(
   if (duplicates.length > 0) throw validationFailed(invalidBecause('request body', duplicates), duplicates);
   return parseOrProblem(schema, value, 'request body');
 }
+
+/**
+ * A body that may be left out (a transition taking no fields): none, or an empty one (whatever its
+ * Content-Type), is read as `{}`; one that is sent is checked as `parseJsonBody` checks it.
+ */
+export function parseOptionalJsonBody<S extends v.GenericSchema>(
+  schema: S,
+  event: ApiEvent,
+): v.InferOutput<S> {
+  const absent = (event.body ?? '') === '';
+  return absent ? parseOrProblem(schema, {}, 'request body') : parseJsonBody(schema, event);
+}

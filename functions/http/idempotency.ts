@@ -95,3 +95,16 @@ export async function idempotent(
     throw error;
   }
 }
+
+/**
+ * The `Idempotency-Key` of a create that requires one (POST /sessions): absent is a 400 naming the
+ * header, as the IETF draft on the header advises (428 is for conditional requests, `If-Match`).
+ */
+export function requiredIdempotencyKey(req: Request): string {
+  const key = idempotencyKeyOf(req);
+  if (key === undefined) {
+    const message = 'is required: a retry must not record a second session';
+    throw validationFailed(`The Idempotency-Key header ${message}.`, [{ path: 'Idempotency-Key', message }]);
+  }
+  return key;
+}

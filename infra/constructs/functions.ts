@@ -24,6 +24,10 @@ export const LIVE_ALIAS = 'live';
 export const ADMIN_ENTRY = 'functions/admin.ts';
 /** Operators and CI run admin commands one at a time: two instances (connections) are plenty. */
 export const ADMIN_CONCURRENCY = 2;
+/** The stale-session sweep's module (scheduled by infra/constructs/schedules.ts, no route). */
+export const SWEEP_ENTRY = 'functions/sessions/sweep.ts';
+/** One statement per run, once a minute: a run never overlaps the next. */
+export const SWEEP_TIMEOUT = Duration.seconds(30);
 
 /** `create-agent` → `CreateAgent`: construct ids, and so logical ids, say which route they serve. */
 export const constructId = (name: string) =>
@@ -51,6 +55,8 @@ export class ApiFunctions extends Construct {
   readonly functionByRoute: ReadonlyMap<Route, NodejsFunction>;
   readonly authorizerFunction: NodejsFunction;
   readonly admin: NodejsFunction;
+  /** The stale-session sweep, run on a schedule. */
+  readonly sweep: NodejsFunction;
   /** Every function here: the migration trigger runs before any of them is updated. */
   readonly all: readonly NodejsFunction[];
 
@@ -100,11 +106,19 @@ export class ApiFunctions extends Construct {
     // Settings the admin function reads (functions/admin.ts): only previews may be seeded.
     this.admin.addEnvironment('STAGE', config.stage);
     this.admin.addEnvironment('DEMO_SEED', config.durable ? 'refused' : 'allowed');
+    this.sweep = make(
+      'session-sweep',
+      SWEEP_ENTRY,
+      'Completes sessions whose heartbeat went stale (scheduled)',
+      SWEEP_TIMEOUT,
+      // One at a time is all a schedule needs; previews reserve nothing (see above).
+      config.sharedCluster ? undefined : 1,
+    );
     // A version per deployment whose code or configuration changed; the alias follows through CodeDeploy.
     const live = (fn: NodejsFunction) =>
       new Alias(fn, 'Live', { aliasName: LIVE_ALIAS, version: fn.currentVersion });
     this.byRoute = new Map([...this.functionByRoute].map(([route, fn]) => [route, live(fn)]));
     this.authorizer = live(this.authorizerFunction);
-    this.all = [...this.functionByRoute.values(), this.authorizerFunction, this.admin];
+    this.all = [...this.functionByRoute.values(), this.authorizerFunction, this.admin, this.sweep];
   }
 }

@@ -87,7 +87,7 @@ describe('command-line tools', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^${keyId}\\s+reader\\s+sessions:read\\s+active\\s`, 'm'));
     expect(result.stdout).toMatch(
-      /Demo key\s+agents:read,agents:write,agents:publish,sessions:read\s+active/,
+      /Demo key\s+agents:read,agents:write,agents:publish,sessions:read,sessions:write,events:read\s+active/,
     );
     expect(result.stdout).not.toMatch(/vak_/);
   });

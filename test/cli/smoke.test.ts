@@ -42,11 +42,11 @@ describe('npm run smoke', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines.filter((l) => l.startsWith('pass '))).toHaveLength(17);
+    expect(lines.filter((l) => l.startsWith('pass '))).toHaveLength(18);
     expect(lines).toContainEqual(
       expect.stringMatching(/^skip {2}a key without agents:read: .*needs the admin function/),
     );
-    expect(lastLine(result.stdout)).toBe('17 passed, 0 failed');
+    expect(lastLine(result.stdout)).toBe('18 passed, 0 failed');
     const [agents] = rowsOf<{ n: number }>(
       await handle.db.execute(
         sql`select count(*)::int as n from agents where workspace_id = ${tenant.workspaceId}`,
@@ -77,7 +77,7 @@ describe('npm run smoke', () => {
     const result = await runCli('smoke', ['--stage', 'pr-9', '--write'], env);
     expect(result.code).toBe(0);
     expect(result.stdout).not.toMatch(/^(skip|FAIL)/m);
-    expect(lastLine(result.stdout)).toBe('18 passed, 0 failed');
+    expect(lastLine(result.stdout)).toBe('19 passed, 0 failed');
     const keys = rowsOf<{ name: string; revoked: boolean; lifetime: number }>(
       await handle.db.execute(sql`select name, revoked_at is not null as revoked,
         extract(epoch from expires_at - created_at)::int as lifetime from api_keys where name like 'smoke %'`),

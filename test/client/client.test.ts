@@ -311,4 +311,28 @@ describe('client/: the typed TypeScript client', () => {
       await expect(api.agents.list()).rejects.toMatchObject({ status: 429, retryAfter: 1 });
     });
   });
+  it('runs a session through the write path: create, start, heartbeat, complete; problems thrown', async () => {
+    const runtime = await createTenant(database.db, { scopes: ['sessions:write'] });
+    const agent = await insertAgent(database.db, runtime, { n: 9 });
+    await database.db.execute(
+      sql`update agents set published_version_id = ${agent.versionIds[0]} where id = ${agent.agentId}`,
+    );
+    const api = client(runtime.token);
+    const body = { agentId: agent.agentId, type: 'INBOUND_CALL' as const, person: { phone: '+14155550199' } };
+    const created = await api.sessions.create(body, { idempotencyKey: 'client-session' });
+    expect(created).toMatchObject({ status: 'PENDING', agentVersionId: agent.versionIds[0] });
+    expect(await api.sessions.create(body, { idempotencyKey: 'client-session' })).toEqual(created);
+    expect((await api.sessions.start(created.id)).status).toBe('IN_PROGRESS');
+    expect(Date.parse(await api.sessions.heartbeat(created.id))).not.toBeNaN();
+    const done = await api.sessions.complete(created.id, { traceId: 'tr', usage: { amount: 12 } });
+    expect(done).toMatchObject({
+      status: 'COMPLETED',
+      completedMeta: { traceId: 'tr' },
+      ledger: { amount: 12 },
+    });
+    expect(await api.sessions.complete(created.id)).toEqual(done);
+    const refused = await api.sessions.heartbeat(created.id).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ApiProblem);
+    expect(refused).toMatchObject({ status: 409 });
+  });
 });

@@ -14,9 +14,13 @@ import { build as buildListAgents } from '#functions/agents/list.ts';
 import { build as buildAuthorizer } from '#functions/authorizer.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import type { AuthorizerEvent } from '#functions/http/types.ts';
+import { build as buildCompleteSession } from '#functions/sessions/complete.ts';
+import { build as buildCreateSession } from '#functions/sessions/create.ts';
 import { build as buildListSessions } from '#functions/sessions/list.ts';
+import { build as buildSweep } from '#functions/sessions/sweep.ts';
 import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
+import { insertAgent } from '#test/helpers/fixtures.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 
 /** The server is shared: the role's name is this run's own. Roles do not exist on PGlite. */
@@ -148,6 +152,47 @@ describe.runIf(usingPostgres())(
         );
         expect(sessions.statusCode).toBe(200);
       });
+
+      it('records a session through the write path and sweeps stale ones', async () => {
+        const deps = { database: app, logger: silentLogger };
+        const { agentId, versionIds } = await insertAgent(master.db, tenant, { n: 1 });
+        await master.db.execute(
+          sql`update agents set published_version_id = ${versionIds[0]} where id = ${agentId}`,
+        );
+        const created = await buildCreateSession(deps)(
+          apiEvent({
+            method: 'POST',
+            path: '/sessions',
+            body: { agentId, type: 'WEB_VOICE', person: { email: 'role@example.com' } },
+            headers: { 'idempotency-key': 'role-session' },
+            caller: tenant,
+            scopes: 'sessions:write',
+          }),
+        );
+        expect(created.statusCode).toBe(201);
+        const { id } = JSON.parse(created.body) as { id: string };
+        const completed = await buildCompleteSession(deps)(
+          apiEvent({
+            method: 'POST',
+            path: `/sessions/${id}/complete`,
+            resource: '/sessions/{sessionId}/complete',
+            body: { usage: { amount: 3 } },
+            caller: tenant,
+            scopes: 'sessions:write',
+          }),
+        );
+        expect(completed.statusCode).toBe(200);
+        // The demo workspace seeded above has open sessions long quiet: the sweep completes those.
+        const open = async () =>
+          rowsOf<{ n: number }>(
+            await master.db.execute(sql`select count(*)::int as n from sessions where status <> 'COMPLETED'
+              and coalesce(last_heartbeat_at, created_at) < now() - interval '5 minutes'`),
+          )[0]?.n;
+        const stale = await open();
+        expect(stale).toBeGreaterThan(0);
+        expect(await buildSweep(deps)()).toEqual({ swept: stale });
+        expect(await open()).toBe(0);
+      });
     });
 
     it('cannot create, drop, alter or truncate anything, nor delete or update what the app never does', async () => {
@@ -168,7 +213,8 @@ describe.runIf(usingPostgres())(
         'update agent_changes set operation = operation': '42501',
         'delete from agent_changes': '42501',
         'delete from workspaces': '42501',
-        'update sessions set name = name': '42501',
+        'delete from sessions': '42501',
+        'delete from persons': '42501',
         'create role role_probe': '42501',
         'create database role_probe': '42501',
       };

@@ -23,6 +23,7 @@ describe('a fresh test database', () => {
       'agents',
       'api_keys',
       'conversations',
+      'events',
       'idempotency_keys',
       'ledger_entries',
       'persons',

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopes } from '#contract/routes.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { generateToken } from '#db/queries/api-keys.ts';
 import { revokeApiKey } from '#db/queries/manage-api-keys.ts';
@@ -108,7 +109,7 @@ describe('fuzzing the Authorization header', () => {
             workspaceId: as.workspaceId,
             principalId: as.principalId,
             keyId: as.keyId,
-            scopes: 'agents:read agents:write agents:publish sessions:read',
+            scopes: scopes.join(' '),
             tier: 'standard',
             usageIdentifierKey: `vaw_${as.workspaceId}`,
           });

@@ -41,7 +41,9 @@ describe.each(['prod', 'staging'])('monitoring of the %s stack', (stage) => {
       Threshold: ACU_UTILISATION_PERCENT,
       MetricName: 'ACUUtilization',
     });
-    const rule = Object.entries(resources).find(([, r]) => r.Type === 'AWS::Events::Rule');
+    const rule = Object.entries(resources).find(
+      ([, r]) => r.Type === 'AWS::Events::Rule' && r.Properties.EventPattern !== undefined,
+    );
     expect(rule?.[1].Properties.EventPattern).toEqual({
       source: ['aws.secretsmanager'],
       'detail-type': ['AWS Service Event via CloudTrail'],

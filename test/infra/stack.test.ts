@@ -31,12 +31,12 @@ const stages = [
       // and the RDS API endpoint's (the snapshot before migrations)
       'AWS::EC2::SecurityGroup': 6,
       'AWS::EC2::VPCEndpoint': 2,
-      // One per function of ours, with the others this stack makes
-      'AWS::IAM::Role': routeList.length + 11,
+      // One per function of ours (the sweep's included), with the others this stack makes
+      'AWS::IAM::Role': routeList.length + 12,
       // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's
       'AWS::CloudWatch::Alarm': routeList.length * 3 + 15,
       // and the web ACL's (aws-waf-logs-*)
-      'AWS::Logs::LogGroup': routeList.length + 9,
+      'AWS::Logs::LogGroup': routeList.length + 10,
       'AWS::WAFv2::WebACL': 1,
       'AWS::WAFv2::WebACLAssociation': 1,
     },
@@ -54,7 +54,7 @@ const stages = [
     instances: 1,
     counts: {
       'AWS::EC2::SecurityGroup': 5,
-      'AWS::IAM::Role': routeList.length + 10,
+      'AWS::IAM::Role': routeList.length + 11,
       // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's
       'AWS::CloudWatch::Alarm': routeList.length * 3 + 15,
       // a web ACL is a fixed monthly fee: previews have none unless `-c waf=on`
@@ -77,8 +77,8 @@ describe.each(stages)('the $stage stack', (expected) => {
 
   it('has the expected resources', () => {
     const counts = {
-      // Ours (one per route, the authorizer, admin, the migration), the pre-traffic hook (its role and CodeDeploy's are 2 roles more; prod's backup role 1), the trigger's and the default-SG custom resource providers
-      'AWS::Lambda::Function': routeList.length + 6,
+      // Ours (one per route, the authorizer, admin, the session sweep, the migration), the pre-traffic hook (its role and CodeDeploy's are 2 roles more; prod's backup role 1), the trigger's and the default-SG custom resource providers
+      'AWS::Lambda::Function': routeList.length + 7,
       // Routes and authorizer: a version behind a `live` alias, released by its own deployment group
       // (and the migration function's version, which the trigger invokes)
       'AWS::Lambda::Version': routeList.length + 2,
@@ -103,8 +103,8 @@ describe.each(stages)('the $stage stack', (expected) => {
       'AWS::EC2::InternetGateway': 0,
       'AWS::SNS::Topic': 1,
       'AWS::SNS::Subscription': 1,
-      // Our functions (routes + 3), the hook, 2 providers, access logs, flow logs
-      'AWS::Logs::LogGroup': routeList.length + 8,
+      // Our functions (routes + 4, the sweep's included), the hook, 2 providers, access logs, flow logs
+      'AWS::Logs::LogGroup': routeList.length + 9,
       'Custom::Trigger': 1,
       ...expected.counts,
     };

@@ -114,7 +114,7 @@ describe('API Gateway’s own answers', () => {
   });
 
   it('404 for a known path with the wrong method, before any authorization', async () => {
-    await expectGatewayAnswer(await call('/sessions', { method: 'POST', body: '{}' }), 404);
+    await expectGatewayAnswer(await call('/sessions', { method: 'PUT', body: '{}' }), 404);
     await expectGatewayAnswer(await call('/agents', { method: 'DELETE', token: null }), 404);
   });
 

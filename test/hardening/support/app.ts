@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { Agent, AgentList, AgentVersion, AgentVersionList } from '#contract/schemas/agent.ts';
 import { AgentChangeList } from '#contract/schemas/agent-change.ts';
+import { EventList } from '#contract/schemas/event.ts';
 import { JsonPatch } from '#contract/schemas/json-patch.ts';
 import { Problem } from '#contract/schemas/problem.ts';
 import { Session, SessionList } from '#contract/schemas/session.ts';
@@ -17,9 +18,14 @@ import { build as buildUnarchiveAgent } from '#functions/agents/unarchive.ts';
 import { build as buildUpdateAgent } from '#functions/agents/update.ts';
 import { build as buildAuthorizer } from '#functions/authorizer.ts';
 import type { Deps } from '#functions/deps.ts';
+import { build as buildListEvents } from '#functions/events/list.ts';
 import type { ApiResult } from '#functions/http/types.ts';
+import { build as buildCompleteSession } from '#functions/sessions/complete.ts';
+import { build as buildCreateSession } from '#functions/sessions/create.ts';
 import { build as buildGetSession } from '#functions/sessions/get.ts';
+import { build as buildHeartbeatSession } from '#functions/sessions/heartbeat.ts';
 import { build as buildListSessions } from '#functions/sessions/list.ts';
+import { build as buildStartSession } from '#functions/sessions/start.ts';
 import { build as buildCreateVersion } from '#functions/versions/create.ts';
 import { build as buildDiffVersions } from '#functions/versions/diff.ts';
 import { build as buildGetVersion } from '#functions/versions/get.ts';
@@ -42,6 +48,11 @@ export function buildApp(deps: Deps) {
     archiveAgent: buildArchiveAgent(deps),
     unarchiveAgent: buildUnarchiveAgent(deps),
     agentHistory: buildAgentHistory(deps),
+    createSession: buildCreateSession(deps),
+    startSession: buildStartSession(deps),
+    heartbeatSession: buildHeartbeatSession(deps),
+    completeSession: buildCompleteSession(deps),
+    listEvents: buildListEvents(deps),
     authorize: buildAuthorizer(deps),
   };
 }
@@ -63,6 +74,12 @@ export const successSchema = {
   'archive-agent': Agent,
   'unarchive-agent': Agent,
   'agent-history': AgentChangeList,
+  'create-session': Session,
+  'start-session': Session,
+  // 204: no body at all.
+  'heartbeat-session': null,
+  'complete-session': Session,
+  'list-events': EventList,
 } as const;
 export type RouteName = keyof typeof successSchema;
 
@@ -113,10 +130,16 @@ export function checkAnswer(route: RouteName, result: ApiResult, options: { allo
   if (headers['cache-control'] !== 'no-store') fail('cache-control is not no-store', result);
   if (headers['x-content-type-options'] !== 'nosniff') fail('x-content-type-options is not nosniff', result);
   if (!headers['x-request-id']) fail('no x-request-id', result);
+  const schema = successSchema[route];
+  if (status === 204 && schema === null) {
+    if (result.body !== '') fail('a 204 with a body', result);
+    return { status, body: undefined };
+  }
   if (status >= 200 && status < 300) {
+    if (schema === null) fail('a success other than 204 from a route that answers none', result);
     const mediaType = route === 'diff-versions' ? 'application/json-patch+json' : 'application/json';
     if (headers['content-type'] !== mediaType) fail(`2xx is not ${mediaType}`, result);
-    const parsed = v.safeParse(successSchema[route], JSON.parse(result.body));
+    const parsed = v.safeParse(schema as v.GenericSchema, JSON.parse(result.body));
     if (!parsed.success)
       fail(`2xx body does not match its schema: ${JSON.stringify(v.flatten(parsed.issues))}`, result);
     return { status, body: JSON.parse(result.body) as unknown };

@@ -24,6 +24,11 @@ const handlerOf = (app: App, route: RouteName) =>
     'archive-agent': app.archiveAgent,
     'unarchive-agent': app.unarchiveAgent,
     'agent-history': app.agentHistory,
+    'create-session': app.createSession,
+    'start-session': app.startSession,
+    'heartbeat-session': app.heartbeatSession,
+    'complete-session': app.completeSession,
+    'list-events': app.listEvents,
   })[route];
 
 /** The authorizer's event for a handler event, as API Gateway derives it. */

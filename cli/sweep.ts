@@ -1,0 +1,19 @@
+import { SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
+import { silentLogger } from '#functions/http/log.ts';
+import { build } from '#functions/sessions/sweep.ts';
+import { describeDatabase, parse, run, say, withDatabase } from './common.ts';
+
+const usage = `
+Usage: npm run sessions:sweep
+
+Runs the stale-session sweep once, as the scheduled function does in AWS: completes every session
+without a heartbeat for ${SESSION_STALE_AFTER_SECONDS} s (never started: since created). On the database named by
+DATABASE_URL, else the embedded one under .data/.`;
+
+await run('sessions:sweep', usage, async () => {
+  parse({ options: {} });
+  await withDatabase(async (handle) => {
+    const { swept } = await build({ database: handle, logger: silentLogger })();
+    say(`Completed ${swept} stale session(s) in the ${describeDatabase(handle.config)}.`);
+  });
+});

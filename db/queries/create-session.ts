@@ -1,0 +1,126 @@
+import { createId } from '@paralleldrive/cuid2';
+import sql from 'sql-template-tag';
+import type { sessionType } from '#contract/enums.ts';
+import type { Session } from '#contract/schemas/session.ts';
+import type { SqlRunner } from '../database.ts';
+import { eventInsert, sessionEventData } from './events.ts';
+import type { JsonText } from './json-text.ts';
+import {
+  agents as A,
+  conversations as C,
+  enums as E,
+  persons as P,
+  sessions as S,
+  agentVersions as V,
+} from './names.generated.ts';
+import { sessionJson } from './session-writes.ts';
+
+export interface NewSession {
+  workspaceId: string;
+  agentId: string;
+  /** null: the agent's published version. */
+  agentVersionId: string | null;
+  type: (typeof sessionType)[number];
+  /** null: the conversation's name. */
+  name: string | null;
+  recordAudio: boolean;
+  /** Found by email, else by phone (at least one given), or made. */
+  person: { email: string | null; phone: string | null; properties: Record<string, unknown> };
+  /** Seeds only: the session's `is_demo` (the API's are never demos). */
+  isDemo?: boolean;
+}
+
+/** Why a session cannot be made for the agent. */
+export class AgentUnusable extends Error {
+  constructor(readonly why: 'unknown-agent' | 'unknown-version' | 'archived' | 'unpublished') {
+    super(why);
+  }
+}
+
+/**
+ * A PENDING session of the agent, in the caller's transaction: the version (given, else the
+ * published one), the person (upserted by email, else phone; concurrent creates for the same
+ * person are serialised by a transaction-scoped advisory lock per identifier), the conversation
+ * (the person's latest unarchived one with this agent, else a new one), then the session.
+ */
+export async function createSession(
+  tx: SqlRunner,
+  input: NewSession,
+): Promise<{ id: string; item: JsonText<Session> }> {
+  const { workspaceId: ws } = input;
+  const [agent] = await tx.rows<{ name: string; archived: boolean; versionId: string | null }>(sql`
+    select a.${A.name} as name, (a.${A.archivedAt} is not null or a.${A.status} = 'ARCHIVED') as archived,
+      v.${V.id} as "versionId"
+    from ${A.$} a
+    left join ${V.$} v on v.${V.agentId} = a.${A.id}
+      and v.${V.id} = coalesce(${input.agentVersionId}::varchar, a.${A.publishedVersionId})
+    where a.${A.id} = ${input.agentId} and a.${A.workspaceId} = ${ws}`);
+  if (!agent) throw new AgentUnusable('unknown-agent');
+  if (agent.archived) throw new AgentUnusable('archived');
+  if (!agent.versionId) throw new AgentUnusable(input.agentVersionId ? 'unknown-version' : 'unpublished');
+
+  const personId = await upsertPerson(tx, ws, input.person);
+  const identity = input.person.email ?? input.person.phone;
+  const sessionId = createId();
+  await tx.rows(sql`
+    with existing as (
+      select c.${C.id}, c.${C.name} from ${C.$} c
+      where c.${C.workspaceId} = ${ws} and c.${C.personId} = ${personId} and c.${C.archivedAt} is null
+        and exists (select 1 from ${S.$} s where s.${S.workspaceId} = ${ws} and s.${S.conversationId} = c.${C.id}
+          and s.${S.agentId} = ${input.agentId})
+      order by c.${C.createdAt} desc, c.${C.id} desc limit 1
+    ), made as (
+      insert into ${C.$} (${C.id}, ${C.workspaceId}, ${C.personId}, ${C.name}, ${C.isDemo})
+      select ${createId()}, ${ws}, ${personId}, left(${`${identity} · ${agent.name}`}::text, 255), ${input.isDemo ?? false}
+      where not exists (select 1 from existing)
+      returning ${C.id}, ${C.name}
+    ), conversation as (select * from existing union all select * from made
+    ), new_session as (
+    insert into ${S.$} (${S.id}, ${S.workspaceId}, ${S.name}, ${S.type}, ${S.recordAudio}, ${S.isDemo},
+      ${S.agentId}, ${S.agentVersionId}, ${S.personId}, ${S.conversationId})
+    select ${sessionId}, ${ws}, coalesce(${input.name}::varchar, conversation.${C.name}),
+      ${input.type}::${E.sessionType}, ${input.recordAudio}, ${input.isDemo ?? false}, ${input.agentId},
+      ${agent.versionId}, ${personId}, conversation.${C.id}
+    from conversation
+    returning *
+    ), created as (${eventInsert('session.created', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('new_session')} as data from new_session`)})
+    select 1`);
+  const created = await sessionJson(tx, ws, sessionId);
+  if (!created) throw new Error('the new session was not found');
+  return { id: sessionId, item: created.item };
+}
+
+/** The person with this email, else this phone, touched as seen now; or a new one. Returns its id. */
+async function upsertPerson(tx: SqlRunner, ws: string, person: NewSession['person']): Promise<string> {
+  const { email, phone } = person;
+  // Ordered, so two creates naming the same two identifiers cannot deadlock.
+  await tx.rows(sql`
+    select pg_advisory_xact_lock(hashtextextended(k, 0))
+    from (select k from (values (${email === null ? null : `person:${ws}:email:${email}`}::text),
+      (${phone === null ? null : `person:${ws}:phone:${phone}`}::text)) x(k) where k is not null order by k) keys`);
+  const properties = JSON.stringify(person.properties);
+  const newId = createId();
+  const [row] = await tx.rows<{ id: string }>(sql`
+    with found as (
+      select p.${P.id} from ${P.$} p
+      where p.${P.workspaceId} = ${ws} and p.${P.deletedAt} is null and p.${P.id} = p.${P.rootPersonId}
+        and (p.${P.email} = ${email}::varchar or p.${P.phone} = ${phone}::varchar)
+      order by (p.${P.email} is not distinct from ${email}::varchar) desc, p.${P.createdAt}, p.${P.id}
+      limit 1
+    ), touched as (
+      update ${P.$} p set ${P.lastSeenAt} = now(),
+        ${P.updatedAt} = greatest(now(), p.${P.updatedAt} + interval '1 millisecond'),
+        ${P.email} = coalesce(p.${P.email}, ${email}::varchar), ${P.phone} = coalesce(p.${P.phone}, ${phone}::varchar),
+        ${P.properties} = p.${P.properties} || ${properties}::jsonb
+      from found where p.${P.id} = found.${P.id}
+      returning p.${P.id}
+    ), made as (
+      insert into ${P.$} (${P.id}, ${P.workspaceId}, ${P.rootPersonId}, ${P.email}, ${P.phone}, ${P.properties}, ${P.identifiedAt})
+      select ${newId}, ${ws}, ${newId}, ${email}::varchar, ${phone}::varchar, ${properties}::jsonb, now()
+      where not exists (select 1 from found)
+      returning ${P.id}
+    )
+    select ${P.id} as id from touched union all select ${P.id} from made`);
+  if (!row) throw new Error('the person was neither found nor made');
+  return row.id;
+}

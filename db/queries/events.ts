@@ -1,0 +1,103 @@
+import sql, { raw, type Sql } from 'sql-template-tag';
+import type { eventTypes } from '#contract/enums.ts';
+import type { SqlRunner } from '../database.ts';
+import { events as EV, sessions as S } from './names.generated.ts';
+
+export type EventType = (typeof eventTypes)[number];
+
+/**
+ * The outbox's insert, for a change's own statement or transaction (so the event commits with the
+ * change or not at all): one event of `type` per row of `rows`, a SELECT of `workspace_id` and
+ * `data` (a jsonb object). Used as a CTE, e.g. `ev as (${eventInsert('session.started', sql`select
+ * workspace_id, jsonb_build_object(…) from changed`)})`, or run alone. Every other column is the
+ * table's default: a fresh id, now, the writing transaction's id.
+ */
+export const eventInsert = (type: EventType, rows: Sql): Sql => sql`
+  insert into ${EV.$} (${EV.type}, ${EV.workspaceId}, ${EV.data})
+  select ${type}::varchar, r.workspace_id, r.data from (${rows}) r
+  returning ${EV.id}`;
+
+/** Where a feed reader stands: after this event. */
+export interface FeedPosition {
+  txid: number;
+  seq: number;
+}
+
+/** One event as it leaves the system: the envelope GET /events answers and the relay publishes. */
+export interface EventEnvelope {
+  id: string;
+  type: EventType;
+  occurredAt: string;
+  workspaceId: string;
+  data: Record<string, unknown>;
+}
+
+interface EventRow {
+  id: string;
+  type: EventType;
+  occurredAt: string;
+  workspaceId: string;
+  data: Record<string, unknown>;
+  txid: string;
+  seq: string;
+}
+
+export const envelopeOf = (row: Omit<EventRow, 'txid' | 'seq'>): EventEnvelope => ({
+  id: row.id,
+  type: row.type,
+  occurredAt: new Date(row.occurredAt).toISOString(),
+  workspaceId: row.workspaceId,
+  data: row.data,
+});
+
+const COLUMNS = sql`${EV.id} as id, ${EV.type} as type, ${EV.occurredAt} as "occurredAt",
+  ${EV.workspaceId} as "workspaceId", ${EV.data} as data, ${EV.txid}::text as txid, ${EV.seq}::text as seq`;
+
+/**
+ * Transactions older than every one still running: their events are all committed or gone, so a
+ * reader past them can never miss one that commits later (docs/decisions.md, the feed).
+ */
+const SETTLED = sql`${EV.txid} < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
+
+/**
+ * A page of the workspace's feed after `after` (null: from the oldest kept), of these types (null:
+ * all), in feed order, `limit` events and where the page ends; one statement.
+ */
+export async function pageEvents(
+  runner: SqlRunner,
+  workspaceId: string,
+  after: FeedPosition | null,
+  types: readonly EventType[] | null,
+  limit: number,
+): Promise<{ events: EventEnvelope[]; last: FeedPosition | null; more: boolean }> {
+  const rows = await runner.rows<EventRow>(sql`
+    select ${COLUMNS} from ${EV.$}
+    where ${EV.workspaceId} = ${workspaceId} and ${SETTLED}
+      and (${EV.txid}, ${EV.seq}) > (${after?.txid ?? -1}::bigint, ${after?.seq ?? -1}::bigint)
+      and (${types === null ? null : types.join(',')}::text is null
+        or ${EV.type} = any(string_to_array(${types === null ? null : types.join(',')}::text, ',')))
+    order by ${EV.txid}, ${EV.seq}
+    limit ${limit + 1}`);
+  const page = rows.slice(0, limit);
+  const end = page.at(-1);
+  return {
+    events: page.map(envelopeOf),
+    last: end ? { txid: Number(end.txid), seq: Number(end.seq) } : null,
+    more: rows.length > limit,
+  };
+}
+
+const iso = (expr: Sql) => sql`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * A session event's `data`, from the session row `alias` of the change's statement: its ids, its
+ * status and the times that status set (the whole session is a GET away).
+ */
+export const sessionEventData = (alias: string): Sql => {
+  const c = (column: Sql) => sql`${raw(alias)}.${column}`;
+  return sql`jsonb_build_object('sessionId', ${c(S.id)}, 'agentId', ${c(S.agentId)},
+    'agentVersionId', ${c(S.agentVersionId)}, 'personId', ${c(S.personId)},
+    'conversationId', ${c(S.conversationId)}, 'type', ${c(S.type)}, 'status', ${c(S.status)},
+    'startedAt', ${iso(c(S.startedAt))}, 'endedAt', ${iso(c(S.endedAt))},
+    'completedAt', ${iso(c(S.completedAt))}, 'completedMeta', ${c(S.completedMeta)})`;
+};

@@ -1,0 +1,54 @@
+import { routes } from '#contract/routes.ts';
+import { NoQuery, noQueryParams } from '#contract/schemas/requests.ts';
+import { CreateSessionBody } from '#contract/schemas/session-requests.ts';
+import type { SqlRunner } from '#db/database.ts';
+import { AgentUnusable, createSession, type NewSession } from '#db/queries/create-session.ts';
+import { type Deps, lambda } from '../deps.ts';
+import { parseJsonBody } from '../http/body.ts';
+import { idempotent, requiredIdempotencyKey } from '../http/idempotency.ts';
+import { conflict, validationFailed } from '../http/problem.ts';
+import { parseQuery } from '../http/query.ts';
+import { jsonText } from '../http/respond.ts';
+import { route } from '../http/route.ts';
+
+/** POST /sessions */
+export const build = (deps: Deps) =>
+  route(routes.createSession, deps, async (req) => {
+    parseQuery(NoQuery, noQueryParams, req.event);
+    const body = parseJsonBody(CreateSessionBody, req.event);
+    const key = requiredIdempotencyKey(req);
+    const session: NewSession = { workspaceId: req.caller.workspaceId, ...body };
+    return idempotent(deps.database, req, key, body, async (tx) =>
+      jsonText(req.requestId, 201, (await createOrRefuse(tx, session)).item),
+    );
+  });
+
+export const handler = lambda(build);
+
+/** The data layer's refusals, as the client's: a reference to nothing (400), an agent not usable now (409). */
+async function createOrRefuse(tx: SqlRunner, session: NewSession) {
+  try {
+    return await createSession(tx, session);
+  } catch (error) {
+    if (!(error instanceof AgentUnusable)) throw error;
+    switch (error.why) {
+      case 'unknown-agent':
+        throw validationFailed('The request body is invalid: agentId is not an agent of this workspace.', [
+          { path: 'agentId', message: 'is not an agent of this workspace' },
+        ]);
+      case 'unknown-version':
+        throw validationFailed(
+          'The request body is invalid: agentVersionId is not a version of this agent.',
+          [{ path: 'agentVersionId', message: 'is not a version of this agent' }],
+        );
+      case 'archived':
+        throw conflict('The agent is archived: it takes no new sessions.', [
+          { path: 'agentId', message: 'is archived' },
+        ]);
+      case 'unpublished':
+        throw conflict('The agent has no published version: publish one, or name a version.', [
+          { path: 'agentVersionId', message: 'is required while the agent has no published version' },
+        ]);
+    }
+  }
+}

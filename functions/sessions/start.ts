@@ -1,0 +1,22 @@
+import { routes } from '#contract/routes.ts';
+import { NoQuery, noQueryParams } from '#contract/schemas/requests.ts';
+import { EmptyBody } from '#contract/schemas/session-requests.ts';
+import { startSession } from '#db/queries/session-writes.ts';
+import { type Deps, lambda } from '../deps.ts';
+import { parseOptionalJsonBody } from '../http/body.ts';
+import { pathParam } from '../http/path.ts';
+import { parseQuery } from '../http/query.ts';
+import { route } from '../http/route.ts';
+import { answer } from './transition.ts';
+
+/** POST /sessions/{sessionId}/start */
+export const build = (deps: Deps) =>
+  route(routes.startSession, deps, async (req) => {
+    const sessionId = pathParam(req.event, 'sessionId', 'session');
+    parseQuery(NoQuery, noQueryParams, req.event);
+    parseOptionalJsonBody(EmptyBody, req.event);
+    const outcome = await req.runner.transaction((tx) => startSession(tx, req.caller.workspaceId, sessionId));
+    return answer(req.requestId, 'started', outcome);
+  });
+
+export const handler = lambda(build);

@@ -1,0 +1,31 @@
+import { Duration } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
+
+/** How often the sweep runs: a stale session is completed at most this long after its limit. */
+export const SWEEP_EVERY = Duration.minutes(1);
+
+export interface SchedulesProps {
+  readonly sweep: IFunction;
+}
+
+/**
+ * The stack's scheduled work: an EventBridge rule runs the stale-session sweep every minute
+ * (a session quiet for SESSION_STALE_AFTER_SECONDS is completed by the next run). A failed run is
+ * retried by EventBridge twice, and the next minute's run catches up anyway.
+ */
+export class Schedules extends Construct {
+  readonly sweepRule: Rule;
+
+  constructor(scope: Construct, id: string, { sweep }: SchedulesProps) {
+    super(scope, id);
+    this.sweepRule = new Rule(this, 'SessionSweep', {
+      description: `Completes sessions without a heartbeat for ${SESSION_STALE_AFTER_SECONDS} s`,
+      schedule: Schedule.rate(SWEEP_EVERY),
+      targets: [new LambdaFunction(sweep, { retryAttempts: 2, maxEventAge: Duration.minutes(2) })],
+    });
+  }
+}

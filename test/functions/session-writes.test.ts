@@ -1,0 +1,378 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Session, SessionList } from '#contract/schemas/session.ts';
+import type { DatabaseHandle } from '#db/client.ts';
+import { rowsOf } from '#db/queries/rows.ts';
+import { silentLogger } from '#functions/http/log.ts';
+import type { ApiResult } from '#functions/http/types.ts';
+import { build as buildComplete } from '#functions/sessions/complete.ts';
+import { build as buildCreate } from '#functions/sessions/create.ts';
+import { build as buildHeartbeat } from '#functions/sessions/heartbeat.ts';
+import { build as buildList } from '#functions/sessions/list.ts';
+import { build as buildStart } from '#functions/sessions/start.ts';
+import { build as buildSweep } from '#functions/sessions/sweep.ts';
+import { freshDatabase } from '#test/helpers/database.ts';
+import { apiEvent } from '#test/helpers/events.ts';
+import { insertAgent } from '#test/helpers/fixtures.ts';
+import { bodyOf, expectProblem } from '#test/helpers/responses.ts';
+import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
+
+const WRITE = 'sessions:write sessions:read';
+let keys = 0;
+const freshKey = () => `key-${++keys}-${Date.now()}`;
+
+describe('the session write path', () => {
+  let handle: DatabaseHandle;
+  let app: {
+    create: ReturnType<typeof buildCreate>;
+    start: ReturnType<typeof buildStart>;
+    heartbeat: ReturnType<typeof buildHeartbeat>;
+    complete: ReturnType<typeof buildComplete>;
+    list: ReturnType<typeof buildList>;
+    sweep: ReturnType<typeof buildSweep>;
+  };
+  let tenant: Tenant;
+  let other: Tenant;
+  let agent: { agentId: string; versionIds: string[] };
+
+  const publish = (agentId: string, versionId: string) =>
+    handle.db.execute(
+      sql`update agents set published_version_id = ${versionId}, status = 'PUBLISHED' where id = ${agentId}`,
+    );
+
+  beforeAll(async () => {
+    // Room for the concurrent completions below, each on a connection of its own.
+    handle = await freshDatabase({ poolMax: 12 });
+    const deps = { database: handle, logger: silentLogger };
+    app = {
+      create: buildCreate(deps),
+      start: buildStart(deps),
+      heartbeat: buildHeartbeat(deps),
+      complete: buildComplete(deps),
+      list: buildList(deps),
+      sweep: buildSweep(deps),
+    };
+    tenant = await createTenant(handle.db);
+    other = await createTenant(handle.db);
+    agent = await insertAgent(handle.db, tenant, { n: 1, versions: 2 });
+    await publish(agent.agentId, agent.versionIds[0] as string);
+  });
+  afterAll(() => handle.close());
+
+  const create = (body: unknown, init: { key?: string | null; caller?: Tenant; scopes?: string } = {}) =>
+    app.create(
+      apiEvent({
+        method: 'POST',
+        path: '/sessions',
+        caller: init.caller ?? tenant,
+        scopes: init.scopes ?? WRITE,
+        body,
+        headers: init.key === null ? {} : { 'idempotency-key': init.key ?? freshKey() },
+      }),
+    );
+  const transition = (
+    action: 'start' | 'heartbeat' | 'complete',
+    sessionId: string,
+    init: { body?: unknown; caller?: Tenant } = {},
+  ) =>
+    app[action](
+      apiEvent({
+        method: 'POST',
+        path: `/sessions/${sessionId}/${action}`,
+        resource: `/sessions/{sessionId}/${action}`,
+        caller: init.caller ?? tenant,
+        scopes: WRITE,
+        body: init.body,
+      }),
+    );
+  const newSession = async (person: object = { email: `p${++keys}@example.com` }) =>
+    bodyOf(Session, await create({ agentId: agent.agentId, type: 'INBOUND_CALL', person }));
+  const count = async (query: ReturnType<typeof sql>) =>
+    (rowsOf<{ n: number }>(await handle.db.execute(query))[0] as { n: number }).n;
+
+  it('runs the whole lifecycle: PENDING, IN_PROGRESS with heartbeats, COMPLETED with its usage booked', async () => {
+    const created = await create({
+      agentId: agent.agentId,
+      type: 'WEB_VOICE',
+      recordAudio: true,
+      person: { email: ' Ada@Example.com ', properties: { plan: 'pro' } },
+    });
+    expect(created.statusCode).toBe(201);
+    const pending = bodyOf(Session, created);
+    expect(pending).toMatchObject({
+      status: 'PENDING',
+      type: 'WEB_VOICE',
+      recordAudio: true,
+      isDemo: false,
+      workspaceId: tenant.workspaceId,
+      agentId: agent.agentId,
+      agentVersionId: agent.versionIds[0],
+      startedAt: null,
+      endedAt: null,
+      completedAt: null,
+      lastHeartbeatAt: null,
+      completedMeta: null,
+      ledger: null,
+      name: 'ada@example.com · Agent 1',
+    });
+    expect(pending.agent.version.id).toBe(agent.versionIds[0]);
+    expect(pending.person).toMatchObject({
+      email: 'ada@example.com',
+      phone: null,
+      properties: { plan: 'pro' },
+    });
+    expect(pending.conversation).toMatchObject({
+      personId: pending.personId,
+      name: 'ada@example.com · Agent 1',
+    });
+
+    const started = bodyOf(Session, await transition('start', pending.id));
+    expect(started.status).toBe('IN_PROGRESS');
+    expect(started.startedAt).not.toBeNull();
+    expect(started.lastHeartbeatAt).toBe(started.startedAt);
+
+    const beat = await transition('heartbeat', pending.id);
+    expect(beat.statusCode).toBe(204);
+    expect(beat.body).toBe('');
+    expect(Date.parse(beat.headers['last-heartbeat-at'] as string)).toBeGreaterThanOrEqual(
+      Date.parse(started.lastHeartbeatAt as string),
+    );
+
+    const endedAt = new Date(Date.now() - 1000).toISOString();
+    const completed = bodyOf(
+      Session,
+      await transition('complete', pending.id, {
+        body: { endedAt, traceId: 'trace-1', usage: { amount: -90 } },
+      }),
+    );
+    expect(completed).toMatchObject({
+      status: 'COMPLETED',
+      endedAt,
+      completedMeta: { traceId: 'trace-1' },
+      lastHeartbeatAt: beat.headers['last-heartbeat-at'],
+    });
+    expect(completed.ledger).toMatchObject({
+      amount: -90,
+      reason: 'VOICE_USAGE',
+      sessionId: pending.id,
+      agentId: agent.agentId,
+      createdBy: tenant.principalId,
+      idempotencyKey: `session-usage:${pending.id}`,
+    });
+    expect(completed.conversation.lastSessionEndedAt).toBe(endedAt);
+    // What the write path answers is what the list shows.
+    const listed = bodyOf(
+      SessionList,
+      await app.list(apiEvent({ path: '/sessions', query: `personId=${pending.personId}`, caller: tenant })),
+    );
+    expect(listed).toEqual([completed]);
+  });
+
+  it('requires an Idempotency-Key, and replays the first answer for a repeat', async () => {
+    const body = { agentId: agent.agentId, type: 'INBOUND_CALL', person: { phone: '+14155550111' } };
+    expectProblem(await create(body, { key: null }), 400, ['Idempotency-Key']);
+    const key = freshKey();
+    const first = await create(body, { key });
+    const again = await create(body, { key });
+    expect(again.statusCode).toBe(201);
+    expect(again.body).toBe(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    const personId = bodyOf(Session, first).personId;
+    expect(await count(sql`select count(*)::int as n from sessions where person_id = ${personId}`)).toBe(1);
+  });
+
+  it('finds the person by email, else by phone, and keeps one conversation per person and agent', async () => {
+    const a = await newSession({ email: 'grace@example.com' });
+    const b = await newSession({ email: 'GRACE@example.com', phone: '+14155550122' });
+    const c = await newSession({ phone: '+14155550122' });
+    expect(new Set([a.personId, b.personId, c.personId]).size).toBe(1);
+    expect(c.person.email).toBe('grace@example.com');
+    expect(c.person.phone).toBe('+14155550122');
+    expect(new Set([a.conversationId, b.conversationId, c.conversationId]).size).toBe(1);
+    // Another agent: the same person, a conversation of its own.
+    const second = await insertAgent(handle.db, tenant, { n: 2 });
+    await publish(second.agentId, second.versionIds[0] as string);
+    const d = bodyOf(
+      Session,
+      await create({ agentId: second.agentId, type: 'WEB_VOICE', person: { email: 'grace@example.com' } }),
+    );
+    expect(d.personId).toBe(a.personId);
+    expect(d.conversationId).not.toBe(a.conversationId);
+    // Concurrent creates for one new person make one person.
+    const email = `burst-${Date.now()}@example.com`;
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        create({ agentId: agent.agentId, type: 'WEB_VOICE', person: { email } }),
+      ),
+    );
+    const people = new Set(answers.map((r) => bodyOf(Session, r).personId));
+    expect(people.size).toBe(1);
+    expect(await count(sql`select count(*)::int as n from persons where email = ${email}`)).toBe(1);
+  });
+
+  it('runs on a named version of the agent, even one not published', async () => {
+    const session = bodyOf(
+      Session,
+      await create({
+        agentId: agent.agentId,
+        agentVersionId: agent.versionIds[1],
+        type: 'WEB_VOICE',
+        name: 'A test call',
+        person: { email: 'tester@example.com' },
+      }),
+    );
+    expect(session).toMatchObject({ agentVersionId: agent.versionIds[1], name: 'A test call' });
+    expect(session.agent.version.version).toBe(2);
+  });
+
+  it('refuses agents it cannot run: unknown (400), another workspace’s (400), unpublished or archived (409)', async () => {
+    const person = { email: 'x@example.com' };
+    const draft = await insertAgent(handle.db, tenant, { n: 3 });
+    const archived = await insertAgent(handle.db, tenant, { n: 4 });
+    await publish(archived.agentId, archived.versionIds[0] as string);
+    await handle.db.execute(sql`update agents set archived_at = now() where id = ${archived.agentId}`);
+    const others = await insertAgent(handle.db, other, { n: 5 });
+    await publish(others.agentId, others.versionIds[0] as string);
+    const before = await count(sql`select count(*)::int as n from sessions`);
+    const people = await count(sql`select count(*)::int as n from persons`);
+
+    expectProblem(await create({ agentId: 'zzzzzzzzzzzzzzzzzzzzzzzz', type: 'WEB_VOICE', person }), 400, [
+      'agentId',
+    ]);
+    expectProblem(await create({ agentId: others.agentId, type: 'WEB_VOICE', person }), 400, ['agentId']);
+    expectProblem(
+      await create({
+        agentId: agent.agentId,
+        agentVersionId: others.versionIds[0],
+        type: 'WEB_VOICE',
+        person,
+      }),
+      400,
+      ['agentVersionId'],
+    );
+    expectProblem(await create({ agentId: draft.agentId, type: 'WEB_VOICE', person }), 409, [
+      'agentVersionId',
+    ]);
+    expectProblem(await create({ agentId: archived.agentId, type: 'WEB_VOICE', person }), 409, ['agentId']);
+    expectProblem(await create({ agentId: agent.agentId, type: 'WEB_VOICE', person: {} }), 400, ['person']);
+    expectProblem(
+      await create({ agentId: agent.agentId, type: 'PHONE', person: { phone: '555' }, extra: 1 }),
+      400,
+      ['type', 'person.phone', 'extra'],
+    );
+    // Nothing was written by any of them, not even the person.
+    expect(await count(sql`select count(*)::int as n from sessions`)).toBe(before);
+    expect(await count(sql`select count(*)::int as n from persons`)).toBe(people);
+  });
+
+  it('answers every illegal transition 409, and a session not in the workspace 404', async () => {
+    const pending = await newSession();
+    expectProblem(await transition('heartbeat', pending.id), 409, ['status']);
+    await transition('start', pending.id);
+    await transition('complete', pending.id);
+    expectProblem(await transition('start', pending.id), 409, ['status']);
+    expectProblem(await transition('heartbeat', pending.id), 409, ['status']);
+    for (const action of ['start', 'heartbeat', 'complete'] as const) {
+      expectProblem(await transition(action, pending.id, { caller: other }), 404);
+      expectProblem(await transition(action, 'not-an-id!'), 404);
+    }
+  });
+
+  it('answers a repeated transition as the first, and a PENDING session may be completed', async () => {
+    const session = await newSession();
+    const first = await transition('start', session.id);
+    expect((await transition('start', session.id)).body).toBe(first.body);
+    const done = await transition('complete', session.id, { body: { usage: { amount: 5 } } });
+    const again = await transition('complete', session.id, {
+      body: { usage: { amount: 7 }, traceId: 'late' },
+    });
+    expect(again.body).toBe(done.body);
+    expect(bodyOf(Session, again).ledger?.amount).toBe(5);
+
+    const abandoned = bodyOf(Session, await transition('complete', (await newSession()).id));
+    expect(abandoned).toMatchObject({
+      status: 'COMPLETED',
+      startedAt: null,
+      ledger: null,
+      completedMeta: null,
+    });
+  });
+
+  it('books one ledger entry for 10 concurrent completions, each answered the same', async () => {
+    const session = await newSession();
+    await transition('start', session.id);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        transition('complete', session.id, { body: { traceId: 't', usage: { amount: 100 + (i % 2) } } }),
+      ),
+    );
+    for (const answer of answers) expect(answer.statusCode).toBe(200);
+    expect(new Set(answers.map((a: ApiResult) => a.body)).size).toBe(1);
+    expect(
+      await count(sql`select count(*)::int as n from ledger_entries where session_id = ${session.id}`),
+    ).toBe(1);
+  });
+
+  it('refuses a key without sessions:write (403) and bodies the transitions do not take (400)', async () => {
+    const session = await newSession();
+    const denied = await app.create(
+      apiEvent({
+        method: 'POST',
+        path: '/sessions',
+        caller: tenant,
+        scopes: 'sessions:read agents:write',
+        body: { agentId: agent.agentId, type: 'WEB_VOICE', person: { email: 'a@example.com' } },
+        headers: { 'idempotency-key': freshKey() },
+      }),
+    );
+    expectProblem(denied, 403);
+    expectProblem(await transition('start', session.id, { body: { startedAt: 'now' } }), 400, ['startedAt']);
+    expectProblem(
+      await transition('complete', session.id, {
+        body: { endedAt: '2026-02-30T00:00:00.000Z', usage: { amount: 1.5 } },
+      }),
+      400,
+      ['endedAt', 'usage.amount'],
+    );
+    expect(bodyOf(Session, await transition('start', session.id, { body: {} })).status).toBe('IN_PROGRESS');
+  });
+
+  it('sweeps sessions gone quiet: completed with the reason, usage still booked once afterwards', async () => {
+    const quiet = await newSession();
+    await transition('start', quiet.id);
+    const never = await newSession();
+    const alive = await newSession();
+    await transition('start', alive.id);
+    await handle.db.execute(
+      sql`update sessions set last_heartbeat_at = now() - interval '6 minutes' where id = ${quiet.id}`,
+    );
+    await handle.db.execute(
+      sql`update sessions set created_at = now() - interval '6 minutes' where id = ${never.id}`,
+    );
+
+    const { swept } = await app.sweep();
+    expect(swept).toBe(2);
+    const rows = rowsOf<{ id: string; status: string; meta: unknown; ended: boolean }>(
+      await handle.db.execute(sql`select id, status, completed_meta as meta,
+        ended_at is not distinct from last_heartbeat_at as ended
+        from sessions where id in (${quiet.id}, ${never.id}, ${alive.id}) order by id`),
+    );
+    const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+    expect(byId[quiet.id]).toMatchObject({
+      status: 'COMPLETED',
+      meta: { reason: 'STALE_HEARTBEAT' },
+      ended: true,
+    });
+    expect(byId[never.id]).toMatchObject({ status: 'COMPLETED', meta: { reason: 'NEVER_STARTED' } });
+    expect(byId[alive.id]).toMatchObject({ status: 'IN_PROGRESS' });
+    expect((await app.sweep()).swept).toBe(0);
+
+    // The runtime comes back after the sweep: its usage is booked, the sweep's completion stands.
+    const late = bodyOf(Session, await transition('complete', quiet.id, { body: { usage: { amount: 42 } } }));
+    expect(late).toMatchObject({ completedMeta: { reason: 'STALE_HEARTBEAT' }, ledger: { amount: 42 } });
+    expect(
+      bodyOf(Session, await transition('complete', quiet.id, { body: { usage: { amount: 1 } } })).ledger
+        ?.amount,
+    ).toBe(42);
+  });
+});
