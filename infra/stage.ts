@@ -1,5 +1,6 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { routeList } from '#contract/routes.ts';
 import { PROD, STACK_PREFIX, STAGING } from './stage-name.ts';
 
 // Naming is apart (./stage-name.ts), so the CLIs can name a stage without loading aws-cdk-lib.
@@ -102,6 +103,16 @@ const BACKUP_VAULT_ARN = /^arn:aws[a-z-]*:backup:[a-z0-9-]+:(\d{12}):backup-vaul
 /** The account of a backup vault ARN (validated by stageConfig). */
 export const accountOfVault = (arn: string) => BACKUP_VAULT_ARN.exec(arn)?.[1] as string;
 
+/**
+ * What prod reserves for the API functions and the authorizer together, shared evenly: reserved
+ * concurrency comes out of the account's quota (1,000 by default, 100 of which must stay
+ * unreserved) and, one connection per instance, out of the proxy's connections. A fixed number per
+ * route stopped fitting either once the routes grew from 3 to 22 (docs/deploying.md, "Connections").
+ */
+export const PROD_API_RESERVED_CONCURRENCY = 700;
+/** Each API function's and the authorizer's even share of `total`. */
+export const apiInstanceShare = (total: number) => Math.floor(total / (routeList.length + 1));
+
 const production = {
   durable: true,
   sharedCluster: false,
@@ -117,7 +128,11 @@ const production = {
     performanceInsights: true,
     removalPolicy: RemovalPolicy.SNAPSHOT,
   },
-  functions: { memoryMb: 512, routeConcurrency: 100, authorizerConcurrency: 100 },
+  functions: {
+    memoryMb: 512,
+    routeConcurrency: apiInstanceShare(PROD_API_RESERVED_CONCURRENCY),
+    authorizerConcurrency: apiInstanceShare(PROD_API_RESERVED_CONCURRENCY),
+  },
   api: { rateLimit: 200, burstLimit: 400 },
   release: 'canary',
   secretsEndpointAzs: 2,

@@ -251,6 +251,12 @@ describe.each(stages)('the $stage stack', (expected) => {
     const total = reserved.reduce((a: number, b: number) => a + b, 0);
     const maxConnections = approxMaxConnections(expected.maxCapacity);
     expect(total).toBeLessThan(Math.floor((maxConnections * PROXY_MAX_CONNECTIONS_PERCENT) / 100));
+    // Every reservation of the stack (the migration's too) fits an account's default quota of 1,000
+    // with the 100 that Lambda keeps unreserved.
+    const all = Object.values(resources)
+      .map((r) => r.Properties?.ReservedConcurrentExecutions)
+      .filter((n): n is number => typeof n === 'number');
+    expect(all.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(900);
   });
 
   it('is a REST API, with no HTTP API resource left', () => {
