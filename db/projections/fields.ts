@@ -1,5 +1,5 @@
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { Agent, AgentVersion } from '#contract/schemas/agent.ts';
+import { type Agent, type AgentVersion, VERSION_CONFIGURATION_FIELDS } from '#contract/schemas/agent.ts';
 import type { AgentChange } from '#contract/schemas/agent-change.ts';
 import type { Conversation, LedgerEntry, Person, Session } from '#contract/schemas/session.ts';
 import type {
@@ -73,22 +73,8 @@ export const AGENT_VERSION_FIELDS = [
   'version',
   'workspaceId',
   'sourceAgentVersionId',
-  'themeId',
-  'incentiveType',
-  'incentiveAmount',
-  'incentiveCurrencyCode',
-  'maxParticipants',
-  'length',
-  'languages',
-  'inputMode',
-  'knowledgeBaseId',
-  'followUp',
-  'limitToKnowledgeBase',
-  'timezone',
-  'authentication',
-  'systemPrompt',
-  'agentFlowId',
-  'config',
+  // What the version configures, as the diff compares it: one list (contract/schemas/agent.ts).
+  ...VERSION_CONFIGURATION_FIELDS,
 ] as const satisfies Fields<typeof agentVersions, AgentVersion>;
 
 export const CONVERSATION_FIELDS = [
