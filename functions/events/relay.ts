@@ -23,13 +23,17 @@ export interface RelayDeps extends Deps {
  * carries it; bundles leave `@aws-sdk/client-*` out); AWS_ENDPOINT_URL_EVENTBRIDGE points it at
  * a stand-in locally.
  */
-export function eventBridgePublisher(env = process.env): Publish {
+export function eventBridgePublisher(
+  env: Record<string, string | undefined> = process.env,
+  /** The client's settings where not the environment's (`npm start`'s in-process stand-in). */
+  clientConfig: Record<string, unknown> = {},
+): Publish {
   const busName = env.EVENT_BUS_NAME;
   if (!busName) throw new Error('Set EVENT_BUS_NAME.');
   let client: Promise<{ send: Publish }> | undefined;
   const load = async () => {
     const { EventBridgeClient, PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
-    const bridge = new EventBridgeClient({});
+    const bridge = new EventBridgeClient(clientConfig);
     const send: Publish = async (envelopes) => {
       const answer = await bridge.send(
         new PutEventsCommand({
@@ -91,7 +95,8 @@ export const build = (deps: RelayDeps) => async (_event?: unknown) => {
       }),
     { repeatable: true },
   );
-  deps.logger('info', 'events relayed', outcome);
+  // A run with nothing to send is the usual one: said at debug only.
+  deps.logger(outcome.claimed > 0 ? 'info' : 'debug', 'events relayed', outcome);
   return outcome;
 };
 
