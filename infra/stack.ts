@@ -1,4 +1,5 @@
 import { type App, CfnOutput, Stack, Tags, Validations } from 'aws-cdk-lib';
+import { EventBus } from 'aws-cdk-lib/aws-events';
 import { ManagedPolicy, PermissionsBoundary } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
@@ -31,8 +32,10 @@ export class AdminApiStack extends Stack {
   readonly functions: ApiFunctions;
   readonly migrations: Migrations;
   readonly api: Api;
-  /** The scheduled work: the stale-session sweep. */
+  /** The scheduled work: the stale-session sweep and the outbox relay. */
   readonly schedules: Schedules;
+  /** Where the relay publishes the outbox's events (docs/api.md); none in a branch preview. */
+  readonly eventBus?: EventBus;
   readonly monitoring: Monitoring;
   readonly releases: Releases;
   /** Stacks with a cluster of their own (a branch preview's database is on the base's cluster). */
@@ -91,7 +94,18 @@ export class AdminApiStack extends Stack {
       owned: owned && { cluster: owned.database.cluster, network: owned.network },
     });
     this.api = new Api(this, 'Api', { config, functions: this.functions });
-    this.schedules = new Schedules(this, 'Schedules', { sweep: this.functions.sweep });
+    const relay = this.functions.relay;
+    if (relay && owned) {
+      this.eventBus = new EventBus(this, 'EventBus', { eventBusName: `voice-agent-admin-${config.stage}` });
+      relay.addEnvironment('EVENT_BUS_NAME', this.eventBus.eventBusName);
+      this.eventBus.grantPutEventsTo(relay);
+      owned.network.allowEventBridgeFrom(relay, 'EventBridge from the outbox relay');
+      new CfnOutput(this, 'EventBusName', {
+        value: this.eventBus.eventBusName,
+        description: "The event bus the API's events are published to (rules subscribe here)",
+      });
+    }
+    this.schedules = new Schedules(this, 'Schedules', { sweep: this.functions.sweep, relay });
     // Per-workspace limits: one usage plan per tier, the admin function keeps each workspace's key.
     this.usagePlans = new UsagePlans(this, 'UsagePlans', { api: this.api.restApi, stage: this.api.stage });
     this.usagePlans.grantKeyManagement(this.functions.admin);

@@ -101,3 +101,34 @@ export const sessionEventData = (alias: string): Sql => {
     'startedAt', ${iso(c(S.startedAt))}, 'endedAt', ${iso(c(S.endedAt))},
     'completedAt', ${iso(c(S.completedAt))}, 'completedMeta', ${c(S.completedMeta)})`;
 };
+
+/** An event the relay claimed: its envelope and its row, to mark once it was delivered. */
+export interface ClaimedEvent {
+  seq: string;
+  envelope: EventEnvelope;
+}
+
+/**
+ * Up to `limit` unpublished events in feed order, locked for the calling transaction (the relay's):
+ * only settled transactions', so a later run never publishes an event older than one already out;
+ * rows another relay holds are skipped, so two never send the same event at once.
+ */
+export async function claimUnpublished(tx: SqlRunner, limit: number): Promise<ClaimedEvent[]> {
+  const rows = await tx.rows<EventRow>(sql`
+    select ${COLUMNS} from ${EV.$}
+    where ${EV.publishedAt} is null and ${SETTLED}
+    order by ${EV.txid}, ${EV.seq}
+    limit ${limit}
+    for update skip locked`);
+  return rows.map((row) => ({ seq: row.seq, envelope: envelopeOf(row) }));
+}
+
+/** Marks the claimed events of `seqs` delivered; the number marked. */
+export async function markPublished(tx: SqlRunner, seqs: readonly string[]): Promise<number> {
+  if (seqs.length === 0) return 0;
+  const rows = await tx.rows(sql`
+    update ${EV.$} set ${EV.publishedAt} = now()
+    where ${EV.seq} = any(string_to_array(${seqs.join(',')}::text, ',')::bigint[]) and ${EV.publishedAt} is null
+    returning ${EV.seq}`);
+  return rows.length;
+}

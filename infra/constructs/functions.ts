@@ -28,6 +28,10 @@ export const ADMIN_CONCURRENCY = 2;
 export const SWEEP_ENTRY = 'functions/sessions/sweep.ts';
 /** One statement per run, once a minute: a run never overlaps the next. */
 export const SWEEP_TIMEOUT = Duration.seconds(30);
+/** The outbox relay's module (scheduled by infra/constructs/schedules.ts, no route). */
+export const RELAY_ENTRY = 'functions/events/relay.ts';
+/** One batch per run (a transaction within the database deadline), once a minute. */
+export const RELAY_TIMEOUT = Duration.seconds(30);
 
 /** `create-agent` → `CreateAgent`: construct ids, and so logical ids, say which route they serve. */
 export const constructId = (name: string) =>
@@ -57,6 +61,11 @@ export class ApiFunctions extends Construct {
   readonly admin: NodejsFunction;
   /** The stale-session sweep, run on a schedule. */
   readonly sweep: NodejsFunction;
+  /**
+   * The outbox relay to the stage's event bus, run on a schedule; only where the stack has a
+   * network of its own (a branch preview's functions have no route to EventBridge).
+   */
+  readonly relay?: NodejsFunction;
   /** Every function here: the migration trigger runs before any of them is updated. */
   readonly all: readonly NodejsFunction[];
 
@@ -114,11 +123,22 @@ export class ApiFunctions extends Construct {
       // One at a time is all a schedule needs; previews reserve nothing (see above).
       config.sharedCluster ? undefined : 1,
     );
+    if (!config.sharedCluster) {
+      // One at a time: a second run would only skip the rows the first holds.
+      this.relay = make(
+        'event-relay',
+        RELAY_ENTRY,
+        'Publishes outbox events to the event bus (scheduled)',
+        RELAY_TIMEOUT,
+        1,
+      );
+    }
     // A version per deployment whose code or configuration changed; the alias follows through CodeDeploy.
     const live = (fn: NodejsFunction) =>
       new Alias(fn, 'Live', { aliasName: LIVE_ALIAS, version: fn.currentVersion });
     this.byRoute = new Map([...this.functionByRoute].map(([route, fn]) => [route, live(fn)]));
     this.authorizer = live(this.authorizerFunction);
     this.all = [...this.functionByRoute.values(), this.authorizerFunction, this.admin, this.sweep];
+    if (this.relay) this.all = [...this.all, this.relay];
   }
 }

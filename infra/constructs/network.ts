@@ -36,6 +36,7 @@ export class Network extends Construct implements NetworkPlacement {
   readonly isolated: SubnetSelection = { subnetType: SubnetType.PRIVATE_ISOLATED };
   readonly secretsEndpoint: InterfaceVpcEndpoint;
   #rdsApiEndpoint?: InterfaceVpcEndpoint;
+  #eventBridgeEndpoint?: InterfaceVpcEndpoint;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     super(scope, id);
@@ -79,6 +80,20 @@ export class Network extends Construct implements NetworkPlacement {
       open: false,
     });
     this.#rdsApiEndpoint.connections.allowDefaultPortFrom(client, description);
+  }
+
+  /**
+   * HTTPS from `client` to EventBridge (the outbox relay's PutEvents), through an endpoint made on
+   * first use, in one AZ: one small call a minute.
+   */
+  allowEventBridgeFrom(client: IConnectable, description: string): void {
+    this.#eventBridgeEndpoint ??= this.vpc.addInterfaceEndpoint('EventBridge', {
+      service: InterfaceVpcEndpointAwsService.EVENTBRIDGE,
+      subnets: { subnets: this.vpc.isolatedSubnets.slice(0, 1) },
+      privateDnsEnabled: true,
+      open: false,
+    });
+    this.#eventBridgeEndpoint.connections.allowDefaultPortFrom(client, description);
   }
 
   /** HTTPS from `client` to Secrets Manager through the endpoint. */

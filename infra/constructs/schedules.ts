@@ -8,24 +8,39 @@ import { SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
 /** How often the sweep runs: a stale session is completed at most this long after its limit. */
 export const SWEEP_EVERY = Duration.minutes(1);
 
+/** How often the outbox relay runs: an event reaches the bus at most about this long after its commit. */
+export const RELAY_EVERY = Duration.minutes(1);
+
 export interface SchedulesProps {
   readonly sweep: IFunction;
+  /** The outbox relay (none in a branch preview). */
+  readonly relay?: IFunction;
 }
 
 /**
- * The stack's scheduled work: an EventBridge rule runs the stale-session sweep every minute
+ * The stack's scheduled work: an EventBridge rule runs the stale-session sweep every minute, another
+ * the outbox relay
  * (a session quiet for SESSION_STALE_AFTER_SECONDS is completed by the next run). A failed run is
  * retried by EventBridge twice, and the next minute's run catches up anyway.
  */
 export class Schedules extends Construct {
   readonly sweepRule: Rule;
+  readonly relayRule?: Rule;
 
-  constructor(scope: Construct, id: string, { sweep }: SchedulesProps) {
+  constructor(scope: Construct, id: string, { sweep, relay }: SchedulesProps) {
     super(scope, id);
     this.sweepRule = new Rule(this, 'SessionSweep', {
       description: `Completes sessions without a heartbeat for ${SESSION_STALE_AFTER_SECONDS} s`,
       schedule: Schedule.rate(SWEEP_EVERY),
       targets: [new LambdaFunction(sweep, { retryAttempts: 2, maxEventAge: Duration.minutes(2) })],
     });
+    if (relay) {
+      // A missed run costs nothing: the next one sends what is still unpublished.
+      this.relayRule = new Rule(this, 'EventRelay', {
+        description: 'Publishes outbox events to the event bus',
+        schedule: Schedule.rate(RELAY_EVERY),
+        targets: [new LambdaFunction(relay, { retryAttempts: 2, maxEventAge: Duration.minutes(2) })],
+      });
+    }
   }
 }

@@ -96,10 +96,58 @@ async function startStage(apiUrl: string, deps: Deps) {
   return stage;
 }
 
+/** How often `npm start` runs the outbox relay (every minute in AWS: quicker here, to watch). */
+const LOCAL_RELAY_EVERY_MS = 5_000;
+
+/**
+ * The outbox relay every few seconds, onto an in-process EventBridge stand-in that logs each event
+ * it is given: the deployed path (the real SDK, PutEvents) without an AWS account.
+ */
+async function startRelay(deps: Deps) {
+  const { startEventBridgeEndpoint } = await import('./eventbridge-endpoint.ts');
+  const { build, eventBridgePublisher } = await import('#functions/events/relay.ts');
+  const bridge = await startEventBridgeEndpoint({
+    onEvent: (entry) =>
+      deps.logger('info', 'event published (local EventBridge stand-in)', {
+        detailType: entry.DetailType,
+        detail: JSON.parse(entry.Detail ?? '{}'),
+      }),
+  });
+  const publish = eventBridgePublisher(
+    { EVENT_BUS_NAME: 'voice-agent-admin-local' },
+    {
+      endpoint: bridge.url,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    },
+  );
+  const relay = build({ ...deps, publish });
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    // A run still going is left to finish: the next tick catches up.
+    running ??= relay()
+      .catch((error: unknown) =>
+        deps.logger('warn', 'event relay failed', { error: (error as Error).message }),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  }, LOCAL_RELAY_EVERY_MS);
+  timer.unref();
+  return {
+    async close() {
+      clearInterval(timer);
+      await running;
+      await bridge.close();
+    },
+  };
+}
+
 async function main() {
   let handle: DatabaseHandle | undefined;
   let gateway: Gateway | undefined;
   let stage: { close(): Promise<void> } | undefined;
+  let relay: { close(): Promise<void> } | undefined;
   try {
     handle = await openDatabaseFromEnv();
     const { config } = handle;
@@ -122,7 +170,9 @@ async function main() {
     });
     process.stdout.write(banner(gateway.url, describeDatabase(config), demo));
     if (process.env.LOCAL_AWS_PORT) stage = await startStage(gateway.url, { database: handle, logger });
+    relay = await startRelay({ database: handle, logger });
   } catch (error) {
+    await relay?.close();
     await stage?.close();
     await gateway?.close();
     await handle?.close();
@@ -137,6 +187,7 @@ async function main() {
     process.stderr.write(`${signal}: closing the gateway, then the database\n`);
     // Backstop beyond the gateway's own grace period, should anything hang.
     setTimeout(() => process.exit(1), 15_000).unref();
+    await relay?.close();
     await stage?.close();
     await gateway?.close();
     await handle?.close();

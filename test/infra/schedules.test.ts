@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
-import { SWEEP_ENTRY } from '#infra/constructs/functions.ts';
+import { RELAY_ENTRY, SWEEP_ENTRY } from '#infra/constructs/functions.ts';
 import { type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
 
 describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
@@ -17,8 +17,11 @@ describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
     const rules = Object.entries(resources).filter(
       ([, r]) => r.Type === 'AWS::Events::Rule' && r.Properties.ScheduleExpression !== undefined,
     );
-    expect(rules).toHaveLength(1);
-    const [ruleId, rule] = rules[0] as [string, Resources[string]];
+    // The relay's too, where the stack has one (not in a branch preview).
+    expect(rules).toHaveLength(synth.stack.functions.relay ? 2 : 1);
+    const [ruleId, rule] = rules.find(
+      ([id]) => id === synth.stack.getLogicalId(synth.stack.schedules.sweepRule.node.defaultChild as never),
+    ) as [string, Resources[string]];
     expect(rule.Properties).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
       State: 'ENABLED',
@@ -44,5 +47,42 @@ describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
     expect(resources[sweepId]?.Properties.Description).toMatch(/stale/);
     expect(synth.stack.functions.all).toContain(sweep);
     expect(SWEEP_ENTRY).toBe('functions/sessions/sweep.ts');
+  });
+
+  it('runs the outbox relay every minute onto the stage’s own bus (not in a branch preview)', () => {
+    const relay = synth.stack.functions.relay;
+    const buses = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Events::EventBus');
+    if (stage.startsWith('pr-')) {
+      expect(relay).toBeUndefined();
+      expect(buses).toHaveLength(0);
+      return;
+    }
+    if (!relay) throw new Error('no relay');
+    const relayId = synth.stack.getLogicalId(relay.node.defaultChild as never);
+    const [busId, bus] = buses[0] as [string, Resources[string]];
+    expect(buses).toHaveLength(1);
+    expect(bus.Properties.Name).toBe(`voice-agent-admin-${stage}`);
+    const rule = synth.stack.schedules.relayRule;
+    const ruleId = synth.stack.getLogicalId(rule?.node.defaultChild as never);
+    expect(resources[ruleId]?.Properties).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [{ Arn: { 'Fn::GetAtt': [relayId, 'Arn'] } }],
+    });
+    expect(resources[relayId]?.Properties).toMatchObject({
+      ReservedConcurrentExecutions: 1,
+      Environment: { Variables: { EVENT_BUS_NAME: { Ref: busId } } },
+    });
+    // Only the relay may put events on the bus.
+    const putters = Object.values(resources).filter(
+      (r) =>
+        r.Type === 'AWS::IAM::Policy' &&
+        JSON.stringify(r.Properties.PolicyDocument).includes('events:PutEvents'),
+    );
+    expect(putters).toHaveLength(1);
+    expect(putters[0]?.Properties.Roles).toEqual([
+      { Ref: synth.stack.getLogicalId(relay.role?.node.defaultChild as never) },
+    ]);
+    expect(RELAY_ENTRY).toBe('functions/events/relay.ts');
   });
 });

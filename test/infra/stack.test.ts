@@ -29,14 +29,14 @@ const stages = [
     instances: 2,
     counts: {
       // and the RDS API endpoint's (the snapshot before migrations)
-      'AWS::EC2::SecurityGroup': 6,
-      'AWS::EC2::VPCEndpoint': 2,
-      // One per function of ours (the sweep's included), with the others this stack makes
-      'AWS::IAM::Role': routeList.length + 12,
+      'AWS::EC2::SecurityGroup': 7,
+      'AWS::EC2::VPCEndpoint': 3,
+      // One per function of ours (the sweep's and the relay's included), with the others this stack makes
+      'AWS::IAM::Role': routeList.length + 13,
       // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's
       'AWS::CloudWatch::Alarm': routeList.length * 3 + 15,
       // and the web ACL's (aws-waf-logs-*)
-      'AWS::Logs::LogGroup': routeList.length + 10,
+      'AWS::Logs::LogGroup': routeList.length + 11,
       'AWS::WAFv2::WebACL': 1,
       'AWS::WAFv2::WebACLAssociation': 1,
     },
@@ -53,8 +53,9 @@ const stages = [
     maxCapacity: 2,
     instances: 1,
     counts: {
-      'AWS::EC2::SecurityGroup': 5,
-      'AWS::IAM::Role': routeList.length + 11,
+      // (the EventBridge endpoint's among them)
+      'AWS::EC2::SecurityGroup': 6,
+      'AWS::IAM::Role': routeList.length + 12,
       // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's
       'AWS::CloudWatch::Alarm': routeList.length * 3 + 15,
       // a web ACL is a fixed monthly fee: previews have none unless `-c waf=on`
@@ -77,8 +78,8 @@ describe.each(stages)('the $stage stack', (expected) => {
 
   it('has the expected resources', () => {
     const counts = {
-      // Ours (one per route, the authorizer, admin, the session sweep, the migration), the pre-traffic hook (its role and CodeDeploy's are 2 roles more; prod's backup role 1), the trigger's and the default-SG custom resource providers
-      'AWS::Lambda::Function': routeList.length + 7,
+      // Ours (one per route, the authorizer, admin, the session sweep, the event relay, the migration), the pre-traffic hook (its role and CodeDeploy's are 2 roles more; prod's backup role 1), the trigger's and the default-SG custom resource providers
+      'AWS::Lambda::Function': routeList.length + 8,
       // Routes and authorizer: a version behind a `live` alias, released by its own deployment group
       // (and the migration function's version, which the trigger invokes)
       'AWS::Lambda::Version': routeList.length + 2,
@@ -98,13 +99,15 @@ describe.each(stages)('the $stage stack', (expected) => {
       // None: RDS keeps the master's password (and rotates it), the app role has no password.
       'AWS::SecretsManager::Secret': 0,
       'AWS::SecretsManager::RotationSchedule': 0,
-      'AWS::EC2::VPCEndpoint': 1,
+      // Secrets Manager's and EventBridge's (the relay's)
+      'AWS::EC2::VPCEndpoint': 2,
       'AWS::EC2::NatGateway': 0,
       'AWS::EC2::InternetGateway': 0,
       'AWS::SNS::Topic': 1,
       'AWS::SNS::Subscription': 1,
-      // Our functions (routes + 4, the sweep's included), the hook, 2 providers, access logs, flow logs
-      'AWS::Logs::LogGroup': routeList.length + 9,
+      // Our functions (routes + 5, the sweep's and the relay's included), the hook, 2 providers, access logs, flow logs
+      'AWS::Logs::LogGroup': routeList.length + 10,
+      'AWS::Events::EventBus': 1,
       'Custom::Trigger': 1,
       ...expected.counts,
     };
@@ -154,9 +157,19 @@ describe.each(stages)('the $stage stack', (expected) => {
     const statementsOf = (fn: { role?: { node: { tryFindChild(id: string): unknown } } }) =>
       resources[logicalId(synth.stack, fn.role?.node.tryFindChild('DefaultPolicy') as never)]?.Properties
         .PolicyDocument.Statement;
-    for (const fn of functions.all.filter((f) => f !== functions.admin)) {
+    for (const fn of functions.all.filter((f) => f !== functions.admin && f !== functions.relay)) {
       expect(statementsOf(fn)).toEqual([tracing, connectAsApp]);
     }
+    // The relay also puts events on the stage's bus, and on nothing else.
+    expect(statementsOf(functions.relay as never)).toEqual([
+      tracing,
+      connectAsApp,
+      {
+        Effect: 'Allow',
+        Action: 'events:PutEvents',
+        Resource: synth.stack.resolve(synth.stack.eventBus?.eventBusArn),
+      },
+    ]);
     // The admin function also keeps the workspaces' API keys in their usage plans (API Gateway only).
     const adminExtra = statementsOf(functions.admin).slice(2);
     expect(statementsOf(functions.admin).slice(0, 2)).toEqual([tracing, connectAsApp]);

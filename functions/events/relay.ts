@@ -1,0 +1,103 @@
+import {
+  type ClaimedEvent,
+  claimUnpublished,
+  type EventEnvelope,
+  markPublished,
+} from '#db/queries/events.ts';
+import { type Deps, lambda } from '../deps.ts';
+
+/** Events one run claims; PutEvents takes at most 10 entries a call. */
+export const RELAY_BATCH = 100;
+const PUT_EVENTS_MAX = 10;
+export const EVENT_SOURCE = 'voice-agent-admin';
+
+/** Sends envelopes to the bus; for each, in order, whether it was accepted. */
+export type Publish = (envelopes: readonly EventEnvelope[]) => Promise<boolean[]>;
+
+export interface RelayDeps extends Deps {
+  publish: Publish;
+}
+
+/**
+ * PutEvents to the bus `EVENT_BUS_NAME`. The SDK client is imported when first used (the runtime
+ * carries it; bundles leave `@aws-sdk/client-*` out); AWS_ENDPOINT_URL_EVENTBRIDGE points it at
+ * a stand-in locally.
+ */
+export function eventBridgePublisher(
+  env: Record<string, string | undefined> = process.env,
+  /** The client's settings where not the environment's (`npm start`'s in-process stand-in). */
+  clientConfig: Record<string, unknown> = {},
+): Publish {
+  const busName = env.EVENT_BUS_NAME;
+  if (!busName) throw new Error('Set EVENT_BUS_NAME.');
+  let client: Promise<{ send: Publish }> | undefined;
+  const load = async () => {
+    const { EventBridgeClient, PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
+    const bridge = new EventBridgeClient(clientConfig);
+    const send: Publish = async (envelopes) => {
+      const answer = await bridge.send(
+        new PutEventsCommand({
+          Entries: envelopes.map((envelope) => ({
+            EventBusName: busName,
+            Source: EVENT_SOURCE,
+            DetailType: envelope.type,
+            Detail: JSON.stringify(envelope),
+          })),
+        }),
+      );
+      // Entries answer the request's in order: an accepted one has an EventId, a failed one an ErrorCode.
+      return envelopes.map(
+        (_, i) => Boolean(answer.Entries?.[i]?.EventId) && !answer.Entries?.[i]?.ErrorCode,
+      );
+    };
+    return { send };
+  };
+  return async (envelopes) => {
+    client ??= load().catch((error: unknown) => {
+      client = undefined;
+      throw error;
+    });
+    return (await client).send(envelopes);
+  };
+}
+
+/**
+ * The outbox relay, run on a schedule (an EventBridge rule in AWS, an interval under `npm start`):
+ * claims a batch of unpublished events in feed order, sends them 10 at a time, and marks exactly the
+ * accepted ones published, in the claiming transaction. A failed entry or call stays for the next
+ * run: delivery is at least once (a run that dies after sending resends), consumers dedupe by id.
+ */
+export const build = (deps: RelayDeps) => async (_event?: unknown) => {
+  const outcome = await deps.database.run(
+    (sql) =>
+      sql.transaction(async (tx) => {
+        const claimed = await claimUnpublished(tx, RELAY_BATCH);
+        const delivered: ClaimedEvent[] = [];
+        let failed = 0;
+        for (let start = 0; start < claimed.length; start += PUT_EVENTS_MAX) {
+          const chunk = claimed.slice(start, start + PUT_EVENTS_MAX);
+          const accepted = await deps.publish(chunk.map((c) => c.envelope)).catch((error: unknown) => {
+            deps.logger('warn', 'PutEvents failed; the events stay for the next run', {
+              error: (error as Error).message,
+            });
+            return chunk.map(() => false);
+          });
+          for (const [i, c] of chunk.entries()) {
+            if (accepted[i]) delivered.push(c);
+            else failed++;
+          }
+        }
+        const published = await markPublished(
+          tx,
+          delivered.map((c) => c.seq),
+        );
+        return { claimed: claimed.length, published, failed };
+      }),
+    { repeatable: true },
+  );
+  // A run with nothing to send is the usual one: said at debug only.
+  deps.logger(outcome.claimed > 0 ? 'info' : 'debug', 'events relayed', outcome);
+  return outcome;
+};
+
+export const handler = lambda((deps) => build({ ...deps, publish: eventBridgePublisher() }));
