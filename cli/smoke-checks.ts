@@ -121,7 +121,10 @@ export function smokeChecks(target: SmokeTarget): Check[] {
         const agent = shaped(Agent, answer, 'the agent');
         if (agent.name !== name) fail(`the agent is named "${agent.name}", not "${name}"`);
         created.push(agent.id);
-        return `201, agent ${agent.id}, version ${agent.version.version}`;
+        const location = answer.headers.get('location');
+        if (!location?.endsWith(`/agents/${agent.id}`))
+          fail(`Location is ${location}, not the new agent's URL`);
+        return `201, agent ${agent.id}, version ${agent.version.version}, Location ${location}`;
       },
     },
     {
@@ -165,6 +168,8 @@ export function smokeChecks(target: SmokeTarget): Check[] {
         });
         expectStatus(answer, 201);
         const session = shaped(Session, answer, 'the session');
+        if (!answer.headers.get('location')?.endsWith(`/sessions/${session.id}`))
+          fail(`Location is ${answer.headers.get('location')}, not the new session's URL`);
         const path = `sessions/${session.id}`;
         const started = await request(`${path}/start`, { method: 'POST' });
         expectStatus(started, 200);

@@ -834,6 +834,8 @@ export interface operations {
                 headers: {
                     /** @description The request id; also in every problem body. */
                     "x-request-id"?: string;
+                    /** @description The URL of the new agent: this request's URL and its id. */
+                    location?: string;
                     /** @description `true` when this is a replayed answer; absent otherwise. */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
@@ -1361,6 +1363,8 @@ export interface operations {
                 headers: {
                     /** @description The request id; also in every problem body. */
                     "x-request-id"?: string;
+                    /** @description The URL of the new session: this request's URL and its id. */
+                    location?: string;
                     /** @description `true` when this is a replayed answer; absent otherwise. */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
@@ -1623,6 +1627,8 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description The strong entity tag of the agent as answered, `"<agentId>.<updatedAt in epoch ms>"`: send it back in `If-Match` to change the agent. */
                     etag?: string;
+                    /** @description The URL of the new version: this request's URL and its id. */
+                    location?: string;
                     /** @description `true` when this is a replayed answer; absent otherwise. */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;

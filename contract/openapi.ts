@@ -60,6 +60,13 @@ const header = (description: string, schema: JsonSchema = { type: 'string' }) =>
 const digits: JsonSchema = { type: 'string', pattern: '^[0-9]+$' };
 
 const requestIdHeader = { 'x-request-id': header('The request id; also in every problem body.') };
+/** On a 201: where the new resource is read (RFC 9110 §10.2.2), replayed with the answer. */
+const locationHeader = (what: string) => ({
+  location: header(`The URL of the new ${what}: this request's URL and its id.`, {
+    type: 'string',
+    format: 'uri-reference',
+  }),
+});
 const problemResponse = (description: string, extraHeaders: Record<string, unknown> = {}) => ({
   description,
   headers: { ...requestIdHeader, ...extraHeaders },
@@ -195,6 +202,7 @@ const createOperation = {
       description: 'The new agent with its version 1.',
       headers: {
         ...requestIdHeader,
+        ...locationHeader('agent'),
         'idempotent-replayed': header('`true` when this is a replayed answer; absent otherwise.', {
           type: 'string',
           enum: ['true'],
@@ -296,7 +304,7 @@ const createVersionOperation = {
   responses: {
     '201': {
       description: "The new draft version; `ETag` is the agent's new one.",
-      headers: { ...requestIdHeader, ...etagHeader, ...replayedHeader },
+      headers: { ...requestIdHeader, ...etagHeader, ...locationHeader('version'), ...replayedHeader },
       content: { 'application/json': { schema: ref('AgentVersion') } },
     },
     ...changeResponses(
@@ -392,7 +400,7 @@ const createSessionOperation = {
   responses: {
     '201': {
       ...sessionAnswer('The new `PENDING` session, as `GET /sessions` lists it.'),
-      headers: { ...requestIdHeader, ...replayedHeader },
+      headers: { ...requestIdHeader, ...locationHeader('session'), ...replayedHeader },
     },
     '400': problemResponse(
       'Malformed JSON, an invalid field, no `Idempotency-Key`, or an `agentId`/`agentVersionId` that is not the workspace’s; `errors` names each.',

@@ -1,4 +1,5 @@
 import type { ChangeOf, ChangeOutcome } from '#db/queries/agent-changes.ts';
+import { locationOf } from '../http/host.ts';
 import { noSuch } from '../http/path.ts';
 import { conflict, preconditionFailed } from '../http/problem.ts';
 import { json } from '../http/respond.ts';
@@ -20,13 +21,13 @@ export const changeOf = (
 
 /**
  * A change's outcome as the answer: the changed (or, for a repeated archive, unchanged) resource
- * with the agent's ETag; otherwise the problem (404, 412, 409). `versionField` names the body
- * member whose version is not one of the agent's.
+ * with the agent's ETag (and, when it created one, `Location`: `createdId`); otherwise the problem
+ * (404, 412, 409). `versionField` names the body member whose version is not one of the agent's.
  */
 export function answerChange<T>(
   req: Request,
   outcome: ChangeOutcome<T>,
-  options: { status?: number; what: string; versionField?: string },
+  options: { status?: number; what: string; versionField?: string; createdId?: (answer: T) => string },
 ): ApiResult {
   switch (outcome.kind) {
     case 'missing':
@@ -47,6 +48,9 @@ export function answerChange<T>(
       ]);
     }
     default:
-      return json(req.requestId, options.status ?? 200, outcome.answer, { etag: outcome.etag });
+      return json(req.requestId, options.status ?? 200, outcome.answer, {
+        etag: outcome.etag,
+        ...(options.createdId ? locationOf(req.event, options.createdId(outcome.answer)) : {}),
+      });
   }
 }

@@ -5,6 +5,7 @@ import type { SqlRunner } from '#db/database.ts';
 import { createAgent, type NewAgent, SlugsExhausted, SlugTaken } from '#db/queries/create-agent.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { parseJsonBody } from '../http/body.ts';
+import { locationOf } from '../http/host.ts';
 import { idempotencyKeyOf, idempotent } from '../http/idempotency.ts';
 import { conflict } from '../http/problem.ts';
 import { parseQuery } from '../http/query.ts';
@@ -19,7 +20,10 @@ export const build = (deps: Deps) =>
     const body = parseJsonBody(CreateAgentBody, req.event);
     const agent = newAgent(body, req.caller);
     const key = idempotencyKeyOf(req);
-    const create = async (sql: SqlRunner) => json(req.requestId, 201, await createOrConflict(sql, agent));
+    const create = async (sql: SqlRunner) => {
+      const created = await createOrConflict(sql, agent);
+      return json(req.requestId, 201, created, locationOf(req.event, created.id));
+    };
     return key ? idempotent(deps.database, req, key, body, create) : create(req.runner);
   });
 

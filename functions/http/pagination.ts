@@ -2,9 +2,9 @@ import type { JsonText } from '#db/queries/json-text.ts';
 import type { ListWindow } from '#db/queries/list-window.ts';
 import { fingerprint } from './canonical.ts';
 import { decodeCursor, encodeCursor, type Position } from './cursor.ts';
-import { isValidHost } from './host.ts';
+import { urlOfRequest } from './host.ts';
 import { jsonText } from './respond.ts';
-import { type ApiEvent, type ApiResult, headerOf, queryPairs } from './types.ts';
+import { type ApiEvent, type ApiResult, queryPairs } from './types.ts';
 
 /** The paging parameters every list accepts; everything else in a list query is a filter. */
 export interface PagingQuery {
@@ -82,17 +82,9 @@ function positionOf(item: JsonText<Position>): Position {
   return { createdAt, id };
 }
 
-/**
- * The URL of the next page: this request's, with `next` replacing those parameters. The host is
- * the API's own domain (`requestContext.domainName`, never the client's `Host`), the path the one
- * the client called (`requestContext.path`: with the stage on an execute-api domain). Absolute
- * when the domain is a valid host, else relative to the request.
- */
+/** The URL of the next page: this request's (urlOfRequest), with `next` replacing those parameters. */
 export function nextLink(event: ApiEvent, next: Record<string, string | number>): string {
   const params = queryPairs(event);
   for (const [name, value] of Object.entries(next)) params.set(name, String(value));
-  const proto = headerOf(event.headers, 'x-forwarded-proto') === 'http' ? 'http' : 'https';
-  const host = event.requestContext?.domainName;
-  const origin = isValidHost(host) ? `${proto}://${host}` : '';
-  return `<${origin}${event.requestContext?.path ?? event.path}?${params.toString()}>; rel="next"`;
+  return `<${urlOfRequest(event, `?${params.toString()}`)}>; rel="next"`;
 }

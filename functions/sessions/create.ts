@@ -5,6 +5,7 @@ import type { SqlRunner } from '#db/database.ts';
 import { AgentUnusable, createSession, type NewSession } from '#db/queries/create-session.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { parseJsonBody } from '../http/body.ts';
+import { locationOf } from '../http/host.ts';
 import { idempotent, requiredIdempotencyKey } from '../http/idempotency.ts';
 import { conflict, validationFailed } from '../http/problem.ts';
 import { parseQuery } from '../http/query.ts';
@@ -18,9 +19,10 @@ export const build = (deps: Deps) =>
     const body = parseJsonBody(CreateSessionBody, req.event);
     const key = requiredIdempotencyKey(req);
     const session: NewSession = { workspaceId: req.caller.workspaceId, ...body };
-    return idempotent(deps.database, req, key, body, async (tx) =>
-      jsonText(req.requestId, 201, (await createOrRefuse(tx, session)).item),
-    );
+    return idempotent(deps.database, req, key, body, async (tx) => {
+      const { id, item } = await createOrRefuse(tx, session);
+      return jsonText(req.requestId, 201, item, locationOf(req.event, id));
+    });
   });
 
 export const handler = lambda(build);

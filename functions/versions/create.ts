@@ -26,6 +26,7 @@ export const build = (deps: Deps) =>
         status: 201,
         what: 'a new version',
         versionField: 'sourceAgentVersionId',
+        createdId: (version) => version.id,
       });
     // The agent and the precondition identify the request as much as its body does.
     return key ? idempotent(deps.database, req, key, { agentId, ifMatch, body }, create) : create(req.runner);
