@@ -34,6 +34,33 @@ const HEADER = [
 const WIDTHS = [30, 6, 7, 7, 6, 6, 6, 9, 11, 9];
 
 /**
+ * What the local REST API emulation adds (the request as a payload-1.0 event, the cached
+ * authorizer answer, the route wrapper, the result back to HTTP): the API's row over the bare
+ * node:http server sending the same statement under the same load. API Gateway's own latency in
+ * AWS is not on this machine and is not measured.
+ */
+export function formatGatewayCost(results: OperationResult[]): string {
+  const rows = results.flatMap((r) =>
+    r.bare
+      ? [
+          `  ${r.name}: p50 ${signed(r.api.p50 - r.bare.p50, 2)} ms, CPU per answer ${signed(
+            (r.api.cpuMsPerRequest ?? Number.NaN) - (r.bare.cpuMsPerRequest ?? Number.NaN),
+            2,
+          )} ms`,
+        ]
+      : [],
+  );
+  return [
+    'The local REST path (gateway emulation + route wrapper) over a bare node:http server, same statement and load:',
+    ...rows,
+    "  (API Gateway's own latency in AWS, and the authorizer Lambda's on a cache miss, are not measured here.)",
+  ].join('\n');
+}
+
+const signed = (n: number, digits: number) =>
+  Number.isNaN(n) ? '–' : `${n >= 0 ? '+' : ''}${n.toFixed(digits)}`;
+
+/**
  * One line per (operation, target); the ratio columns on a baseline's line are API ÷ that baseline.
  * CPU ms: per answer, of the serving process (on the driver's line: of the client process). DB CPU:
  * per answer, of the database server's processes (a server on this machine only).

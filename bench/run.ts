@@ -20,7 +20,13 @@ import type { gatewayCommands } from './gateway-process.ts';
 import { applyLayout, databaseCpuMs, isLoopback } from './layout.ts';
 import { measureOperation, type OperationResult, roundsFor } from './measure.ts';
 import { operations, parseOptions } from './plan.ts';
-import { formatBundles, formatExplain, formatFirstInvocations, formatTable } from './report.ts';
+import {
+  formatBundles,
+  formatExplain,
+  formatFirstInvocations,
+  formatGatewayCost,
+  formatTable,
+} from './report.ts';
 
 /**
  * `npm run bench [-- --quick]`: the API through the local gateway against the same statements
@@ -151,6 +157,8 @@ try {
       `${(options.seconds / roundsFor(options.seconds)).toFixed(1)} s; limit 250's API soak: ${options.soakSeconds} s alone`,
     '',
     formatTable(results),
+    '',
+    formatGatewayCost(results),
     '',
     'Statements per request (authorizer answer cached):',
     ...results.flatMap((r) => [
