@@ -117,9 +117,7 @@ export async function measureFirstInvocations(
   try {
     // Each function's twin: a bare handler whose first statement is the function's own (the
     // statement's cost on a fresh server connection, catalog lookups included, is the same for both).
-    const page = await statementOf((runner) =>
-      pageSessionsJson(runner, caller.workspaceId, { limit: 25, offset: 0 }),
-    );
+    const page = await statementOf((runner) => pageSessionsJson(runner, caller, { limit: 25, offset: 0 }));
     const lookup = await statementOf((runner) => authenticate(runner, caller.token));
     const entries: Array<[string, string | { contents: string }, string?]> = [
       ['list-sessions', 'functions/sessions/list.ts', 'bare-postgres: its statement'],

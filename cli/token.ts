@@ -85,7 +85,7 @@ await run('token', usage, async () => {
     if (!keyId || more.length) throw new UsageError('revoke takes exactly one key id');
     return withAdmin(values.stage, async (admin) => {
       await admin.run({ command: 'token.revoke', keyId });
-      say(`Revoked key ${keyId}. Gateways may accept it for up to 60 s more (authorizer cache).`);
+      say(`Revoked key ${keyId}. It is refused from its next request on.`);
     });
   }
   if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);

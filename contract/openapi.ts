@@ -79,7 +79,7 @@ const commonResponses = {
     { 'www-authenticate': header('`Bearer`') },
   ),
   '403': problemResponse(
-    'The token is unknown, revoked or expired (API Gateway’s own answer, as a problem), or lacks the scope.',
+    'The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope.',
   ),
   '404': problemResponse('No such route (API Gateway’s own answer, as a problem).'),
   '500': problemResponse('An unexpected error; nothing about it is disclosed.'),

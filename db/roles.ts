@@ -1,7 +1,7 @@
 /**
  * The application's database role: what the API functions, the authorizer and the admin function
- * connect as. It may run the DML the app's statements need on the app's tables and nothing else:
- * no DDL, no TRUNCATE, no DELETE where the app never deletes, no view of the migration journal.
+ * connect as. It may run the DML the app's statements need on the app's tables, and the functions
+ * they call (APP_FUNCTIONS), and nothing else: no DDL, no TRUNCATE, no DELETE where the app never deletes, no view of the migration journal.
  * The migration function (connected as the master user) keeps it in this shape on every deploy.
  */
 import { getTableName, sql } from 'drizzle-orm';
@@ -52,6 +52,15 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   [idempotencyKeys, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],
   // The audit trail is append-only.
   [agentChanges, ['SELECT', 'INSERT']],
+];
+
+/**
+ * The functions the app's statements call, by signature: the migrations take EXECUTE on them from
+ * PUBLIC, so the app role holds it only by this grant.
+ */
+export const APP_FUNCTIONS: readonly string[] = [
+  // The live-key guard of every route's statement (db/queries/api-keys.ts `keyIsLive`).
+  'api_key_live(varchar)',
 ];
 
 /** Multi-user rotation alternates the secret between `<name>` and `<name>_clone`, a member of `<name>`. */
@@ -113,6 +122,9 @@ export async function ensureAppRole(db: Database, credentials: AppCredentials): 
       await t.execute(
         sql`grant ${sql.raw(privileges.join(', '))} on table ${sql.identifier(getTableName(table))} to ${role}`,
       );
+    }
+    for (const signature of APP_FUNCTIONS) {
+      await t.execute(sql`grant execute on function ${sql.raw(signature)} to ${role}`);
     }
   });
 }

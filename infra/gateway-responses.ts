@@ -1,4 +1,4 @@
-import { problemType } from '#functions/http/problem.ts';
+import { INVALID_KEY, problemType, titleOf } from '#functions/http/problem.ts';
 
 /**
  * API Gateway's own answers (REST API gateway responses), reshaped into RFC 9457 problems with the
@@ -32,11 +32,12 @@ export const gatewayResponses = [
     headers: { 'www-authenticate': 'Bearer' },
   },
   {
+    // The authorizer's Deny; a route answers the same for a key revoked since its allow was cached.
     type: 'ACCESS_DENIED',
-    statusCode: 403,
-    title: 'Forbidden',
-    slug: 'invalid-key',
-    detail: quoted('The API key is unknown, revoked or expired.'),
+    statusCode: INVALID_KEY.status,
+    title: titleOf(INVALID_KEY.status),
+    slug: INVALID_KEY.slug,
+    detail: quoted(INVALID_KEY.detail),
   },
   {
     // What a REST API answers for a method and path it has no resource for.

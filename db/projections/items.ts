@@ -31,20 +31,20 @@ interface Statement {
   text: SQL;
 }
 
-const PAGE_SLOTS = ['page', 'dir', 'total'] as const;
-const [page, dir, total] = PAGE_SLOTS.map(slot);
-const ONE_SLOTS = ['agentId', 'workspaceId', 'etag'] as const;
+const PAGE_SLOTS = ['page', 'dir', 'total', 'live'] as const;
+const [page, dir, total, live] = PAGE_SLOTS.map(slot);
+const ONE_SLOTS = ['agentId', 'workspaceId', 'etag', 'live'] as const;
 const [agentId, workspaceId, etag] = ONE_SLOTS.map(slot);
-const VERSION_PAGE_SLOTS = ['page', 'dir', 'total', 'agentId', 'workspaceId'] as const;
-const VERSION_ONE_SLOTS = ['agentId', 'versionId', 'workspaceId'] as const;
-const VERSION_PAIR_SLOTS = ['agentId', 'versionId', 'toVersionId', 'workspaceId'] as const;
-const SESSION_ONE_SLOTS = ['sessionId', 'workspaceId'] as const;
+const VERSION_PAGE_SLOTS = ['page', 'dir', 'total', 'agentId', 'workspaceId', 'live'] as const;
+const VERSION_ONE_SLOTS = ['agentId', 'versionId', 'workspaceId', 'live'] as const;
+const VERSION_PAIR_SLOTS = ['agentId', 'versionId', 'toVersionId', 'workspaceId', 'live'] as const;
+const SESSION_ONE_SLOTS = ['sessionId', 'workspaceId', 'live'] as const;
 const [versionId, toVersionId, sessionId] = ['versionId', 'toVersionId', 'sessionId'].map(slot) as [
   SQL,
   SQL,
   SQL,
 ];
-const HISTORY_SLOTS = [...PAGE_SLOTS, 'found'] as const;
+const HISTORY_SLOTS = ['page', 'dir', 'total', 'found', 'live'] as const;
 const found = slot('found');
 
 /**
@@ -55,7 +55,9 @@ const found = slot('found');
  * window's ids and created_ats, db/queries/list-window.ts), `dir` the list's direction, `total`
  * the count of matching rows (a scalar subquery, so in the page's snapshot) or `null::int`. The
  * one-row `t` left-joined to the page carries the total even when the page is empty (then `item` is
- * null).
+ * null). `live` is the calling key's guard (db/queries/api-keys.ts `keyIsLive`), in every
+ * statement's top-level WHERE: a one-time filter at the top of the plan, so a key revoked or
+ * expired fails the statement even when it would find no row.
  */
 export function renderStatements(): Record<string, Statement> {
   const agentItem = (indent: string) =>
@@ -142,6 +144,7 @@ left join (
   left join page_agents ag
     on ag.${c(sessions.agentId)} = ${c(sessions.agentId, 's')} and ag.${c(sessions.agentVersionId)} = ${c(sessions.agentVersionId, 's')}
 ) on true
+where ${live}
 order by ${c(sessions.createdAt, 's')} ${dir}, ${c(sessions.id, 's')} ${dir}`,
     },
     agentPage: {
@@ -155,6 +158,7 @@ select t.total, (
 )::text as item
 from (select ${total} as total) t
 left join page on true
+where ${live}
 order by page.${c(agents.createdAt)} ${dir}, page.${c(agents.id)} ${dir}`,
     },
     agentOne: {
@@ -165,7 +169,7 @@ order by page.${c(agents.createdAt)} ${dir}, page.${c(agents.id)} ${dir}`,
       text: sql`
 select ${agentWithLatestVersion}::text as item, ${etag} as etag
 from ${t(agents)} a
-where ${c(agents.id, 'a')} = ${agentId} and ${c(agents.workspaceId, 'a')} = ${workspaceId}`,
+where ${c(agents.id, 'a')} = ${agentId} and ${c(agents.workspaceId, 'a')} = ${workspaceId} and ${live}`,
     },
     versionPage: {
       doc:
@@ -181,6 +185,7 @@ select t.total, t.found, (
 )::text as item
 from (select ${total} as total, ${agentFound} as found) t
 left join page on true
+where ${live}
 order by page.${c(agentVersions.version)} ${dir}`,
     },
     versionOne: {
@@ -189,7 +194,8 @@ order by page.${c(agentVersions.version)} ${dir}`,
         'holds no such version), and whether the workspace holds the agent (`found`).',
       slots: VERSION_ONE_SLOTS,
       text: sql`
-select ${agentFound} as found, ${versionOf(versionId, '  ')}::text as item`,
+select ${agentFound} as found, ${versionOf(versionId, '  ')}::text as item
+where ${live}`,
     },
     versionPair: {
       doc:
@@ -199,7 +205,8 @@ select ${agentFound} as found, ${versionOf(versionId, '  ')}::text as item`,
       text: sql`
 select ${agentFound} as found,
   ${configurationOf(versionId)}::text as "from",
-  ${configurationOf(toVersionId)}::text as "to"`,
+  ${configurationOf(toVersionId)}::text as "to"
+where ${live}`,
     },
     agentChangePage: {
       doc:
@@ -215,6 +222,7 @@ select t.total, t.found, (
 )::text as item
 from (select ${total} as total, ${found} as found) t
 left join page on true
+where ${live}
 order by page.${c(agentChanges.createdAt)} ${dir}, page.${c(agentChanges.id)} ${dir}`,
     },
     sessionOne: {
@@ -229,7 +237,7 @@ select ${sessionItem(sql`(select ${agentItem('    ')}
     where ${c(agents.id, 'a')} = ${c(sessions.agentId, 's')} and ${c(agentVersions.id, 'v')} = ${c(sessions.agentVersionId, 's')})`)}::text as item,
   ${c(sessions.status, 's')} as status
 from ${t(sessions)} s
-where ${c(sessions.id, 's')} = ${sessionId} and ${c(sessions.workspaceId, 's')} = ${workspaceId}`,
+where ${c(sessions.id, 's')} = ${sessionId} and ${c(sessions.workspaceId, 's')} = ${workspaceId} and ${live}`,
     },
   };
 }

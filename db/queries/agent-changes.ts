@@ -6,17 +6,16 @@ import type { VersionConfig } from '#contract/schemas/config.ts';
 import type { SqlRunner } from '../database.ts';
 import { constraintName, sqlState } from '../errors.ts';
 import { agentEtagSql } from './agents.ts';
+import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { SlugTaken } from './create-agent.ts';
 import { AGENT_COLUMNS, AGENT_VERSION_COLUMNS } from './items.generated.ts';
 import { agents as A, agentChanges as C, enums as E, agentVersions as V } from './names.generated.ts';
 import { fromRowJson } from './row-json.ts';
 
-/** Who changes which agent, and on what condition. */
-export interface ChangeOf {
-  workspaceId: string;
+/** Who changes which agent (the calling key guards the change), and on what condition. */
+export interface ChangeOf extends CallingKey {
   agentId: string;
   principalId: string;
-  keyId: string;
   /** `If-Match`'s strong tags; undefined when any current ETag will do (`*`, or none sent where optional). */
   ifMatch: readonly string[] | undefined;
 }
@@ -67,7 +66,8 @@ interface ChangeParts {
  * (`cur`, its current state even after waiting for a concurrent change), compare `If-Match` with
  * its ETag, check its status and the version named, update it (`updated_at` moves by at least a
  * millisecond, so two changes never share an ETag), and append the history entry with both ETags.
- * Every check reads the locked row, so a stale copy can never overwrite a newer one.
+ * Every check reads the locked row, so a stale copy can never overwrite a newer one. A calling key
+ * no longer live fails the statement first, whatever the agent (`keyIsLive`).
  */
 async function change<T>(
   runner: SqlRunner,
@@ -113,7 +113,8 @@ async function change<T>(
       coalesce(row_to_json(u), row_to_json(cur))::text as agent,
       coalesce(${agentEtagSql('u')}, cur.etag) as etag,
       ${parts.version}::text as version
-    from cur cross join ok left join upd u on true${raw(parts.newVersion ? ' left join nv on true' : '')}`);
+    from cur cross join ok left join upd u on true${raw(parts.newVersion ? ' left join nv on true' : '')}
+    where ${keyIsLive(of.keyId)}`);
   const [row] = rows;
   if (!row) return { kind: 'missing' };
   if (!row.matched) return { kind: 'stale' };

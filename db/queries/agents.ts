@@ -2,6 +2,7 @@ import sql, { raw, type Sql } from 'sql-template-tag';
 import type { agentStatus } from '#contract/enums.ts';
 import type { Agent } from '#contract/schemas/agent.ts';
 import type { SqlRunner } from '../database.ts';
+import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { agentOne, agentPage } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
 import { isIn, type ListWindow, type Page, runPage } from './list-window.ts';
@@ -29,17 +30,18 @@ function matching(workspaceId: string, f: AgentFilters): Sql[] {
 }
 
 /**
- * One page of a workspace's agents as JSON text (`agentPage`), `limit + 1` items so the caller
- * knows if more follow, and with `includeTotal` how many match, counted in the same statement.
+ * One page of the caller's workspace's agents as JSON text (`agentPage`), `limit + 1` items so the
+ * caller knows if more follow, and with `includeTotal` how many match, counted in the same statement.
  */
 export function pageAgentsJson(
   runner: SqlRunner,
-  workspaceId: string,
+  caller: CallingKey,
   window: ListWindow,
   filters: AgentFilters = {},
   includeTotal = false,
 ): Promise<Page<Agent>> {
-  return runPage<Agent>(runner, agentPage, A, matching(workspaceId, filters), window, includeTotal);
+  const conditions = matching(caller.workspaceId, filters);
+  return runPage<Agent>(runner, agentPage, A, conditions, window, includeTotal, keyIsLive(caller.keyId));
 }
 
 /**
@@ -55,11 +57,11 @@ export const agentEtagSql = (alias: string): Sql => {
 /** One agent (as a list's item is, JSON text) and its ETag; undefined when the workspace holds none such. */
 export async function getAgentJson(
   runner: SqlRunner,
-  workspaceId: string,
+  caller: CallingKey,
   agentId: string,
 ): Promise<{ item: JsonText<Agent>; etag: string } | undefined> {
   const [row] = await runner.rows<{ item: JsonText<Agent>; etag: string }>(
-    agentOne(sql`${agentId}`, sql`${workspaceId}`, agentEtagSql('a')),
+    agentOne(sql`${agentId}`, sql`${caller.workspaceId}`, agentEtagSql('a'), keyIsLive(caller.keyId)),
   );
   return row;
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import sql from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { SqlRunner } from '../database.ts';
 import { apiKeys as K, workspaces as W } from './names.generated.ts';
 
@@ -29,3 +29,26 @@ export async function authenticate(runner: SqlRunner, token: string): Promise<Pr
         to_json(k.${K.scopes}) as scopes, w.${W.tier}::text as tier`);
   return rows[0];
 }
+
+/**
+ * The key a route's request came with, and its workspace: every statement is scoped by the one and
+ * guarded by the other (`keyIsLive`).
+ */
+export interface CallingKey {
+  workspaceId: string;
+  keyId: string;
+}
+
+/**
+ * The SQLSTATE `api_key_live` raises (migration 0006): a class of our own, not class 28, whose
+ * codes the client reads as "refresh the credentials" when they come while connecting.
+ */
+export const KEY_NOT_LIVE = 'VA403';
+
+/**
+ * True while the key is live (not revoked, not expired); otherwise the statement fails with
+ * KEY_NOT_LIVE, so nothing it would have written is kept. It names no column: in a statement's
+ * top-level WHERE the planner makes it a one-time filter at the top of the plan, evaluated once
+ * before anything else runs, even when no row matches (docs/decisions.md, "Revocation at once").
+ */
+export const keyIsLive = (keyId: string): Sql => sql`api_key_live(${keyId}::varchar)`;

@@ -1,6 +1,7 @@
 import { createId } from '@paralleldrive/cuid2';
 import sql from 'sql-template-tag';
 import type { SqlRunner } from '../database.ts';
+import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { eventInsert, sessionEventData } from './events.ts';
 import { conversations as C, ledgerEntries as L, sessions as S } from './names.generated.ts';
 import { type Transition, unchanged } from './session-writes.ts';
@@ -14,17 +15,19 @@ export interface Completion {
 }
 
 /**
- * PENDING or IN_PROGRESS → COMPLETED, and the usage booked, in one statement. Only the first
+ * PENDING or IN_PROGRESS → COMPLETED, and the usage booked, in one statement (which fails, keeping
+ * nothing, for a calling key no longer live). Only the first
  * completion changes the session (the others find it COMPLETED once they hold its row); the
  * ledger's unique index on `session_id` books at most one entry, so a usage sent after the sweep
  * completed the session is still booked once, and every repeat answers the same session.
  */
 export async function completeSession(
   tx: SqlRunner,
-  ws: string,
+  caller: CallingKey,
   sessionId: string,
   completion: Completion,
 ): Promise<Transition> {
+  const { workspaceId: ws } = caller;
   const meta = completion.traceId === null ? null : JSON.stringify({ traceId: completion.traceId });
   const amount = completion.usage?.amount ?? null;
   const by = completion.principalId;
@@ -58,6 +61,7 @@ export async function completeSession(
         'agentId', ${L.agentId}, 'amount', ${L.amount}, 'reason', ${L.reason}) as data from booked`,
     )})
     select (select count(*) from done)::int as completed, (select count(*) from booked)::int as booked,
-      (select count(*) from ended)::int as ended`);
-  return unchanged(tx, ws, sessionId, 'COMPLETED');
+      (select count(*) from ended)::int as ended
+    where ${keyIsLive(caller.keyId)}`);
+  return unchanged(tx, caller, sessionId, 'COMPLETED');
 }

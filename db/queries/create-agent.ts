@@ -5,6 +5,7 @@ import type { VersionConfig } from '#contract/schemas/config.ts';
 import type { SqlRunner } from '../database.ts';
 import { constraintName, sqlState } from '../errors.ts';
 import { agentEtagSql } from './agents.ts';
+import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { eventInsert } from './events.ts';
 import { AGENT_COLUMNS, AGENT_VERSION_COLUMNS } from './items.generated.ts';
 import {
@@ -18,11 +19,9 @@ import { fromRowJson } from './row-json.ts';
 
 // Apart from the lists: only the functions that write make ids, so only their bundles carry cuid2.
 
-export interface NewAgent {
-  workspaceId: string;
+/** The calling key guards the create and is recorded with the principal in the agent's history. */
+export interface NewAgent extends CallingKey {
   principalId: string;
-  /** The calling key, recorded with the principal in the agent's history. */
-  keyId: string;
   name: string;
   description: string | null;
   /** Explicit slug, or `{ derivedFrom }` to take the first free `base`, `base-2`, `base-3`, … */
@@ -74,7 +73,8 @@ export async function createAgent(runner: SqlRunner, agent: NewAgent): Promise<A
 /**
  * Inserts the agent, its version 1, the first entry of its history and its `agent.created` event
  * (the outbox), and returns the API representation, in one statement (so one round trip and atomic
- * without an explicit transaction). A slug collision surfaces as the
+ * without an explicit transaction), which fails, keeping nothing, when the calling key is no longer
+ * live (`keyIsLive`). A slug collision surfaces as the
  * unique violation `agents_workspace_slug`. Unlike a list's items, the answer is shaped here from
  * the inserted rows, so the database, which does not scale out, does not build the 45-field
  * projection (docs/decisions.md). The field lists are the lists' own (AGENT_COLUMNS, generated).
@@ -113,7 +113,8 @@ async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
         'slug', ${A.slug}, 'versionId', ${versionId}::varchar) as data from new_agent`,
     )})
     select row_to_json(new_agent)::text as agent, row_to_json(new_version)::text as version
-    from new_agent, new_version`);
+    from new_agent, new_version
+    where ${keyIsLive(input.keyId)}`);
   const [row] = rows;
   if (!row) throw new Error('insert returned no row');
   const agent = fromRowJson(JSON.parse(row.agent), AGENT_COLUMNS);

@@ -3,6 +3,7 @@ import sql from 'sql-template-tag';
 import type { sessionType } from '#contract/enums.ts';
 import type { Session } from '#contract/schemas/session.ts';
 import type { SqlRunner } from '../database.ts';
+import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { eventInsert, sessionEventData } from './events.ts';
 import type { JsonText } from './json-text.ts';
 import {
@@ -15,8 +16,8 @@ import {
 } from './names.generated.ts';
 import { sessionJson } from './session-writes.ts';
 
-export interface NewSession {
-  workspaceId: string;
+/** In the calling key's workspace, guarded by that key. */
+export interface NewSession extends CallingKey {
   agentId: string;
   /** null: the agent's published version. */
   agentVersionId: string | null;
@@ -41,7 +42,8 @@ export class AgentUnusable extends Error {
  * A PENDING session of the agent, in the caller's transaction: the version (given, else the
  * published one), the person (upserted by email, else phone; concurrent creates for the same
  * person are serialised by a transaction-scoped advisory lock per identifier), the conversation
- * (the person's latest unarchived one with this agent, else a new one), then the session.
+ * (the person's latest unarchived one with this agent, else a new one), then the session. The
+ * first statement carries the calling key's guard: a key no longer live fails before any write.
  */
 export async function createSession(
   tx: SqlRunner,
@@ -54,7 +56,7 @@ export async function createSession(
     from ${A.$} a
     left join ${V.$} v on v.${V.agentId} = a.${A.id}
       and v.${V.id} = coalesce(${input.agentVersionId}::varchar, a.${A.publishedVersionId})
-    where a.${A.id} = ${input.agentId} and a.${A.workspaceId} = ${ws}`);
+    where a.${A.id} = ${input.agentId} and a.${A.workspaceId} = ${ws} and ${keyIsLive(input.keyId)}`);
   if (!agent) throw new AgentUnusable('unknown-agent');
   if (agent.archived) throw new AgentUnusable('archived');
   if (!agent.versionId) throw new AgentUnusable(input.agentVersionId ? 'unknown-version' : 'unpublished');
@@ -85,7 +87,7 @@ export async function createSession(
     returning *
     ), created as (${eventInsert('session.created', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('new_session')} as data from new_session`)})
     select 1`);
-  const created = await sessionJson(tx, ws, sessionId);
+  const created = await sessionJson(tx, input, sessionId);
   if (!created) throw new Error('the new session was not found');
   return { id: sessionId, item: created.item };
 }

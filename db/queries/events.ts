@@ -1,6 +1,7 @@
 import sql, { raw, type Sql } from 'sql-template-tag';
 import type { eventTypes } from '#contract/enums.ts';
 import type { SqlRunner } from '../database.ts';
+import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { events as EV, sessions as S } from './names.generated.ts';
 
 export type EventType = (typeof eventTypes)[number];
@@ -60,19 +61,19 @@ const COLUMNS = sql`${EV.id} as id, ${EV.type} as type, ${EV.occurredAt} as "occ
 const SETTLED = sql`${EV.txid} < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
 
 /**
- * A page of the workspace's feed after `after` (null: from the oldest kept), of these types (null:
- * all), in feed order, `limit` events and where the page ends; one statement.
+ * A page of the caller's workspace's feed after `after` (null: from the oldest kept), of these
+ * types (null: all), in feed order, `limit` events and where the page ends; one statement.
  */
 export async function pageEvents(
   runner: SqlRunner,
-  workspaceId: string,
+  caller: CallingKey,
   after: FeedPosition | null,
   types: readonly EventType[] | null,
   limit: number,
 ): Promise<{ events: EventEnvelope[]; last: FeedPosition | null; more: boolean }> {
   const rows = await runner.rows<EventRow>(sql`
     select ${COLUMNS} from ${EV.$}
-    where ${EV.workspaceId} = ${workspaceId} and ${SETTLED}
+    where ${EV.workspaceId} = ${caller.workspaceId} and ${keyIsLive(caller.keyId)} and ${SETTLED}
       and (${EV.txid}, ${EV.seq}) > (${after?.txid ?? -1}::bigint, ${after?.seq ?? -1}::bigint)
       and (${types === null ? null : types.join(',')}::text is null
         or ${EV.type} = any(string_to_array(${types === null ? null : types.join(',')}::text, ',')))

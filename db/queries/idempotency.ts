@@ -1,6 +1,7 @@
 import sql from 'sql-template-tag';
 import { IDEMPOTENCY_KEY_HOURS } from '#contract/limits.ts';
 import type { SqlRunner } from '../database.ts';
+import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { idempotencyKeys as I } from './names.generated.ts';
 
 /** How long a key remembers its answer, and after how long an unfinished claim counts as abandoned. */
@@ -15,18 +16,21 @@ export type Claim =
   | { kind: 'mismatch' };
 
 /**
- * Claims `key` for a request with this fingerprint: a new key, an expired one or one whose first
- * request died (claimed long ago, never answered) is taken; otherwise say what the key holds.
+ * Claims `key` for a request with this fingerprint in the caller's workspace: a new key, an expired
+ * one or one whose first request died (claimed long ago, never answered) is taken; otherwise say
+ * what the key holds. The request's first statement, so it carries the calling key's guard: a key
+ * no longer live claims nothing and replays nothing.
  */
 export async function claimKey(
   runner: SqlRunner,
-  workspaceId: string,
+  caller: CallingKey,
   key: string,
   requestHash: string,
 ): Promise<Claim> {
+  const { workspaceId } = caller;
   const claimed = await runner.rows(sql`
       insert into ${I.$} as k (${I.workspaceId}, ${I.key}, ${I.requestHash})
-      values (${workspaceId}, ${key}, ${requestHash})
+      select ${workspaceId}, ${key}, ${requestHash} where ${keyIsLive(caller.keyId)}
       on conflict (${I.workspaceId}, ${I.key}) do update
         set ${I.requestHash} = excluded.${I.requestHash}, ${I.responseStatus} = null, ${I.responseBody} = null,
           ${I.responseHeaders} = null, ${I.createdAt} = now()

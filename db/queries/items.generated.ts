@@ -12,7 +12,7 @@ import type { Column } from './row-json.ts';
  * are scalar subqueries: one index probe each, a fraction of a join's planning time, and a missing
  * ledger entry is simply `null`.
  */
-export const sessionPage = (page: Sql, dir: Sql, total: Sql): Sql => sql`
+export const sessionPage = (page: Sql, dir: Sql, total: Sql, live: Sql): Sql => sql`
 with ${page},
 page_sessions as materialized (
   select s.*
@@ -148,12 +148,13 @@ left join (
   left join page_agents ag
     on ag.agent_id = s.agent_id and ag.agent_version_id = s.agent_version_id
 ) on true
+where ${live}
 order by s.created_at ${dir}, s.id ${dir}`;
 
 /**
  * A page of agents, each with its latest version (highest number), each read by primary key.
  */
-export const agentPage = (page: Sql, dir: Sql, total: Sql): Sql => sql`
+export const agentPage = (page: Sql, dir: Sql, total: Sql, live: Sql): Sql => sql`
 with ${page}
 select t.total, (
   select (select row_to_json(j) from (select
@@ -209,13 +210,14 @@ select t.total, (
 )::text as item
 from (select ${total} as total) t
 left join page on true
+where ${live}
 order by page.created_at ${dir}, page.id ${dir}`;
 
 /**
  * One agent of a workspace, as the agent page's items are (its latest version), and its ETag
  * (`etag`: the expression of db/queries/agents.ts). No row when the workspace holds no such agent.
  */
-export const agentOne = (agentId: Sql, workspaceId: Sql, etag: Sql): Sql => sql`
+export const agentOne = (agentId: Sql, workspaceId: Sql, etag: Sql, live: Sql): Sql => sql`
 select (select row_to_json(j) from (select
     a.id as id,
     to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
@@ -266,14 +268,14 @@ select (select row_to_json(j) from (select
       order by v.version desc limit 1) as version
   ) j)::text as item, ${etag} as etag
 from agents a
-where a.id = ${agentId} and a.workspace_id = ${workspaceId}`;
+where a.id = ${agentId} and a.workspace_id = ${workspaceId} and ${live}`;
 
 /**
  * A page of an agent's versions (`page`: their ids and numbers, db/queries/versions.ts), each read
  * by primary key, ordered by number. `found` says whether the workspace holds the agent at all, so
  * an empty page of an unknown agent is a 404 from the same statement.
  */
-export const versionPage = (page: Sql, dir: Sql, total: Sql, agentId: Sql, workspaceId: Sql): Sql => sql`
+export const versionPage = (page: Sql, dir: Sql, total: Sql, agentId: Sql, workspaceId: Sql, live: Sql): Sql => sql`
 with ${page}
 select t.total, t.found, (
   select (select row_to_json(j) from (select
@@ -307,13 +309,14 @@ select t.total, t.found, (
 )::text as item
 from (select ${total} as total, exists (select 1 from agents a where a.id = ${agentId} and a.workspace_id = ${workspaceId}) as found) t
 left join page on true
+where ${live}
 order by page.version ${dir}`;
 
 /**
  * One version of a workspace's agent, as the agent embeds its latest (`item`, null when the agent
  * holds no such version), and whether the workspace holds the agent (`found`).
  */
-export const versionOne = (agentId: Sql, versionId: Sql, workspaceId: Sql): Sql => sql`
+export const versionOne = (agentId: Sql, versionId: Sql, workspaceId: Sql, live: Sql): Sql => sql`
 select exists (select 1 from agents a where a.id = ${agentId} and a.workspace_id = ${workspaceId}) as found, (select (select row_to_json(j) from (select
     v.id as id,
     to_char(v.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
@@ -342,13 +345,14 @@ select exists (select 1 from agents a where a.id = ${agentId} and a.workspace_id
     v.config as config
   ) j)
   from agent_versions v
-  where v.id = ${versionId} and v.agent_id = ${agentId} and v.workspace_id = ${workspaceId})::text as item`;
+  where v.id = ${versionId} and v.agent_id = ${agentId} and v.workspace_id = ${workspaceId})::text as item
+where ${live}`;
 
 /**
  * Two versions' configurations (`from`, `to`: the fields of VERSION_CONFIGURATION_FIELDS, null
  * when the agent holds no such version), and whether the workspace holds the agent (`found`).
  */
-export const versionPair = (agentId: Sql, versionId: Sql, toVersionId: Sql, workspaceId: Sql): Sql => sql`
+export const versionPair = (agentId: Sql, versionId: Sql, toVersionId: Sql, workspaceId: Sql, live: Sql): Sql => sql`
 select exists (select 1 from agents a where a.id = ${agentId} and a.workspace_id = ${workspaceId}) as found,
   (select (select row_to_json(j) from (select
     v.theme_id as "themeId",
@@ -389,14 +393,15 @@ select exists (select 1 from agents a where a.id = ${agentId} and a.workspace_id
     v.config as config
   ) j)
   from agent_versions v
-  where v.id = ${toVersionId} and v.agent_id = ${agentId} and v.workspace_id = ${workspaceId})::text as "to"`;
+  where v.id = ${toVersionId} and v.agent_id = ${agentId} and v.workspace_id = ${workspaceId})::text as "to"
+where ${live}`;
 
 /**
  * A page of one agent's history, each entry read by primary key. `found` says whether the
  * workspace holds the agent at all (an empty page of an agent that exists is not a 404), in the
  * page's snapshot.
  */
-export const agentChangePage = (page: Sql, dir: Sql, total: Sql, found: Sql): Sql => sql`
+export const agentChangePage = (page: Sql, dir: Sql, total: Sql, found: Sql, live: Sql): Sql => sql`
 with ${page}
 select t.total, t.found, (
   select (select row_to_json(j) from (select
@@ -415,6 +420,7 @@ select t.total, t.found, (
 )::text as item
 from (select ${total} as total, ${found} as found) t
 left join page on true
+where ${live}
 order by page.created_at ${dir}, page.id ${dir}`;
 
 /**
@@ -422,7 +428,7 @@ order by page.created_at ${dir}, page.id ${dir}`;
  * on, conversation, person and ledger entry): the answer of the session write path. No row when
  * the workspace holds no such session.
  */
-export const sessionOne = (sessionId: Sql, workspaceId: Sql): Sql => sql`
+export const sessionOne = (sessionId: Sql, workspaceId: Sql, live: Sql): Sql => sql`
 select (select row_to_json(j) from (select
   s.id as id,
   to_char(s.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
@@ -543,7 +549,7 @@ select (select row_to_json(j) from (select
 ) j)::text as item,
   s.status as status
 from sessions s
-where s.id = ${sessionId} and s.workspace_id = ${workspaceId}`;
+where s.id = ${sessionId} and s.workspace_id = ${workspaceId} and ${live}`;
 
 export const AGENT_COLUMNS: readonly Column[] = [["id","id",false],["created_at","createdAt",true],["updated_at","updatedAt",true],["created_by","createdBy",false],["updated_by","updatedBy",false],["workspace_id","workspaceId",false],["published_version_id","publishedVersionId",false],["name","name",false],["description","description",false],["slug","slug",false],["status","status",false],["source_template_id","sourceTemplateId",false],["archived_at","archivedAt",true],["archived_by","archivedBy",false],["completed_at","completedAt",true],["completed_by","completedBy",false],["published_at","publishedAt",true],["published_by","publishedBy",false]];
 

@@ -60,20 +60,22 @@ export interface Page<T> {
  * Runs a generated page statement (db/queries/items.generated.ts): `limit + 1` items, and with
  * `includeTotal` the count of matching rows, from the same statement and so the same snapshot as
  * the items (as two statements, writes between them made the count disagree with the page).
+ * `live`: the calling key's guard (api-keys.ts `keyIsLive`), once, in the statement's top level.
  */
 export async function runPage<T>(
   runner: SqlRunner,
-  statement: (page: Sql, dir: Sql, total: Sql) => Sql,
+  statement: (page: Sql, dir: Sql, total: Sql, live: Sql) => Sql,
   t: ListTable,
   conditions: Sql[],
   window: ListWindow,
   includeTotal: boolean,
+  live: Sql,
 ): Promise<Page<T>> {
   const total = includeTotal
     ? sql`(select count(*)::int from ${t.$} where ${allOf(conditions)})`
     : raw('null::int');
   const rows = await runner.rows<{ item: JsonText<T> | null; total: number | null }>(
-    statement(pageCte(t, conditions, window), direction(window), total),
+    statement(pageCte(t, conditions, window), direction(window), total, live),
   );
   const items = rows.flatMap((r) => (r.item === null ? [] : [r.item]));
   return includeTotal ? { items, total: rows[0]?.total ?? 0 } : { items };

@@ -50,8 +50,9 @@ export function listApiKeys(db: Database, workspaceId: string) {
 }
 
 /**
- * Revokes a key, answering its workspace; undefined when no such live key. Cached authorizer
- * answers expire within the TTL.
+ * Revokes a key, answering its workspace; undefined when no such live key. Its next request is
+ * refused though an authorizer answer for it may still be cached: every route's statement checks
+ * the key (api-keys.ts `keyIsLive`).
  */
 export async function revokeApiKeyOf(
   db: Database,

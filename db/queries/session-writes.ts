@@ -3,6 +3,7 @@ import type { sessionStatus } from '#contract/enums.ts';
 import { SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
 import type { Session } from '#contract/schemas/session.ts';
 import type { SqlRunner } from '../database.ts';
+import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { eventInsert, sessionEventData } from './events.ts';
 import { sessionOne } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
@@ -24,14 +25,17 @@ export type Transition =
 /** `updated_at` of a changed row: never the same instant twice (the ETag rule of docs/decisions.md). */
 const bumped = sql`greatest(now(), ${S.updatedAt} + interval '1 millisecond')`;
 
-/** The session as answered (the list's item) and its status; undefined when the workspace has none such. */
+/**
+ * The session as answered (the list's item) and its status; undefined when the caller's workspace
+ * has none such. Read after a change, in its transaction: the key's guard runs again (cheap).
+ */
 export async function sessionJson(
   runner: SqlRunner,
-  workspaceId: string,
+  caller: CallingKey,
   sessionId: string,
 ): Promise<{ item: JsonText<Session>; status: Status } | undefined> {
   const [row] = await runner.rows<{ item: JsonText<Session>; status: Status }>(
-    sessionOne(sql`${sessionId}`, sql`${workspaceId}`),
+    sessionOne(sql`${sessionId}`, sql`${caller.workspaceId}`, keyIsLive(caller.keyId)),
   );
   return row;
 }
@@ -39,19 +43,27 @@ export async function sessionJson(
 /** What the session's current status says about a transition that changed nothing. */
 export async function unchanged(
   tx: SqlRunner,
-  ws: string,
+  caller: CallingKey,
   sessionId: string,
   alreadyDone: Status,
 ): Promise<Transition> {
-  const found = await sessionJson(tx, ws, sessionId);
+  const found = await sessionJson(tx, caller, sessionId);
   if (!found) return { kind: 'missing' };
   return found.status === alreadyDone
     ? { kind: 'done', item: found.item }
     : { kind: 'illegal', status: found.status };
 }
 
-/** PENDING → IN_PROGRESS; a repeat on a session in progress answers it unchanged. */
-export async function startSession(tx: SqlRunner, ws: string, sessionId: string): Promise<Transition> {
+/**
+ * PENDING → IN_PROGRESS; a repeat on a session in progress answers it unchanged. The change's
+ * statement carries the calling key's guard, so a key no longer live changes nothing.
+ */
+export async function startSession(
+  tx: SqlRunner,
+  caller: CallingKey,
+  sessionId: string,
+): Promise<Transition> {
+  const { workspaceId: ws } = caller;
   await tx.rows(sql`
     with started as (
       update ${S.$} set ${S.status} = 'IN_PROGRESS', ${S.startedAt} = now(), ${S.lastHeartbeatAt} = now(),
@@ -59,22 +71,25 @@ export async function startSession(tx: SqlRunner, ws: string, sessionId: string)
       where ${S.id} = ${sessionId} and ${S.workspaceId} = ${ws} and ${S.status} = 'PENDING'
       returning *
     ), ev as (${eventInsert('session.started', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('started')} as data from started`)})
-    select 1`);
-  return unchanged(tx, ws, sessionId, 'IN_PROGRESS');
+    select 1 where ${keyIsLive(caller.keyId)}`);
+  return unchanged(tx, caller, sessionId, 'IN_PROGRESS');
 }
 
 /**
- * An IN_PROGRESS session's sign of life: one statement on the hot path; only a refused heartbeat
- * reads the session to say why. Returns the heartbeat's time, or why there is none.
+ * An IN_PROGRESS session's sign of life: one statement on the hot path (the calling key's guard
+ * included); only a refused heartbeat reads the session to say why. Returns the heartbeat's time,
+ * or why there is none.
  */
 export async function heartbeatSession(
   runner: SqlRunner,
-  ws: string,
+  caller: CallingKey,
   sessionId: string,
 ): Promise<{ kind: 'done'; at: string } | { kind: 'missing' } | { kind: 'illegal'; status: Status }> {
+  const { workspaceId: ws } = caller;
   const [row] = await runner.rows<{ at: string }>(sql`
     update ${S.$} set ${S.lastHeartbeatAt} = now(), ${S.updatedAt} = ${bumped}
     where ${S.id} = ${sessionId} and ${S.workspaceId} = ${ws} and ${S.status} = 'IN_PROGRESS'
+      and ${keyIsLive(caller.keyId)}
     returning ${S.lastHeartbeatAt} as at`);
   if (row) return { kind: 'done', at: new Date(row.at).toISOString() };
   const [found] = await runner.rows<{ status: Status }>(sql`

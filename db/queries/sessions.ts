@@ -2,6 +2,7 @@ import sql, { type Sql } from 'sql-template-tag';
 import type { sessionStatus, sessionType } from '#contract/enums.ts';
 import type { Session } from '#contract/schemas/session.ts';
 import type { SqlRunner } from '../database.ts';
+import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { sessionOne, sessionPage } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
 import { isIn, type ListWindow, type Page, runPage } from './list-window.ts';
@@ -39,28 +40,29 @@ function matching(workspaceId: string, f: SessionFilters): Sql[] {
 }
 
 /**
- * One page of a workspace's sessions, each with its agent (and the version the session ran on),
- * conversation, person and ledger entry: one statement (`sessionPage`), `limit + 1` items as JSON
- * text, and with `includeTotal` how many match, counted in the same statement.
+ * One page of the caller's workspace's sessions, each with its agent (and the version the session
+ * ran on), conversation, person and ledger entry: one statement (`sessionPage`), `limit + 1` items
+ * as JSON text, and with `includeTotal` how many match, counted in the same statement.
  */
 export function pageSessionsJson(
   runner: SqlRunner,
-  workspaceId: string,
+  caller: CallingKey,
   window: ListWindow,
   filters: SessionFilters = {},
   includeTotal = false,
 ): Promise<Page<Session>> {
-  return runPage<Session>(runner, sessionPage, S, matching(workspaceId, filters), window, includeTotal);
+  const conditions = matching(caller.workspaceId, filters);
+  return runPage<Session>(runner, sessionPage, S, conditions, window, includeTotal, keyIsLive(caller.keyId));
 }
 
 /** One session of a workspace, with the embeds of a list's item, as JSON text; undefined when none such. */
 export async function getSessionJson(
   runner: SqlRunner,
-  workspaceId: string,
+  caller: CallingKey,
   sessionId: string,
 ): Promise<JsonText<Session> | undefined> {
   const [row] = await runner.rows<{ item: JsonText<Session> }>(
-    sessionOne(sql`${sessionId}`, sql`${workspaceId}`),
+    sessionOne(sql`${sessionId}`, sql`${caller.workspaceId}`, keyIsLive(caller.keyId)),
   );
   return row?.item;
 }

@@ -1,6 +1,7 @@
 import sql, { raw, type Sql } from 'sql-template-tag';
 import type { AgentVersion, VERSION_CONFIGURATION_FIELDS } from '#contract/schemas/agent.ts';
 import type { SqlRunner } from '../database.ts';
+import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { versionOne, versionPage, versionPair } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
 import { allOf, direction, type ListWindow, type Page } from './list-window.ts';
@@ -34,11 +35,12 @@ function versionPageCte(agentId: string, workspaceId: string, window: ListWindow
  */
 export async function pageVersionsJson(
   runner: SqlRunner,
-  workspaceId: string,
+  caller: CallingKey,
   agentId: string,
   window: ListWindow,
   includeTotal = false,
 ): Promise<Page<AgentVersion> | undefined> {
+  const { workspaceId } = caller;
   const total = includeTotal
     ? sql`(select count(*)::int from ${V.$} where ${V.agentId} = ${agentId} and ${V.workspaceId} = ${workspaceId})`
     : raw('null::int');
@@ -53,6 +55,7 @@ export async function pageVersionsJson(
       total,
       sql`${agentId}`,
       sql`${workspaceId}`,
+      keyIsLive(caller.keyId),
     ),
   );
   if (!rows[0]?.found) return undefined;
@@ -66,12 +69,12 @@ export type Missing = 'agent' | 'version';
 /** One version of an agent as JSON text, or which of the two the workspace does not hold. */
 export async function getVersionJson(
   runner: SqlRunner,
-  workspaceId: string,
+  caller: CallingKey,
   agentId: string,
   versionId: string,
 ): Promise<{ item: JsonText<AgentVersion> } | { missing: Missing }> {
   const [row] = await runner.rows<{ found: boolean; item: JsonText<AgentVersion> | null }>(
-    versionOne(sql`${agentId}`, sql`${versionId}`, sql`${workspaceId}`),
+    versionOne(sql`${agentId}`, sql`${versionId}`, sql`${caller.workspaceId}`, keyIsLive(caller.keyId)),
   );
   if (!row?.found) return { missing: 'agent' };
   return row.item === null ? { missing: 'version' } : { item: row.item };
@@ -83,7 +86,7 @@ export type VersionConfiguration = Pick<AgentVersion, (typeof VERSION_CONFIGURAT
 /** Two versions' configurations of one agent, read in one statement, or which is missing. */
 export async function getConfigurationPair(
   runner: SqlRunner,
-  workspaceId: string,
+  caller: CallingKey,
   agentId: string,
   fromId: string,
   toId: string,
@@ -92,7 +95,15 @@ export async function getConfigurationPair(
     found: boolean;
     from: JsonText<VersionConfiguration> | null;
     to: JsonText<VersionConfiguration> | null;
-  }>(versionPair(sql`${agentId}`, sql`${fromId}`, sql`${toId}`, sql`${workspaceId}`));
+  }>(
+    versionPair(
+      sql`${agentId}`,
+      sql`${fromId}`,
+      sql`${toId}`,
+      sql`${caller.workspaceId}`,
+      keyIsLive(caller.keyId),
+    ),
+  );
   if (!row?.found) return { missing: 'agent' };
   if (row.from === null || row.to === null) return { missing: 'version' };
   return { from: JSON.parse(row.from), to: JSON.parse(row.to) };

@@ -12,7 +12,7 @@ export const build = (deps: Deps) =>
   route(routes.getAgent, deps, async (req) => {
     const agentId = pathParam(req.event, 'agentId', 'agent');
     parseQuery(NoQuery, noQueryParams, req.event);
-    const found = await getAgentJson(req.runner, req.caller.workspaceId, agentId);
+    const found = await getAgentJson(req.runner, req.caller, agentId);
     if (!found) throw noSuch('agent');
     return jsonText(req.requestId, 200, found.item, { etag: found.etag });
   });

@@ -16,7 +16,7 @@ export const build = (deps: Deps) =>
     const list = listRequest(query, `history ${agentId}`);
     const page = await pageAgentHistoryJson(
       req.runner,
-      req.caller.workspaceId,
+      req.caller,
       agentId,
       list.window,
       query.includeTotal === true,

@@ -13,7 +13,7 @@ export const build = (deps: Deps) =>
     const list = listRequest(query, 'agents');
     const page = await pageAgentsJson(
       req.runner,
-      req.caller.workspaceId,
+      req.caller,
       list.window,
       list.filters,
       query.includeTotal === true,

@@ -14,7 +14,7 @@ export const build = (deps: Deps) =>
   route(routes.listEvents, deps, async (req) => {
     const query = parseQuery(EventListQuery, eventListParams, req.event);
     const after = decodeFeedCursor(query.cursor ?? '');
-    const page = await pageEvents(req.runner, req.caller.workspaceId, after, query.type ?? null, query.limit);
+    const page = await pageEvents(req.runner, req.caller, after, query.type ?? null, query.limit);
     const next = encodeFeedCursor(page.last ?? after);
     return json(req.requestId, 200, page.events, {
       // Always: where a poller continues, even from an empty page.

@@ -50,7 +50,7 @@ export async function idempotent(
 ): Promise<ApiResult> {
   const { runner: sql } = req;
   const { workspaceId } = req.caller;
-  const claim = await claimKey(sql, workspaceId, key, fingerprint(body));
+  const claim = await claimKey(sql, req.caller, key, fingerprint(body));
   switch (claim.kind) {
     case 'mismatch':
       throw new HttpProblem(

@@ -20,6 +20,9 @@ const titles: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
+/** The reason phrase a problem of this status carries as its `title`. */
+export const titleOf = (status: number) => titles[status] ?? 'Error';
+
 /**
  * An answer that is not a success, thrown from anywhere below a handler and turned into an RFC 9457
  * body by `route()`. `type` is a stable, documented identifier (see README, "Errors").
@@ -34,7 +37,7 @@ export class HttpProblem extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(detail);
-    this.title = titles[status] ?? 'Error';
+    this.title = titleOf(status);
   }
 }
 
@@ -67,6 +70,19 @@ export const missingScope = (scope: string) =>
       'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
     },
   );
+/**
+ * The key is unknown, revoked or expired. One answer, two places: API Gateway's for the
+ * authorizer's Deny (ACCESS_DENIED, infra/gateway-responses.ts renders it from this), and a route's
+ * when its statement found the calling key no longer live (`invalidKey`), so a client cannot tell
+ * whether a cached allow was in the way.
+ */
+export const INVALID_KEY = {
+  status: 403,
+  slug: 'invalid-key',
+  detail: 'The API key is unknown, revoked or expired.',
+} as const;
+export const invalidKey = () =>
+  new HttpProblem(INVALID_KEY.status, problemType(INVALID_KEY.slug), INVALID_KEY.detail);
 export const unauthenticated = () =>
   new HttpProblem(
     401,

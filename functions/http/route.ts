@@ -1,6 +1,7 @@
 import type { Route } from '#contract/routes.ts';
 import type { DatabaseClient, SqlRunner } from '#db/database.ts';
 import { isDatabaseUnavailable, sqlState } from '#db/errors.ts';
+import { type CallingKey, KEY_NOT_LIVE } from '#db/queries/api-keys.ts';
 import { principalFor } from './bearer.ts';
 import type { Logger } from './log.ts';
 import {
@@ -8,6 +9,7 @@ import {
   databaseUnavailable,
   HttpProblem,
   internalError,
+  invalidKey,
   missingScope,
   problemType,
   unauthenticated,
@@ -15,11 +17,13 @@ import {
 import { problem } from './respond.ts';
 import { type ApiEvent, type ApiHandler, type ApiResult, headerOf } from './types.ts';
 
-/** The caller, as the authorizer resolved it. Every query is scoped by `workspaceId`. */
-export interface Caller {
-  workspaceId: string;
+/**
+ * The caller, as the authorizer resolved it (perhaps in an answer cached a while ago). Every query
+ * is scoped by `workspaceId` and guarded by `keyId`: a key revoked or expired since fails the
+ * statement, which answers the authorizer's own 403 (`toProblem`).
+ */
+export interface Caller extends CallingKey {
   principalId: string;
-  keyId: string;
   scopes: ReadonlySet<string>;
 }
 
@@ -97,12 +101,14 @@ export function route(
 
 function toProblem(error: unknown, logger: Logger, context: Record<string, unknown>): HttpProblem {
   if (error instanceof HttpProblem) return error;
+  const state = sqlState(error);
+  // The statement's guard: the key was revoked or expired after the authorizer's allow was cached.
+  if (state === KEY_NOT_LIVE) return invalidKey();
   if (isDatabaseUnavailable(error)) {
     logger('warn', 'database unavailable', { ...context, error });
     return databaseUnavailable();
   }
   // Safety net: validation should have caught these; never let a constraint become a 500.
-  const state = sqlState(error);
   if (state === '23505') {
     logger('warn', 'unique violation past validation', { ...context, error });
     return conflict('The request conflicts with existing data.');

@@ -17,7 +17,7 @@ export const build = (deps: Deps) =>
     const body = parseOptionalJsonBody(CompleteSessionBody, req.event);
     const completion = { ...body, principalId: req.caller.principalId };
     const outcome = await req.runner.transaction((tx) =>
-      completeSession(tx, req.caller.workspaceId, sessionId, completion),
+      completeSession(tx, req.caller, sessionId, completion),
     );
     return answer(req.requestId, 'completed', outcome);
   });

@@ -18,7 +18,7 @@ export const build = (deps: Deps) =>
     parseQuery(NoQuery, noQueryParams, req.event);
     const body = parseJsonBody(CreateSessionBody, req.event);
     const key = requiredIdempotencyKey(req);
-    const session: NewSession = { workspaceId: req.caller.workspaceId, ...body };
+    const session: NewSession = { workspaceId: req.caller.workspaceId, keyId: req.caller.keyId, ...body };
     return idempotent(deps.database, req, key, body, async (tx) => {
       const { id, item } = await createOrRefuse(tx, session);
       return jsonText(req.requestId, 201, item, locationOf(req.event, id));

@@ -12,7 +12,7 @@ export const build = (deps: Deps) =>
   route(routes.getSession, deps, async (req) => {
     const sessionId = pathParam(req.event, 'sessionId', 'session');
     parseQuery(NoQuery, noQueryParams, req.event);
-    const item = await getSessionJson(req.runner, req.caller.workspaceId, sessionId);
+    const item = await getSessionJson(req.runner, req.caller, sessionId);
     if (item === undefined) throw noSuch('session');
     return jsonText(req.requestId, 200, item);
   });

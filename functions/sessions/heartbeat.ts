@@ -16,7 +16,7 @@ export const build = (deps: Deps) =>
     const sessionId = pathParam(req.event, 'sessionId', 'session');
     parseQuery(NoQuery, noQueryParams, req.event);
     parseOptionalJsonBody(EmptyBody, req.event);
-    const outcome = await heartbeatSession(req.runner, req.caller.workspaceId, sessionId);
+    const outcome = await heartbeatSession(req.runner, req.caller, sessionId);
     if (outcome.kind === 'missing') throw noSuch('session');
     if (outcome.kind === 'illegal') throw illegalTransition('sent a heartbeat', outcome.status);
     return {

@@ -13,7 +13,7 @@ export const build = (deps: Deps) =>
     const list = listRequest(query, 'sessions');
     const page = await pageSessionsJson(
       req.runner,
-      req.caller.workspaceId,
+      req.caller,
       list.window,
       list.filters,
       query.includeTotal === true,

@@ -15,7 +15,7 @@ export const build = (deps: Deps) =>
     const sessionId = pathParam(req.event, 'sessionId', 'session');
     parseQuery(NoQuery, noQueryParams, req.event);
     parseOptionalJsonBody(EmptyBody, req.event);
-    const outcome = await req.runner.transaction((tx) => startSession(tx, req.caller.workspaceId, sessionId));
+    const outcome = await req.runner.transaction((tx) => startSession(tx, req.caller, sessionId));
     return answer(req.requestId, 'started', outcome);
   });
 

@@ -16,7 +16,7 @@ export const build = (deps: Deps) =>
     const fromId = pathParam(req.event, 'versionId', 'version');
     const toId = pathParam(req.event, 'toVersionId', 'version');
     parseQuery(NoQuery, noQueryParams, req.event);
-    const pair = await getConfigurationPair(req.runner, req.caller.workspaceId, agentId, fromId, toId);
+    const pair = await getConfigurationPair(req.runner, req.caller, agentId, fromId, toId);
     if ('missing' in pair) throw noSuch(pair.missing);
     // createPatch emits only add, remove and replace: the operations JsonPatch names.
     const patch = createPatch(pair.from, pair.to) as JsonPatch;

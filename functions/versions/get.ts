@@ -13,7 +13,7 @@ export const build = (deps: Deps) =>
     const agentId = pathParam(req.event, 'agentId', 'agent');
     const versionId = pathParam(req.event, 'versionId', 'version');
     parseQuery(NoQuery, noQueryParams, req.event);
-    const found = await getVersionJson(req.runner, req.caller.workspaceId, agentId, versionId);
+    const found = await getVersionJson(req.runner, req.caller, agentId, versionId);
     if ('missing' in found) throw noSuch(found.missing);
     return jsonText(req.requestId, 200, found.item);
   });

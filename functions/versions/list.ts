@@ -16,7 +16,7 @@ export const build = (deps: Deps) =>
     const list = listRequest(query, `agents/${agentId}/versions`);
     const page = await pageVersionsJson(
       req.runner,
-      req.caller.workspaceId,
+      req.caller,
       agentId,
       list.window,
       query.includeTotal === true,

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionList } from '#contract/schemas/session.ts';
 import type { DatabaseHandle } from '#db/client.ts';
+import { createApiKey } from '#db/queries/manage-api-keys.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { pageSessions } from '#test/helpers/pages.ts';
 import { listStructures, type Structure } from '../../bench/bulk-load.ts';
@@ -48,7 +49,13 @@ describe('the bench seeder, at a small size', () => {
   });
 
   it('makes sessions the API lists as valid Sessions of that workspace only, newest first', async () => {
-    const rows = await pageSessions(handle.sql, a.workspaceId, { limit: 250, offset: 0 });
+    // The API's statement runs for a live key of the workspace (the seeder makes none).
+    const key = await createApiKey(handle.db, { workspaceId: a.workspaceId, name: 'reader', scopes: [] });
+    const rows = await pageSessions(
+      handle.sql,
+      { workspaceId: a.workspaceId, keyId: key.id },
+      { limit: 250, offset: 0 },
+    );
     expect(rows).toHaveLength(120);
     const sessions = v.parse(SessionList, rows);
     for (const s of sessions) {

@@ -7,7 +7,7 @@ import { sqlState } from '#db/errors.ts';
 import { migrate } from '#db/migrate.ts';
 import { revokeApiKey } from '#db/queries/manage-api-keys.ts';
 import { rowsOf } from '#db/queries/rows.ts';
-import { APP_PRIVILEGES, ensureAppRole } from '#db/roles.ts';
+import { APP_FUNCTIONS, APP_PRIVILEGES, ensureAppRole } from '#db/roles.ts';
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import { build as buildCreateAgent } from '#functions/agents/create.ts';
 import { build as buildListAgents } from '#functions/agents/list.ts';
@@ -98,6 +98,19 @@ describe.runIf(usingPostgres())(
         `${a.table_name} ${a.privilege_type}`.localeCompare(`${b.table_name} ${b.privilege_type}`),
       );
       expect(granted).toEqual(expected);
+    });
+
+    it('may execute the functions the statements call, which PUBLIC may not', async () => {
+      // Every function of the schema: whether APP_FUNCTIONS lists it, and who may execute it.
+      const functions = rowsOf<{ listed: boolean; app: boolean; public: boolean }>(
+        await master.db.execute(sql`
+        select p.oid in (select to_regprocedure(s) from unnest(string_to_array(${APP_FUNCTIONS.join(';')}, ';')) s) as listed,
+          has_function_privilege(${role}, p.oid, 'execute') as app,
+          exists (select 1 from aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a
+            where a.grantee = 0 and a.privilege_type = 'EXECUTE') as public
+        from pg_proc p where p.pronamespace = 'public'::regnamespace`),
+      );
+      expect(functions).toEqual(APP_FUNCTIONS.map(() => ({ listed: true, app: true, public: false })));
     });
 
     describe('serves every operation, through the real handlers', () => {

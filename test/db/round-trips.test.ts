@@ -66,7 +66,7 @@ describe.skipIf(!usingPostgres())(
         agents: await roundTrips(() =>
           pageAgentsJson(
             runner,
-            workspaceId,
+            { workspaceId, keyId },
             { limit: 26, offset: 0 },
             { q: "50%_O'", status: ['PUBLISHED'] },
           ),
@@ -74,7 +74,7 @@ describe.skipIf(!usingPostgres())(
         sessions: await roundTrips(() =>
           pageSessionsJson(
             runner,
-            workspaceId,
+            { workspaceId, keyId },
             { limit: 251, offset: 0, after },
             { agentId: ['a', 'b'], hasLedger: true },
           ),

@@ -5,6 +5,8 @@ import { silentLogger } from '#functions/http/log.ts';
 import { TtlCache } from '#infra/local/cache.ts';
 import { startGateway } from '#infra/local/gateway.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
+import { literalGatewayBody } from '#test/helpers/gateway-answers.ts';
+import { recordStatements } from '#test/helpers/recording-database.ts';
 import { createTenant } from '#test/helpers/tenants.ts';
 
 let database: DatabaseHandle;
@@ -20,30 +22,39 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 describe('authorizer result cache over HTTP', () => {
-  it('keeps allowing a revoked key within the TTL, refuses it after', async () => {
+  it('refuses a revoked key on its next request while its allow is cached, asking the authorizer only once the TTL is over', async () => {
     const ttlMs = 1_500;
+    const recorded = recordStatements(database);
     const gateway = await startGateway({
-      deps: { database: database, logger: silentLogger },
+      deps: { database: recorded.client, logger: silentLogger },
       authorizerCacheTtlSeconds: ttlMs / 1000,
     });
     try {
       const get = (token: string) =>
         fetch(`${gateway.url}/sessions`, { headers: { authorization: `Bearer ${token}` } });
+      /** API Gateway's own 403 for a key it denies, byte for byte. */
+      const expectInvalidKey = async (res: Response) => {
+        expect(res.status).toBe(403);
+        expect(res.headers.get('content-type')).toBe('application/problem+json');
+        expect(await res.text()).toBe(literalGatewayBody(403, res.headers.get('x-request-id') ?? ''));
+      };
       // Warm up first, so a slow first request cannot eat the TTL.
       expect((await get((await createTenant(database.db)).token)).status).toBe(200);
       const tenant = await createTenant(database.db);
       const started = Date.now();
       expect((await get(tenant.token)).status).toBe(200);
       const answered = Date.now(); // the answer was cached before this
+      const lookups = recorded.lookups();
       expect(await revokeApiKey(database.db, tenant.keyId)).toBe(true);
-      const cached = await get(tenant.token);
+      // The cached allow is used (no lookup), and the route's statement refuses the key.
+      await expectInvalidKey(await get(tenant.token));
+      expect(recorded.lookups()).toBe(lookups);
       // Only meaningful while the first answer is still fresh.
       expect(Date.now() - started).toBeLessThan(ttlMs);
-      expect(cached.status).toBe(200);
+      // Once the TTL is over the authorizer is asked again, and its Deny is the same answer.
       await sleep(answered + ttlMs + 50 - Date.now());
-      const refused = await get(tenant.token);
-      expect(refused.status).toBe(403);
-      expect(refused.headers.get('content-type')).toBe('application/problem+json');
+      await expectInvalidKey(await get(tenant.token));
+      expect(recorded.lookups()).toBe(lookups + 1);
     } finally {
       await gateway.close();
     }

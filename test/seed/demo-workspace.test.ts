@@ -97,10 +97,10 @@ describe('seedDemoWorkspace', () => {
   });
 
   it('reads back through the API queries in the response shapes', async () => {
-    const page = await pageSessions(handle.sql, seeded.workspaceId, { limit: 250, offset: 0 });
+    const page = await pageSessions(handle.sql, seeded, { limit: 250, offset: 0 });
     expect(page).toHaveLength(60);
     expect(v.safeParse(SessionList, page).issues).toBeUndefined();
-    const agents = await pageAgents(handle.sql, seeded.workspaceId, { limit: 250, offset: 0 });
+    const agents = await pageAgents(handle.sql, seeded, { limit: 250, offset: 0 });
     expect(v.safeParse(AgentList, agents).issues).toBeUndefined();
   });
 

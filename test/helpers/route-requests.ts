@@ -1,0 +1,263 @@
+import { randomUUID } from 'node:crypto';
+import { createId } from '@paralleldrive/cuid2';
+import { scopes as allScopes, type Route, routes } from '#contract/routes.ts';
+import type { DatabaseHandle } from '#db/client.ts';
+import { archiveAgent, type ChangeOf, createVersion, publishAgent } from '#db/queries/agent-changes.ts';
+import type { CallingKey } from '#db/queries/api-keys.ts';
+import { createAgent } from '#db/queries/create-agent.ts';
+import { createSession } from '#db/queries/create-session.ts';
+import { createApiKey } from '#db/queries/manage-api-keys.ts';
+import { startSession } from '#db/queries/session-writes.ts';
+import { agentEtag } from '#functions/http/etag.ts';
+import type { ApiEvent } from '#functions/http/types.ts';
+import { apiEvent } from './events.ts';
+import { createTenant, type Tenant } from './tenants.ts';
+
+/** A route of the table by its key (`createAgent`, `listSessions`…). */
+export type RouteKey = keyof typeof routes;
+export const routeKeys = Object.keys(routes) as RouteKey[];
+
+/** One request to a route as a client sends it (the bearer token is the world's caller's). */
+export interface RouteRequest {
+  method: Route['method'];
+  /** The concrete path, its ids filled in. */
+  path: string;
+  /** The query string, without `?`. */
+  query?: string;
+  headers?: Record<string, string>;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** What the world's caller is answered while its key is live. */
+  status: number;
+}
+
+/**
+ * What the requests need, in one workspace. The caller's key holds every scope and is the one a
+ * test may revoke; the fixtures make what they consume with `writer`, another key of the workspace
+ * that stays live, through the write-path queries (so rows are exactly as the API makes them).
+ */
+export interface World {
+  database: DatabaseHandle;
+  caller: Tenant;
+  writer: CallingKey & { principalId: string };
+  /** A PUBLISHED agent: version 1 published, version 2 a newer draft; its current ETag. */
+  agent: { id: string; etag: string; publishedVersionId: string; draftVersionId: string };
+  /** A PENDING session of that agent, on its published version. */
+  session: { id: string };
+}
+
+/**
+ * One valid request per route, each a function of the world. Typed by the route table, so a route
+ * added to contract/routes.ts without a request here fails `tsc`. A request that changes state
+ * (publish, archive, start, complete…) makes its own target first, so each call is one that
+ * changes something, however often it is called.
+ */
+export const routeRequests: Record<RouteKey, (world: World) => Promise<RouteRequest>> = {
+  createAgent: async () => ({
+    method: 'POST',
+    path: '/agents',
+    body: { name: `Fixture ${unique()}` },
+    status: 201,
+  }),
+  listAgents: async () => ({ method: 'GET', path: '/agents', status: 200 }),
+  getAgent: async ({ agent }) => ({ method: 'GET', path: `/agents/${agent.id}`, status: 200 }),
+  listSessions: async () => ({ method: 'GET', path: '/sessions', status: 200 }),
+  listVersions: async ({ agent }) => ({ method: 'GET', path: `/agents/${agent.id}/versions`, status: 200 }),
+  getVersion: async ({ agent }) => ({
+    method: 'GET',
+    path: `/agents/${agent.id}/versions/${agent.publishedVersionId}`,
+    status: 200,
+  }),
+  diffVersions: async ({ agent }) => ({
+    method: 'GET',
+    path: `/agents/${agent.id}/versions/${agent.publishedVersionId}/diff/${agent.draftVersionId}`,
+    status: 200,
+  }),
+  getSession: async ({ session }) => ({ method: 'GET', path: `/sessions/${session.id}`, status: 200 }),
+  createVersion: async (world) => {
+    const agent = await newAgent(world);
+    return {
+      method: 'POST',
+      path: `/agents/${agent.id}/versions`,
+      headers: { 'if-match': agent.etag, 'idempotency-key': `fixture-${randomUUID()}` },
+      body: { systemPrompt: 'Be brief.' },
+      status: 201,
+    };
+  },
+  updateAgent: async (world) => {
+    const agent = await newAgent(world);
+    return {
+      method: 'PATCH',
+      path: `/agents/${agent.id}`,
+      headers: { 'if-match': agent.etag },
+      body: { name: `Renamed ${unique()}` },
+      status: 200,
+    };
+  },
+  publishAgent: async (world) => {
+    const agent = await newAgent(world);
+    return {
+      method: 'POST',
+      path: `/agents/${agent.id}/publish`,
+      headers: { 'if-match': agent.etag },
+      body: { versionId: agent.versionId },
+      status: 200,
+    };
+  },
+  archiveAgent: async (world) => {
+    const agent = await newAgent(world);
+    return {
+      method: 'POST',
+      path: `/agents/${agent.id}/archive`,
+      headers: { 'if-match': agent.etag },
+      status: 200,
+    };
+  },
+  unarchiveAgent: async (world) => {
+    const agent = await newAgent(world);
+    const archived = await archiveAgent(world.database.sql, changeOf(world, agent.id));
+    if (archived.kind !== 'changed') throw new Error(`fixture: archive answered ${archived.kind}`);
+    return {
+      method: 'POST',
+      path: `/agents/${agent.id}/unarchive`,
+      headers: { 'if-match': archived.etag },
+      status: 200,
+    };
+  },
+  agentHistory: async ({ agent }) => ({ method: 'GET', path: `/agents/${agent.id}/history`, status: 200 }),
+  createSession: async ({ agent }) => ({
+    method: 'POST',
+    path: '/sessions',
+    headers: { 'idempotency-key': `fixture-${randomUUID()}` },
+    body: { agentId: agent.id, type: 'WEB_VOICE', person: { email: `caller-${unique()}@example.com` } },
+    status: 201,
+  }),
+  startSession: async (world) => ({
+    method: 'POST',
+    path: `/sessions/${await newSession(world)}/start`,
+    status: 200,
+  }),
+  heartbeatSession: async (world) => ({
+    method: 'POST',
+    path: `/sessions/${await newSession(world, { started: true })}/heartbeat`,
+    status: 204,
+  }),
+  completeSession: async (world) => ({
+    method: 'POST',
+    path: `/sessions/${await newSession(world, { started: true })}/complete`,
+    body: { usage: { amount: 3 } },
+    status: 200,
+  }),
+  listEvents: async () => ({ method: 'GET', path: '/events', status: 200 }),
+};
+
+/** A new workspace, its caller and writer keys, a published agent with a newer draft, and a session of it. */
+export async function buildWorld(database: DatabaseHandle): Promise<World> {
+  const caller = await createTenant(database.db, { scopes: allScopes });
+  const key = await createApiKey(database.db, {
+    workspaceId: caller.workspaceId,
+    name: 'fixture writer',
+    scopes: [],
+  });
+  const writer = { workspaceId: caller.workspaceId, keyId: key.id, principalId: key.principalId };
+  const partial = { database, caller, writer };
+  const created = await newAgent(partial);
+  const draft = await createVersion(database.sql, changeOf(partial, created.id), {});
+  if (draft.kind !== 'changed') throw new Error(`fixture: new version answered ${draft.kind}`);
+  const published = await publishAgent(database.sql, changeOf(partial, created.id), created.versionId);
+  if (published.kind !== 'changed') throw new Error(`fixture: publish answered ${published.kind}`);
+  const agent = {
+    id: created.id,
+    etag: published.etag,
+    publishedVersionId: created.versionId,
+    draftVersionId: draft.answer.id,
+  };
+  const session = { id: await newSession({ ...partial, agent }) };
+  return { ...partial, agent, session };
+}
+
+/** The request as the route's function receives it behind API Gateway, the caller's key allowed. */
+export function toApiEvent(world: World, key: RouteKey, request: RouteRequest): ApiEvent {
+  return apiEvent({
+    method: request.method,
+    path: request.path,
+    resource: routes[key].path,
+    query: request.query,
+    headers: request.headers,
+    body: request.body,
+    caller: world.caller,
+    scopes: allScopes.join(' '),
+  });
+}
+
+/** The request over HTTP, to a (local) gateway at `baseUrl`, with the caller's bearer token. */
+export function sendTo(baseUrl: string, world: World, request: RouteRequest): Promise<Response> {
+  return fetch(`${baseUrl}${request.path}${request.query ? `?${request.query}` : ''}`, {
+    method: request.method,
+    headers: {
+      authorization: `Bearer ${world.caller.token}`,
+      ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...request.headers,
+    },
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+  });
+}
+
+/** The same request naming ids no row has (each of its path's parameters a new cuid2). */
+export function withUnknownIds(key: RouteKey, request: RouteRequest): RouteRequest {
+  const template = routes[key].path.split('/');
+  const path = request.path
+    .split('/')
+    .map((segment, i) => (template[i]?.startsWith('{') ? createId() : segment))
+    .join('/');
+  return { ...request, path };
+}
+
+let counter = 0;
+const unique = () => `${++counter}-${randomUUID().slice(0, 8)}`;
+
+type Writing = Pick<World, 'database' | 'caller' | 'writer'>;
+
+/** A change by the writer, on any ETag. */
+const changeOf = ({ writer }: Writing, agentId: string): ChangeOf => ({
+  ...writer,
+  agentId,
+  ifMatch: undefined,
+});
+
+/** A new DRAFT agent with its version 1, made as POST /agents makes one; its ETag. */
+async function newAgent(world: Writing) {
+  const { writer } = world;
+  const agent = await createAgent(world.database.sql, {
+    ...writer,
+    name: `Fixture ${unique()}`,
+    description: null,
+    slug: { derivedFrom: 'fixture' },
+    version: {
+      config: null,
+      systemPrompt: 'A fixture.',
+      knowledgeBaseId: null,
+      inputMode: [],
+      followUp: false,
+    },
+  });
+  return { id: agent.id, etag: agentEtag(agent), versionId: agent.version.id };
+}
+
+/** A new PENDING session (IN_PROGRESS when `started`) of the world's agent, made as POST /sessions makes one. */
+async function newSession(world: Writing & Pick<World, 'agent'>, options: { started?: boolean } = {}) {
+  return world.database.sql.transaction(async (tx) => {
+    const { id } = await createSession(tx, {
+      workspaceId: world.writer.workspaceId,
+      keyId: world.writer.keyId,
+      agentId: world.agent.id,
+      agentVersionId: null,
+      type: 'WEB_VOICE',
+      name: null,
+      recordAudio: false,
+      person: { email: `person-${unique()}@example.com`, phone: null, properties: {} },
+    });
+    if (options.started) await startSession(tx, world.writer, id);
+    return id;
+  });
+}
