@@ -12,8 +12,17 @@ import * as tables from '#db/schema/index.ts';
  * served by the same bare `node:http` server as the bare baseline and measured the same way; the
  * API should beat it. Idiomatic, not tuned: no hand-written SQL, no JSON built in the database.
  */
-const { agentChanges, agents, agentVersions, conversations, ledgerEntries, persons, sessions, themes } =
-  tables;
+const {
+  agentChanges,
+  agents,
+  agentVersions,
+  conversations,
+  events,
+  ledgerEntries,
+  persons,
+  sessions,
+  themes,
+} = tables;
 
 const sessionRelations = relations(sessions, ({ one }) => ({
   agent: one(agents, { fields: [sessions.agentId], references: [agents.id] }),
@@ -101,7 +110,10 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
     };
   }
 
-  /** The create as an ORM user writes it: a transaction, the default theme, two inserts. */
+  /**
+   * The create as an ORM user writes it: a transaction, the default theme, the agent and its
+   * version, and the same history entry and `agent.created` event the API writes.
+   */
   async function createAgent(body: { name: string; description?: string; version: Record<string, unknown> }) {
     return db.transaction(async (tx) => {
       const theme = await tx.query.themes.findFirst({
@@ -140,6 +152,23 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
         })
         .returning();
       if (!version) throw new Error('insert returned nothing');
+      await tx.insert(agentChanges).values({
+        id: createId(),
+        createdAt: agent.updatedAt,
+        workspaceId,
+        agentId: agent.id,
+        agentVersionId: version.id,
+        operation: 'create-agent',
+        principalId,
+        keyId,
+        etagBefore: null,
+        etagAfter: etagOf(agent),
+      });
+      await tx.insert(events).values({
+        type: 'agent.created',
+        workspaceId,
+        data: { agentId: agent.id, name: agent.name, slug: agent.slug, versionId: version.id },
+      });
       return { ...withIsoTimes(agent), version: withIsoTimes(version) };
     });
   }
