@@ -5,7 +5,17 @@ import { routeKey, routeList, routes } from './routes.ts';
 import { Agent, AgentList, AgentVersion, AgentVersionList } from './schemas/agent.ts';
 import { AgentChange, AgentChangeList } from './schemas/agent-change.ts';
 import { VersionConfig, VersionConfigInput } from './schemas/config.ts';
-import { Event, EventList, eventListParams } from './schemas/event.ts';
+import {
+  AgentArchivedData,
+  AgentCreatedData,
+  AgentPublishedData,
+  AgentUnarchivedData,
+  Event,
+  EventList,
+  eventListParams,
+  SessionEventData,
+  UsageBookedData,
+} from './schemas/event.ts';
 import { JsonPatch } from './schemas/json-patch.ts';
 import {
   agentChangeListParams,
@@ -50,6 +60,12 @@ const schemas = {
   CompleteSessionBody,
   Event,
   EventList,
+  AgentCreatedData,
+  AgentPublishedData,
+  AgentArchivedData,
+  AgentUnarchivedData,
+  SessionEventData,
+  UsageBookedData,
 };
 type SchemaName = keyof typeof schemas;
 
@@ -618,9 +634,10 @@ const operations: Record<string, { tag: string; description: string; operation: 
   [routeKey(routes.listEvents)]: {
     tag: 'Events',
     description:
-      'The workspace’s events (agent created, session created/started/completed, usage booked), each ' +
-      'written in the same transaction as its change, in a stable order: a consumer replays from any ' +
-      'cursor and sees every event exactly once. Kept at least 30 days (nothing purges them yet).',
+      'The workspace’s events (agent created/published/archived/unarchived, session created/started/completed, ' +
+      'usage booked; `type` says what `data` holds), each written in the same transaction as its change, in a ' +
+      'stable order: a consumer replays from any cursor and sees every event exactly once. Kept at least 30 ' +
+      'days (nothing purges them yet).',
     operation: listEventsOperation,
   },
 };

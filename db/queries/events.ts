@@ -87,7 +87,9 @@ export async function pageEvents(
   };
 }
 
-const iso = (expr: Sql) => sql`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A timestamp as the API writes them (`2026-11-21T10:00:00.000Z`), inside a statement's JSON. */
+export const isoTime = (expr: Sql) =>
+  sql`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * A session event's `data`, from the session row `alias` of the change's statement: its ids, its
@@ -98,8 +100,8 @@ export const sessionEventData = (alias: string): Sql => {
   return sql`jsonb_build_object('sessionId', ${c(S.id)}, 'agentId', ${c(S.agentId)},
     'agentVersionId', ${c(S.agentVersionId)}, 'personId', ${c(S.personId)},
     'conversationId', ${c(S.conversationId)}, 'type', ${c(S.type)}, 'status', ${c(S.status)},
-    'startedAt', ${iso(c(S.startedAt))}, 'endedAt', ${iso(c(S.endedAt))},
-    'completedAt', ${iso(c(S.completedAt))}, 'completedMeta', ${c(S.completedMeta)})`;
+    'startedAt', ${isoTime(c(S.startedAt))}, 'endedAt', ${isoTime(c(S.endedAt))},
+    'completedAt', ${isoTime(c(S.completedAt))}, 'completedMeta', ${c(S.completedMeta)})`;
 };
 
 /** An event the relay claimed: its envelope and its row, to mark once it was delivered. */
