@@ -342,7 +342,7 @@ export interface paths {
         };
         /**
          * The event feed, in order, from a cursor
-         * @description The workspace’s events (agent created/published/archived/unarchived, session created/started/completed, usage booked; `type` says what `data` holds), each written in the same transaction as its change, in a stable order: a consumer replays from any cursor and sees every event exactly once. Kept at least 30 days (nothing purges them yet).
+         * @description The workspace’s events (agent created/published/archived/unarchived, session created/started/completed, usage booked; `type` says what `data` holds), each written in the same transaction as its change, in a stable order: a consumer replays from any cursor and sees every event exactly once. Kept at least 30 days; then purged once the relay has published them. A cursor whose events were purged goes on with the oldest event still kept after it.
          *
          *     Requires the `events:read` scope.
          */
@@ -3053,7 +3053,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Events after the cursor, oldest first (feed order); empty when none is new yet. */
+            /** @description Events after the cursor, oldest first (feed order); empty when none is new yet. A cursor into purged events is no error: the page starts at the next event kept. */
             200: {
                 headers: {
                     /** @description The request id; also in every problem body. */

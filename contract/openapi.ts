@@ -1,6 +1,11 @@
 import { type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { IDEMPOTENCY_KEY_HOURS, MAX_BODY_BYTES, SESSION_STALE_AFTER_SECONDS } from './limits.ts';
+import {
+  EVENT_RETENTION_DAYS,
+  IDEMPOTENCY_KEY_HOURS,
+  MAX_BODY_BYTES,
+  SESSION_STALE_AFTER_SECONDS,
+} from './limits.ts';
 import { routeKey, routeList, routes } from './routes.ts';
 import { Agent, AgentList, AgentVersion, AgentVersionList } from './schemas/agent.ts';
 import { AgentChange, AgentChangeList } from './schemas/agent-change.ts';
@@ -467,7 +472,9 @@ const listEventsOperation = {
   parameters: queryParameters(eventListParams),
   responses: {
     '200': {
-      description: 'Events after the cursor, oldest first (feed order); empty when none is new yet.',
+      description:
+        'Events after the cursor, oldest first (feed order); empty when none is new yet. A cursor into purged ' +
+        'events is no error: the page starts at the next event kept.',
       headers: {
         ...requestIdHeader,
         'x-next-cursor': header(
@@ -636,8 +643,9 @@ const operations: Record<string, { tag: string; description: string; operation: 
     description:
       'The workspace’s events (agent created/published/archived/unarchived, session created/started/completed, ' +
       'usage booked; `type` says what `data` holds), each written in the same transaction as its change, in a ' +
-      'stable order: a consumer replays from any cursor and sees every event exactly once. Kept at least 30 ' +
-      'days (nothing purges them yet).',
+      'stable order: a consumer replays from any cursor and sees every event exactly once. Kept at least ' +
+      `${EVENT_RETENTION_DAYS} days; then purged once the relay has published them. A cursor whose events ` +
+      'were purged goes on with the oldest event still kept after it.',
     operation: listEventsOperation,
   },
 };

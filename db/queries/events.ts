@@ -1,5 +1,6 @@
 import sql, { raw, type Sql } from 'sql-template-tag';
 import type { eventTypes } from '#contract/enums.ts';
+import { EVENT_RETENTION_DAYS } from '#contract/limits.ts';
 import type { SqlRunner } from '../database.ts';
 import { events as EV, sessions as S } from './names.generated.ts';
 
@@ -133,4 +134,30 @@ export async function markPublished(tx: SqlRunner, seqs: readonly string[]): Pro
     where ${EV.seq} = any(string_to_array(${seqs.join(',')}::text, ',')::bigint[]) and ${EV.publishedAt} is null
     returning ${EV.seq}`);
   return rows.length;
+}
+
+/** The retention window as an interval: events younger than it are never purged. */
+export const RETENTION = `${EVENT_RETENTION_DAYS} days`;
+
+/**
+ * Deletes up to `limit` events older than the retention window that the relay has published (an
+ * unpublished one is kept, however old, until it is delivered), oldest first, on the partial index
+ * `events_published_age`; rows another purge holds are skipped. Returns how many it deleted. The
+ * feed needs nothing more: a cursor is a position, and the next page starts at the first event
+ * still kept after it.
+ */
+export async function purgeEvents(runner: SqlRunner, limit: number): Promise<number> {
+  const [row] = await runner.rows<{ n: number }>(sql`
+    with expired as (
+      select ${EV.seq} from ${EV.$}
+      where ${EV.publishedAt} is not null and ${EV.occurredAt} < now() - ${RETENTION}::interval
+      order by ${EV.occurredAt}
+      limit ${limit}
+      for update skip locked
+    ), purged as (
+      delete from ${EV.$} e using expired where e.${EV.seq} = expired.${EV.seq}
+      returning 1
+    )
+    select count(*)::int as n from purged`);
+  return row?.n ?? 0;
 }
