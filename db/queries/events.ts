@@ -2,6 +2,7 @@ import sql, { raw, type Sql } from 'sql-template-tag';
 import type { eventTypes } from '#contract/enums.ts';
 import { EVENT_RETENTION_DAYS } from '#contract/limits.ts';
 import type { SqlRunner } from '../database.ts';
+import { clock } from './clock.ts';
 import { events as EV, sessions as S } from './names.generated.ts';
 
 export type EventType = (typeof eventTypes)[number];
@@ -9,13 +10,14 @@ export type EventType = (typeof eventTypes)[number];
 /**
  * The outbox's insert, for a change's own statement or transaction (so the event commits with the
  * change or not at all): one event of `type` per row of `rows`, a SELECT of `workspace_id` and
- * `data` (a jsonb object). Used as a CTE, e.g. `ev as (${eventInsert('session.started', sql`select
- * workspace_id, jsonb_build_object(…) from changed`)})`, or run alone. Every other column is the
- * table's default: a fresh id, now, the writing transaction's id.
+ * `data` (a jsonb object), occurring `at` (the change's clock, clock.ts: now for the API). Used as a
+ * CTE, e.g. `ev as (${eventInsert('session.started', sql`select workspace_id, jsonb_build_object(…)
+ * from changed`)})`, or run alone. Every other column is the table's default: a fresh id, the
+ * writing transaction's id.
  */
-export const eventInsert = (type: EventType, rows: Sql): Sql => sql`
-  insert into ${EV.$} (${EV.type}, ${EV.workspaceId}, ${EV.data})
-  select ${type}::varchar, r.workspace_id, r.data from (${rows}) r
+export const eventInsert = (type: EventType, rows: Sql, at: Sql = clock()): Sql => sql`
+  insert into ${EV.$} (${EV.type}, ${EV.workspaceId}, ${EV.data}, ${EV.occurredAt})
+  select ${type}::varchar, r.workspace_id, r.data, ${at} from (${rows}) r
   returning ${EV.id}`;
 
 /** Where a feed reader stands: after this event. */

@@ -1,8 +1,9 @@
-import sql from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { sessionStatus } from '#contract/enums.ts';
 import { SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
 import type { Session } from '#contract/schemas/session.ts';
 import type { SqlRunner } from '../database.ts';
+import { clock } from './clock.ts';
 import { eventInsert, sessionEventData } from './events.ts';
 import { sessionOne } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
@@ -21,8 +22,8 @@ export type Transition =
   | { kind: 'missing' }
   | { kind: 'illegal'; status: Status };
 
-/** `updated_at` of a changed row: never the same instant twice (the ETag rule of docs/decisions.md). */
-const bumped = sql`greatest(now(), ${S.updatedAt} + interval '1 millisecond')`;
+/** `updated_at` of a row changed at `now`: never the same instant twice (the ETag rule of docs/decisions.md). */
+const bumped = (now: Sql) => sql`greatest(${now}, ${S.updatedAt} + interval '1 millisecond')`;
 
 /** The session as answered (the list's item) and its status; undefined when the workspace has none such. */
 export async function sessionJson(
@@ -50,30 +51,42 @@ export async function unchanged(
     : { kind: 'illegal', status: found.status };
 }
 
-/** PENDING → IN_PROGRESS; a repeat on a session in progress answers it unchanged. */
-export async function startSession(tx: SqlRunner, ws: string, sessionId: string): Promise<Transition> {
+/**
+ * PENDING → IN_PROGRESS; a repeat on a session in progress answers it unchanged. `at`: the seed's
+ * clock (clock.ts); the API's is now.
+ */
+export async function startSession(
+  tx: SqlRunner,
+  ws: string,
+  sessionId: string,
+  at?: string,
+): Promise<Transition> {
+  const now = clock(at);
   await tx.rows(sql`
     with started as (
-      update ${S.$} set ${S.status} = 'IN_PROGRESS', ${S.startedAt} = now(), ${S.lastHeartbeatAt} = now(),
-        ${S.updatedAt} = ${bumped}
+      update ${S.$} set ${S.status} = 'IN_PROGRESS', ${S.startedAt} = ${now}, ${S.lastHeartbeatAt} = ${now},
+        ${S.updatedAt} = ${bumped(now)}
       where ${S.id} = ${sessionId} and ${S.workspaceId} = ${ws} and ${S.status} = 'PENDING'
       returning *
-    ), ev as (${eventInsert('session.started', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('started')} as data from started`)})
+    ), ev as (${eventInsert('session.started', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('started')} as data from started`, now)})
     select 1`);
   return unchanged(tx, ws, sessionId, 'IN_PROGRESS');
 }
 
 /**
  * An IN_PROGRESS session's sign of life: one statement on the hot path; only a refused heartbeat
- * reads the session to say why. Returns the heartbeat's time, or why there is none.
+ * reads the session to say why. Returns the heartbeat's time, or why there is none. `at`: the
+ * seed's clock; the API's is now (and the statement then the same text as without one).
  */
 export async function heartbeatSession(
   runner: SqlRunner,
   ws: string,
   sessionId: string,
+  at?: string,
 ): Promise<{ kind: 'done'; at: string } | { kind: 'missing' } | { kind: 'illegal'; status: Status }> {
+  const now = clock(at);
   const [row] = await runner.rows<{ at: string }>(sql`
-    update ${S.$} set ${S.lastHeartbeatAt} = now(), ${S.updatedAt} = ${bumped}
+    update ${S.$} set ${S.lastHeartbeatAt} = ${now}, ${S.updatedAt} = ${bumped(now)}
     where ${S.id} = ${sessionId} and ${S.workspaceId} = ${ws} and ${S.status} = 'IN_PROGRESS'
     returning ${S.lastHeartbeatAt} as at`);
   if (row) return { kind: 'done', at: new Date(row.at).toISOString() };
