@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as v from 'valibot';
 import { Agent, AgentList, AgentVersion, AgentVersionList } from '#contract/schemas/agent.ts';
 import { AgentChangeList } from '#contract/schemas/agent-change.ts';
+import { type Event, EventList } from '#contract/schemas/event.ts';
 import { JsonPatch } from '#contract/schemas/json-patch.ts';
 import { Problem } from '#contract/schemas/problem.ts';
 import { Session, SessionList } from '#contract/schemas/session.ts';
@@ -15,7 +16,10 @@ import { tiers } from '#contract/tiers.ts';
 export interface SmokeTarget {
   /** The API's base URL, ending in `/` (as the stack's ApiUrl output does). */
   base: URL;
-  /** A key with agents:read and sessions:read (and agents:write, agents:publish when `write`). */
+  /**
+   * A key with agents:read, sessions:read and events:read (and agents:write, agents:publish,
+   * sessions:write when `write`).
+   */
   token: string;
   write: boolean;
   /** Also flood the workspace past its tier and check the 429 (a standard workspace; not for prod). */
@@ -77,6 +81,8 @@ export function smokeChecks(target: SmokeTarget): Check[] {
   let listed: Agent | undefined;
   let firstSession: Session | undefined;
   let versions: AgentVersion[] | undefined;
+  /** What this run changed, so the feed can be held to one event per change. */
+  const changed: { sessionId?: string; published?: boolean; archived?: boolean } = {};
 
   async function request(
     path: string,
@@ -182,6 +188,7 @@ export function smokeChecks(target: SmokeTarget): Check[] {
         const done = shaped(Session, first, 'the completed session');
         if (done.status !== 'COMPLETED' || done.ledger?.amount !== 1) fail('not completed with its usage');
         if (again.text !== first.text) fail('a repeated completion answered differently');
+        changed.sessionId = session.id;
         return `session ${session.id}: 201, 200, 204, 200 twice with one ledger entry ${done.ledger.id}`;
       },
     },
@@ -261,6 +268,7 @@ export function smokeChecks(target: SmokeTarget): Check[] {
           expectStatus(back, 200);
           if (shaped(Agent, back, 'the agent').publishedVersionId !== state.v1)
             fail('the rollback did not publish version 1');
+          changed.published = true;
           return '200 PUBLISHED, then 200 rolled back';
         },
       },
@@ -285,6 +293,7 @@ export function smokeChecks(target: SmokeTarget): Check[] {
           expectStatus(restored, 200);
           const status = shaped(Agent, restored, 'the agent').status;
           if (status !== 'PUBLISHED') fail(`unarchived to ${status}, not PUBLISHED`);
+          changed.archived = true;
           return '200 ARCHIVED twice, 409 for a new version, 200 PUBLISHED again';
         },
       },
@@ -422,7 +431,87 @@ export function smokeChecks(target: SmokeTarget): Check[] {
         return `GET /${path}?limit=1, then its Link: the second item`;
       },
     },
+    {
+      name: 'GET /events pages the feed by cursor (with writes: one event for each change this run made)',
+      run: async () => {
+        const first = await request('events?limit=1');
+        if (first.status === 403 && /events:read/.test(first.text))
+          throw new Skip('the key lacks events:read');
+        expectStatus(first, 200);
+        const one = shaped(EventList, first, 'the feed');
+        const next = first.headers.get('x-next-cursor') ?? fail('the answer has no X-Next-Cursor');
+        const cursorProblem = problemOf(await request('events?cursor=not-a-cursor'), 400);
+        if (!cursorProblem.errors?.some((e) => e.path === 'cursor')) fail('the 400 does not name "cursor"');
+        let paging = 'an empty feed';
+        if (one.length === 1 && first.headers.get('link')) {
+          const two = shaped(EventList, await request('events?limit=2'), 'the feed');
+          const link = /^<([^>]+)>;\s*rel="next"$/.exec(first.headers.get('link') ?? '')?.[1];
+          if (!link) fail(`a malformed Link: "${first.headers.get('link')}"`);
+          const page = shaped(EventList, await request(new URL(link, target.base).href), 'the next page');
+          const byCursor = shaped(EventList, await request(`events?limit=1&cursor=${next}`), 'the next page');
+          if (page[0]?.id !== two[1]?.id || byCursor[0]?.id !== two[1]?.id)
+            fail(
+              `the next page starts with ${page[0]?.id} (by cursor ${byCursor[0]?.id}), not ${two[1]?.id}`,
+            );
+          paging = 'Link and X-Next-Cursor both lead to the second event';
+        } else if (one.length === 1) {
+          paging = 'one event';
+        }
+        if (!target.write) return `200, ${paging}; 400 for a cursor it did not issue`;
+        const mine = await runEvents();
+        return `200, ${paging}; 400 for a bad cursor; ${mine}`;
+      },
+    },
   ];
+
+  /**
+   * This run's events, each change exactly once: the feed walked from its start (events of older
+   * transactions still running appear a moment later, so it polls briefly for the last ones).
+   */
+  async function runEvents(): Promise<string> {
+    const expected = new Map<string, number>();
+    const want = (key: string, n = 1) => expected.set(key, n);
+    for (const id of created) want(`agent.created ${id}`);
+    const agentId = created[0];
+    if (changed.published) want(`agent.published ${agentId}`, 2);
+    if (changed.archived) {
+      want(`agent.archived ${agentId}`);
+      want(`agent.unarchived ${agentId}`);
+    }
+    if (changed.sessionId) {
+      for (const type of ['session.created', 'session.started', 'session.completed', 'usage.booked'])
+        want(`${type} ${changed.sessionId}`);
+    }
+    const keyOf = (e: Event) => {
+      const data = e.data as { agentId?: string; sessionId?: string };
+      return `${e.type} ${e.type.startsWith('agent.') ? data.agentId : data.sessionId}`;
+    };
+    const seen = new Map<string, string[]>();
+    let cursor = '';
+    const deadline = Date.now() + 15_000;
+    for (let pages = 0; ; pages++) {
+      const answer = await request(`events?limit=250&cursor=${cursor}`);
+      expectStatus(answer, 200);
+      for (const e of shaped(EventList, answer, 'the feed')) {
+        const key = keyOf(e);
+        if (expected.has(key)) seen.set(key, [...(seen.get(key) ?? []), e.id]);
+      }
+      cursor = answer.headers.get('x-next-cursor') ?? fail('the answer has no X-Next-Cursor');
+      const complete = [...expected].every(([key, n]) => (seen.get(key)?.length ?? 0) >= n);
+      if (answer.headers.get('link')) {
+        if (pages > 200) throw new Skip('the feed holds more than 50,000 events: not walked to its end');
+        continue;
+      }
+      if (complete || Date.now() > deadline) break;
+      await new Promise((done) => setTimeout(done, 250));
+    }
+    for (const [key, n] of expected) {
+      const ids = seen.get(key) ?? [];
+      if (ids.length !== n) fail(`${ids.length} event(s) ${key}, not ${n}`);
+      if (new Set(ids).size !== ids.length) fail(`an event ${key} twice`);
+    }
+    return `this run's ${[...expected.values()].reduce((a, b) => a + b, 0)} events, each once`;
+  }
 
   const guards: Check[] = [
     {

@@ -11,8 +11,10 @@ Usage:
 
 Checks a running API over HTTP: the three operations answer the spec's shapes, no token is a 401,
 an unknown token a 403, a key without the route's scope a 403 problem, pagination links work, a bad
-request is a 400 problem; with --write also that POST /agents creates and an Idempotency-Key replay
-returns the same agent (it creates two agents: for previews and local servers, not prod); with
+request is a 400 problem, GET /events pages by cursor; with --write also that POST /agents creates
+and an Idempotency-Key replay returns the same agent, the changes to an agent, a session's life, and
+one event in the feed for each of those changes (it creates two agents and a session: for previews
+and local servers, not prod); with
 --limits also that a burst past the standard tier (docs/api.md) is a 429 problem with Retry-After
 (the workspace must be on the standard tier; the local server needs LOCAL_LIMITS=on).
 With --stage it reads ApiUrl from the stack and mints short-lived keys through the admin function,
@@ -88,6 +90,7 @@ await run('smoke', usage, async () => {
       await mint(`smoke ${stamp}`, [
         'agents:read',
         'sessions:read',
+        'events:read',
         ...(write ? (['agents:write', 'agents:publish', 'sessions:write'] as const) : []),
       ]),
       await mint(`smoke ${stamp} (no agents:read)`, ['sessions:read']),

@@ -1,4 +1,4 @@
-import { SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
+import { EVENT_RETENTION_DAYS, SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { build } from '#functions/sessions/sweep.ts';
 import { describeDatabase, parse, run, say, withDatabase } from './common.ts';
@@ -6,14 +6,17 @@ import { describeDatabase, parse, run, say, withDatabase } from './common.ts';
 const usage = `
 Usage: npm run sessions:sweep
 
-Runs the stale-session sweep once, as the scheduled function does in AWS: completes every session
-without a heartbeat for ${SESSION_STALE_AFTER_SECONDS} s (never started: since created). On the database named by
-DATABASE_URL, else the embedded one under .data/.`;
+Runs the scheduled housekeeping once, as the scheduled function does in AWS: completes every session
+without a heartbeat for ${SESSION_STALE_AFTER_SECONDS} s (never started: since created), then purges the events older than
+${EVENT_RETENTION_DAYS} days that the relay has published (a bounded batch; run it again for more). On the
+database named by DATABASE_URL, else the embedded one under .data/.`;
 
 await run('sessions:sweep', usage, async () => {
   parse({ options: {} });
   await withDatabase(async (handle) => {
-    const { swept } = await build({ database: handle, logger: silentLogger })();
-    say(`Completed ${swept} stale session(s) in the ${describeDatabase(handle.config)}.`);
+    const { swept, purged } = await build({ database: handle, logger: silentLogger })();
+    say(
+      `Completed ${swept} stale session(s) and purged ${purged} published event(s) older than ${EVENT_RETENTION_DAYS} days in the ${describeDatabase(handle.config)}.`,
+    );
   });
 });

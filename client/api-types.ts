@@ -342,7 +342,7 @@ export interface paths {
         };
         /**
          * The event feed, in order, from a cursor
-         * @description The workspace’s events (agent created, session created/started/completed, usage booked), each written in the same transaction as its change, in a stable order: a consumer replays from any cursor and sees every event exactly once. Kept at least 30 days (nothing purges them yet).
+         * @description The workspace’s events (agent created/published/archived/unarchived, session created/started/completed, usage booked; `type` says what `data` holds), each written in the same transaction as its change, in a stable order: a consumer replays from any cursor and sees every event exactly once. Kept at least 30 days; then purged once the relay has published them. A cursor whose events were purged goes on with the oldest event still kept after it.
          *
          *     Requires the `events:read` scope.
          */
@@ -682,15 +682,127 @@ export interface components {
         Event: {
             /** Format: uuid */
             id: string;
-            /** @enum {string} */
-            type: "agent.created" | "agent.published" | "agent.archived" | "session.created" | "session.started" | "session.completed" | "usage.booked";
+            /** @constant */
+            type: "agent.created";
             occurredAt: string;
             workspaceId: string;
-            data: {
-                [key: string]: unknown;
-            };
+            data: components["schemas"]["AgentCreatedData"];
+        } | {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            type: "agent.published";
+            occurredAt: string;
+            workspaceId: string;
+            data: components["schemas"]["AgentPublishedData"];
+        } | {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            type: "agent.archived";
+            occurredAt: string;
+            workspaceId: string;
+            data: components["schemas"]["AgentArchivedData"];
+        } | {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            type: "agent.unarchived";
+            occurredAt: string;
+            workspaceId: string;
+            data: components["schemas"]["AgentUnarchivedData"];
+        } | {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            type: "session.created";
+            occurredAt: string;
+            workspaceId: string;
+            data: components["schemas"]["SessionEventData"];
+        } | {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            type: "session.started";
+            occurredAt: string;
+            workspaceId: string;
+            data: components["schemas"]["SessionEventData"];
+        } | {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            type: "session.completed";
+            occurredAt: string;
+            workspaceId: string;
+            data: components["schemas"]["SessionEventData"];
+        } | {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            type: "usage.booked";
+            occurredAt: string;
+            workspaceId: string;
+            data: components["schemas"]["UsageBookedData"];
         };
         EventList: components["schemas"]["Event"][];
+        AgentCreatedData: {
+            agentId: string;
+            name: string;
+            slug: string;
+            versionId: string;
+        };
+        AgentPublishedData: {
+            agentId: string;
+            name: string;
+            slug: string;
+            /** @constant */
+            status: "PUBLISHED";
+            versionId: string;
+            previousVersionId: string | null;
+            publishedAt: string;
+        };
+        AgentArchivedData: {
+            agentId: string;
+            name: string;
+            slug: string;
+            /** @constant */
+            status: "ARCHIVED";
+            archivedAt: string;
+        };
+        AgentUnarchivedData: {
+            agentId: string;
+            name: string;
+            slug: string;
+            /** @enum {string} */
+            status: "DRAFT" | "PUBLISHED" | "COMPLETED";
+        };
+        SessionEventData: {
+            sessionId: string;
+            agentId: string;
+            agentVersionId: string;
+            personId: string;
+            conversationId: string;
+            /** @enum {string} */
+            type: "INBOUND_CALL" | "WEB_VOICE";
+            /** @enum {string} */
+            status: "PENDING" | "IN_PROGRESS" | "COMPLETED";
+            startedAt: string | null;
+            endedAt: string | null;
+            completedAt: string | null;
+            completedMeta: {
+                traceId?: string;
+                /** @enum {string} */
+                reason?: "STALE_HEARTBEAT" | "NEVER_STARTED";
+            } | null;
+        };
+        UsageBookedData: {
+            ledgerEntryId: string;
+            sessionId: string;
+            agentId: string;
+            amount: number;
+            /** @enum {string} */
+            reason: "INITIAL_BALANCE" | "PURCHASE_REFILL" | "SUBSCRIPTION_REFILL" | "REDEMPTION_CODE" | "VOICE_USAGE" | "SMS_USAGE";
+        };
     };
     responses: never;
     parameters: never;
@@ -2937,7 +3049,7 @@ export interface operations {
                 /** @description Where to continue: `X-Next-Cursor` (or `Link: rel="next"`) of the previous answer; empty or absent starts at the oldest event kept. */
                 cursor?: string;
                 /** @description Only events of these types. Several values: repeat the parameter or separate them with commas. */
-                type?: (("agent.created" | "agent.published" | "agent.archived" | "session.created" | "session.started" | "session.completed" | "usage.booked") | string)[];
+                type?: (("agent.created" | "agent.published" | "agent.archived" | "agent.unarchived" | "session.created" | "session.started" | "session.completed" | "usage.booked") | string)[];
                 /** @description Events per page. */
                 limit?: number;
             };
@@ -2947,7 +3059,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Events after the cursor, oldest first (feed order); empty when none is new yet. */
+            /** @description Events after the cursor, oldest first (feed order); empty when none is new yet. A cursor into purged events is no error: the page starts at the next event kept. */
             200: {
                 headers: {
                     /** @description The request id; also in every problem body. */

@@ -13,8 +13,12 @@ const MINUTE_MS = 60_000;
 const UNIT_MS = { m: MINUTE_MS, h: 60 * MINUTE_MS, d: 24 * 60 * MINUTE_MS } as const;
 /** A key lives at most this long (10 years): an expiry is a promise, not a decoration. */
 export const MAX_KEY_LIFETIME_MS = 10 * 365 * UNIT_MS.d;
-/** The demo seed's size bounds, the same for `npm run db:seed` and `seed.demo`. */
-export const MAX_DEMO_SESSIONS = 100_000;
+/**
+ * The demo seed's size bounds, the same for `npm run db:seed` and `seed.demo`. Each session is
+ * recorded through the write path (about ten statements, ~10 ms a session on a local server), so
+ * this many fit the admin function's minute with room for a paused preview database to resume.
+ */
+export const MAX_DEMO_SESSIONS = 1_000;
 
 /** `30d`, `12h`, `90m` → milliseconds; undefined when not such a lifetime (or beyond 10 years). */
 export function lifetimeMs(text: string): number | undefined {

@@ -42,6 +42,7 @@ export const eventTypes = [
   'agent.created',
   'agent.published',
   'agent.archived',
+  'agent.unarchived',
   'session.created',
   'session.started',
   'session.completed',

@@ -21,3 +21,9 @@ export const IDEMPOTENCY_KEY_HOURS = 24;
  * since it was created): the scheduled sweep then completes it. A runtime heartbeats well within it.
  */
 export const SESSION_STALE_AFTER_SECONDS = 300;
+
+/**
+ * Events are kept at least this many days (GET /events replays that far back); after it, the
+ * scheduled purge deletes those the relay has already published.
+ */
+export const EVENT_RETENTION_DAYS = 30;

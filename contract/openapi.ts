@@ -1,11 +1,26 @@
 import { type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { IDEMPOTENCY_KEY_HOURS, MAX_BODY_BYTES, SESSION_STALE_AFTER_SECONDS } from './limits.ts';
+import {
+  EVENT_RETENTION_DAYS,
+  IDEMPOTENCY_KEY_HOURS,
+  MAX_BODY_BYTES,
+  SESSION_STALE_AFTER_SECONDS,
+} from './limits.ts';
 import { routeKey, routeList, routes } from './routes.ts';
 import { Agent, AgentList, AgentVersion, AgentVersionList } from './schemas/agent.ts';
 import { AgentChange, AgentChangeList } from './schemas/agent-change.ts';
 import { VersionConfig, VersionConfigInput } from './schemas/config.ts';
-import { Event, EventList, eventListParams } from './schemas/event.ts';
+import {
+  AgentArchivedData,
+  AgentCreatedData,
+  AgentPublishedData,
+  AgentUnarchivedData,
+  Event,
+  EventList,
+  eventListParams,
+  SessionEventData,
+  UsageBookedData,
+} from './schemas/event.ts';
 import { JsonPatch } from './schemas/json-patch.ts';
 import {
   agentChangeListParams,
@@ -50,6 +65,12 @@ const schemas = {
   CompleteSessionBody,
   Event,
   EventList,
+  AgentCreatedData,
+  AgentPublishedData,
+  AgentArchivedData,
+  AgentUnarchivedData,
+  SessionEventData,
+  UsageBookedData,
 };
 type SchemaName = keyof typeof schemas;
 
@@ -459,7 +480,9 @@ const listEventsOperation = {
   parameters: queryParameters(eventListParams),
   responses: {
     '200': {
-      description: 'Events after the cursor, oldest first (feed order); empty when none is new yet.',
+      description:
+        'Events after the cursor, oldest first (feed order); empty when none is new yet. A cursor into purged ' +
+        'events is no error: the page starts at the next event kept.',
       headers: {
         ...requestIdHeader,
         'x-next-cursor': header(
@@ -626,9 +649,11 @@ const operations: Record<string, { tag: string; description: string; operation: 
   [routeKey(routes.listEvents)]: {
     tag: 'Events',
     description:
-      'The workspace’s events (agent created, session created/started/completed, usage booked), each ' +
-      'written in the same transaction as its change, in a stable order: a consumer replays from any ' +
-      'cursor and sees every event exactly once. Kept at least 30 days (nothing purges them yet).',
+      'The workspace’s events (agent created/published/archived/unarchived, session created/started/completed, ' +
+      'usage booked; `type` says what `data` holds), each written in the same transaction as its change, in a ' +
+      'stable order: a consumer replays from any cursor and sees every event exactly once. Kept at least ' +
+      `${EVENT_RETENTION_DAYS} days; then purged once the relay has published them. A cursor whose events ` +
+      'were purged goes on with the oldest event still kept after it.',
     operation: listEventsOperation,
   },
 };

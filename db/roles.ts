@@ -46,8 +46,9 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   [conversations, ['SELECT', 'INSERT', 'UPDATE']],
   [sessions, ['SELECT', 'INSERT', 'UPDATE']],
   [ledgerEntries, ['SELECT', 'INSERT']],
-  // The outbox: written with each change; UPDATE marks an event published (the relay).
-  [events, ['SELECT', 'INSERT', 'UPDATE']],
+  // The outbox: written with each change; UPDATE marks an event published (the relay), DELETE
+  // purges published ones past the retention window (the scheduled sweep).
+  [events, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],
   // INSERT … ON CONFLICT DO UPDATE, the stored response, and the delete of a failed attempt.
   [idempotencyKeys, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],
   // The audit trail is append-only.

@@ -51,6 +51,12 @@ export const LedgerEntry = v.strictObject({
   idempotencyKey: v.nullable(text(255)),
 });
 
+/** How a session was completed: `{ traceId }` (the runtime's) or `{ reason }` (the stale-session sweep's). */
+export const CompletedMeta = v.strictObject({
+  traceId: v.optional(v.string()),
+  reason: v.optional(v.picklist(completionReasons)),
+});
+
 export const Session = v.strictObject({
   id: Id,
   ...auditTimes,
@@ -69,9 +75,7 @@ export const Session = v.strictObject({
   personId: Ref,
   conversationId: Ref,
   /** `{ traceId }` from the runtime that completed it, or `{ reason }` when the stale-session sweep did. */
-  completedMeta: v.nullable(
-    v.strictObject({ traceId: v.optional(v.string()), reason: v.optional(v.picklist(completionReasons)) }),
-  ),
+  completedMeta: v.nullable(CompletedMeta),
   /** The agent with the version this session ran on (`agentVersionId`). */
   agent: Agent,
   conversation: Conversation,

@@ -8,6 +8,7 @@ import { constraintName, sqlState } from '../errors.ts';
 import { agentEtagSql } from './agents.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { SlugTaken } from './create-agent.ts';
+import { type EventType, eventInsert, isoTime } from './events.ts';
 import { AGENT_COLUMNS, AGENT_VERSION_COLUMNS } from './items.generated.ts';
 import { agents as A, agentChanges as C, enums as E, agentVersions as V } from './names.generated.ts';
 import { fromRowJson } from './row-json.ts';
@@ -59,6 +60,11 @@ interface ChangeParts {
   recordVersion: Sql;
   /** The answer's version JSON, or null. */
   version: Sql;
+  /**
+   * The event the change writes to the outbox (only when it changed the agent), its `data` an
+   * expression over the changed agent `u` and the agent before it, `cur`.
+   */
+  event?: { type: EventType; data: Sql };
 }
 
 /**
@@ -108,7 +114,14 @@ async function change<T>(
       select ${createId()}, u.${A.updatedAt}, u.${A.workspaceId}, u.${A.id}, ${parts.recordVersion},
         ${parts.operation}::${E.agentChangeOperation}, ${of.principalId}, ${of.keyId}, ok.etag, ${agentEtagSql('u')}
       from ok, upd u${raw(parts.newVersion ? ', nv' : '')}
-    )
+    )${
+      parts.event
+        ? sql`, announced as (${eventInsert(
+            parts.event.type,
+            sql`select u.${A.workspaceId} as workspace_id, ${parts.event.data} as data from upd u, cur`,
+          )})`
+        : raw('')
+    }
     select ok.matched, ok.allowed, ok.found, cur.${A.status} as status, u.${A.id} is not null as changed,
       coalesce(row_to_json(u), row_to_json(cur))::text as agent,
       coalesce(${agentEtagSql('u')}, cur.etag) as etag,
@@ -140,7 +153,20 @@ const versionOfAgent = (of: ChangeOf, versionId: string) =>
   sql`select v.${V.id} from ${V.$} v
       where v.${V.id} = ${versionId} and v.${V.agentId} = ${of.agentId} and v.${V.workspaceId} = ${of.workspaceId}`;
 
-/** Publishes one of the agent's versions (an older one: a rollback); DRAFT or PUBLISHED agents only. */
+/**
+ * An agent event's `data`: the changed agent's ids, name and slug, its status, and what `more`
+ * names (the times that status set); the whole agent is a GET away. agent.created's are
+ * create-agent.ts's.
+ */
+const agentEventData = (...more: [string, Sql][]) =>
+  sql`jsonb_build_object('agentId', u.${A.id}, 'name', u.${A.name}, 'slug', u.${A.slug}, 'status', u.${A.status}${
+    more.length > 0 ? sql`, ${join(more.map(([key, value]) => sql`${key}::text, ${value}`))}` : raw('')
+  })`;
+
+/**
+ * Publishes one of the agent's versions (an older one: a rollback); DRAFT or PUBLISHED agents only.
+ * Each publish is an `agent.published` event, a rollback and a publish of the published version too.
+ */
 export function publishAgent(runner: SqlRunner, of: ChangeOf, versionId: string) {
   return change(
     runner,
@@ -157,12 +183,23 @@ export function publishAgent(runner: SqlRunner, of: ChangeOf, versionId: string)
       ],
       recordVersion: sql`u.${A.publishedVersionId}`,
       version: latestVersion,
+      event: {
+        type: 'agent.published',
+        data: agentEventData(
+          ['versionId', sql`u.${A.publishedVersionId}`],
+          ['previousVersionId', sql`cur.${A.publishedVersionId}`],
+          ['publishedAt', isoTime(sql`u.${A.publishedAt}`)],
+        ),
+      },
     },
     withLatest,
   );
 }
 
-/** Archives the agent (from any other status); an archived one is left as it is (`unchanged`). */
+/**
+ * Archives the agent (from any other status), an `agent.archived` event; an archived one is left as
+ * it is (`unchanged`, no event).
+ */
 export function archiveAgent(runner: SqlRunner, of: ChangeOf) {
   return change(
     runner,
@@ -178,6 +215,10 @@ export function archiveAgent(runner: SqlRunner, of: ChangeOf) {
       ],
       recordVersion: raw('null'),
       version: latestVersion,
+      event: {
+        type: 'agent.archived',
+        data: agentEventData(['archivedAt', isoTime(sql`u.${A.archivedAt}`)]),
+      },
     },
     withLatest,
   );
@@ -185,7 +226,8 @@ export function archiveAgent(runner: SqlRunner, of: ChangeOf) {
 
 /**
  * Unarchives the agent: back to COMPLETED when it was completed, else PUBLISHED when a version is
- * published, else DRAFT; `archivedAt`/`By` cleared. An agent that is not archived is left as it is.
+ * published, else DRAFT; `archivedAt`/`By` cleared; an `agent.unarchived` event (its `status` the
+ * one restored). An agent that is not archived is left as it is (no event).
  */
 export function unarchiveAgent(runner: SqlRunner, of: ChangeOf) {
   return change(
@@ -203,6 +245,7 @@ export function unarchiveAgent(runner: SqlRunner, of: ChangeOf) {
       ],
       recordVersion: raw('null'),
       version: latestVersion,
+      event: { type: 'agent.unarchived', data: agentEventData() },
     },
     withLatest,
   );

@@ -2,6 +2,7 @@ import { createId } from '@paralleldrive/cuid2';
 import sql from 'sql-template-tag';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
+import { clock } from './clock.ts';
 import { eventInsert, sessionEventData } from './events.ts';
 import { conversations as C, ledgerEntries as L, sessions as S } from './names.generated.ts';
 import { type Transition, unchanged } from './session-writes.ts';
@@ -12,6 +13,8 @@ export interface Completion {
   /** Booked once per session as a VOICE_USAGE ledger entry; null: none. */
   usage: { amount: number } | null;
   principalId: string;
+  /** Seeds only: when it was completed (clock.ts); the API's: now. */
+  at?: string;
 }
 
 /**
@@ -31,19 +34,20 @@ export async function completeSession(
   const meta = completion.traceId === null ? null : JSON.stringify({ traceId: completion.traceId });
   const amount = completion.usage?.amount ?? null;
   const by = completion.principalId;
+  const now = clock(completion.at);
   await tx.rows(sql`
     with done as (
-      update ${S.$} s set ${S.status} = 'COMPLETED', ${S.completedAt} = now(),
-        ${S.endedAt} = coalesce(${completion.endedAt}::timestamptz, now()), ${S.completedMeta} = ${meta}::jsonb,
-        ${S.updatedAt} = greatest(now(), s.${S.updatedAt} + interval '1 millisecond')
+      update ${S.$} s set ${S.status} = 'COMPLETED', ${S.completedAt} = ${now},
+        ${S.endedAt} = coalesce(${completion.endedAt}::timestamptz, ${now}), ${S.completedMeta} = ${meta}::jsonb,
+        ${S.updatedAt} = greatest(${now}, s.${S.updatedAt} + interval '1 millisecond')
       where s.${S.id} = ${sessionId} and s.${S.workspaceId} = ${ws} and s.${S.status} <> 'COMPLETED'
       returning s.*
     ), booked as (
       -- After done (it reads its count): the row lock first, then the ledger's unique key, in
       -- every transaction, so two concurrent completions cannot deadlock.
-      insert into ${L.$} (${L.id}, ${L.workspaceId}, ${L.amount}, ${L.reason}, ${L.agentId}, ${L.sessionId},
-        ${L.idempotencyKey}, ${L.createdBy}, ${L.updatedBy})
-      select ${createId()}, s.${S.workspaceId}, ${amount}::int, 'VOICE_USAGE', s.${S.agentId}, s.${S.id},
+      insert into ${L.$} (${L.id}, ${L.createdAt}, ${L.updatedAt}, ${L.workspaceId}, ${L.amount}, ${L.reason},
+        ${L.agentId}, ${L.sessionId}, ${L.idempotencyKey}, ${L.createdBy}, ${L.updatedBy})
+      select ${createId()}, ${now}, ${now}, s.${S.workspaceId}, ${amount}::int, 'VOICE_USAGE', s.${S.agentId}, s.${S.id},
         ${`session-usage:${sessionId}`}, ${by}, ${by}
       from ${S.$} s, (select count(*) as n from done) d
       where s.${S.id} = ${sessionId} and s.${S.workspaceId} = ${ws} and ${amount}::int is not null
@@ -51,14 +55,15 @@ export async function completeSession(
       returning *
     ), ended as (
       update ${C.$} c set ${C.lastSessionEndedAt} = greatest(c.${C.lastSessionEndedAt}, done.${S.endedAt}),
-        ${C.updatedAt} = greatest(now(), c.${C.updatedAt} + interval '1 millisecond')
+        ${C.updatedAt} = greatest(${now}, c.${C.updatedAt} + interval '1 millisecond')
       from done where c.${C.id} = done.${S.conversationId}
       returning c.${C.id}
-    ), completed as (${eventInsert('session.completed', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('done')} as data from done`)}
+    ), completed as (${eventInsert('session.completed', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('done')} as data from done`, now)}
     ), usage as (${eventInsert(
       'usage.booked',
       sql`select ${L.workspaceId} as workspace_id, jsonb_build_object('ledgerEntryId', ${L.id}, 'sessionId', ${L.sessionId},
         'agentId', ${L.agentId}, 'amount', ${L.amount}, 'reason', ${L.reason}) as data from booked`,
+      now,
     )})
     select (select count(*) from done)::int as completed, (select count(*) from booked)::int as booked,
       (select count(*) from ended)::int as ended

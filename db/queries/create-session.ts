@@ -1,9 +1,10 @@
 import { createId } from '@paralleldrive/cuid2';
-import sql from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { sessionType } from '#contract/enums.ts';
 import type { Session } from '#contract/schemas/session.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
+import { clock } from './clock.ts';
 import { eventInsert, sessionEventData } from './events.ts';
 import type { JsonText } from './json-text.ts';
 import {
@@ -29,6 +30,8 @@ export interface NewSession extends CallingKey {
   person: { email: string | null; phone: string | null; properties: Record<string, unknown> };
   /** Seeds only: the session's `is_demo` (the API's are never demos). */
   isDemo?: boolean;
+  /** Seeds only: when it was created (clock.ts); the API's: now. */
+  at?: string;
 }
 
 /** Why a session cannot be made for the agent. */
@@ -61,7 +64,8 @@ export async function createSession(
   if (agent.archived) throw new AgentUnusable('archived');
   if (!agent.versionId) throw new AgentUnusable(input.agentVersionId ? 'unknown-version' : 'unpublished');
 
-  const personId = await upsertPerson(tx, ws, input.person);
+  const now = clock(input.at);
+  const personId = await upsertPerson(tx, ws, input.person, now);
   const identity = input.person.email ?? input.person.phone;
   const sessionId = createId();
   await tx.rows(sql`
@@ -72,28 +76,34 @@ export async function createSession(
           and s.${S.agentId} = ${input.agentId})
       order by c.${C.createdAt} desc, c.${C.id} desc limit 1
     ), made as (
-      insert into ${C.$} (${C.id}, ${C.workspaceId}, ${C.personId}, ${C.name}, ${C.isDemo})
-      select ${createId()}, ${ws}, ${personId}, left(${`${identity} · ${agent.name}`}::text, 255), ${input.isDemo ?? false}
+      insert into ${C.$} (${C.id}, ${C.createdAt}, ${C.updatedAt}, ${C.workspaceId}, ${C.personId}, ${C.name}, ${C.isDemo})
+      select ${createId()}, ${now}, ${now}, ${ws}, ${personId}, left(${`${identity} · ${agent.name}`}::text, 255),
+        ${input.isDemo ?? false}
       where not exists (select 1 from existing)
       returning ${C.id}, ${C.name}
     ), conversation as (select * from existing union all select * from made
     ), new_session as (
-    insert into ${S.$} (${S.id}, ${S.workspaceId}, ${S.name}, ${S.type}, ${S.recordAudio}, ${S.isDemo},
-      ${S.agentId}, ${S.agentVersionId}, ${S.personId}, ${S.conversationId})
-    select ${sessionId}, ${ws}, coalesce(${input.name}::varchar, conversation.${C.name}),
+    insert into ${S.$} (${S.id}, ${S.createdAt}, ${S.updatedAt}, ${S.workspaceId}, ${S.name}, ${S.type},
+      ${S.recordAudio}, ${S.isDemo}, ${S.agentId}, ${S.agentVersionId}, ${S.personId}, ${S.conversationId})
+    select ${sessionId}, ${now}, ${now}, ${ws}, coalesce(${input.name}::varchar, conversation.${C.name}),
       ${input.type}::${E.sessionType}, ${input.recordAudio}, ${input.isDemo ?? false}, ${input.agentId},
       ${agent.versionId}, ${personId}, conversation.${C.id}
     from conversation
     returning *
-    ), created as (${eventInsert('session.created', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('new_session')} as data from new_session`)})
+    ), created as (${eventInsert('session.created', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('new_session')} as data from new_session`, now)})
     select 1`);
   const created = await sessionJson(tx, input, sessionId);
   if (!created) throw new Error('the new session was not found');
   return { id: sessionId, item: created.item };
 }
 
-/** The person with this email, else this phone, touched as seen now; or a new one. Returns its id. */
-async function upsertPerson(tx: SqlRunner, ws: string, person: NewSession['person']): Promise<string> {
+/** The person with this email, else this phone, touched as seen `now`; or a new one. Returns its id. */
+async function upsertPerson(
+  tx: SqlRunner,
+  ws: string,
+  person: NewSession['person'],
+  now: Sql,
+): Promise<string> {
   const { email, phone } = person;
   // Ordered, so two creates naming the same two identifiers cannot deadlock.
   await tx.rows(sql`
@@ -110,15 +120,17 @@ async function upsertPerson(tx: SqlRunner, ws: string, person: NewSession['perso
       order by (p.${P.email} is not distinct from ${email}::varchar) desc, p.${P.createdAt}, p.${P.id}
       limit 1
     ), touched as (
-      update ${P.$} p set ${P.lastSeenAt} = now(),
-        ${P.updatedAt} = greatest(now(), p.${P.updatedAt} + interval '1 millisecond'),
+      update ${P.$} p set ${P.lastSeenAt} = ${now},
+        ${P.updatedAt} = greatest(${now}, p.${P.updatedAt} + interval '1 millisecond'),
         ${P.email} = coalesce(p.${P.email}, ${email}::varchar), ${P.phone} = coalesce(p.${P.phone}, ${phone}::varchar),
         ${P.properties} = p.${P.properties} || ${properties}::jsonb
       from found where p.${P.id} = found.${P.id}
       returning p.${P.id}
     ), made as (
-      insert into ${P.$} (${P.id}, ${P.workspaceId}, ${P.rootPersonId}, ${P.email}, ${P.phone}, ${P.properties}, ${P.identifiedAt})
-      select ${newId}, ${ws}, ${newId}, ${email}::varchar, ${phone}::varchar, ${properties}::jsonb, now()
+      insert into ${P.$} (${P.id}, ${P.createdAt}, ${P.updatedAt}, ${P.firstSeenAt}, ${P.lastSeenAt}, ${P.workspaceId},
+        ${P.rootPersonId}, ${P.email}, ${P.phone}, ${P.properties}, ${P.identifiedAt})
+      select ${newId}, ${now}, ${now}, ${now}, ${now}, ${ws}, ${newId}, ${email}::varchar, ${phone}::varchar,
+        ${properties}::jsonb, ${now}
       where not exists (select 1 from found)
       returning ${P.id}
     )

@@ -1,7 +1,9 @@
 import sql, { raw, type Sql } from 'sql-template-tag';
 import type { eventTypes } from '#contract/enums.ts';
+import { EVENT_RETENTION_DAYS } from '#contract/limits.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
+import { clock } from './clock.ts';
 import { events as EV, sessions as S } from './names.generated.ts';
 
 export type EventType = (typeof eventTypes)[number];
@@ -9,13 +11,14 @@ export type EventType = (typeof eventTypes)[number];
 /**
  * The outbox's insert, for a change's own statement or transaction (so the event commits with the
  * change or not at all): one event of `type` per row of `rows`, a SELECT of `workspace_id` and
- * `data` (a jsonb object). Used as a CTE, e.g. `ev as (${eventInsert('session.started', sql`select
- * workspace_id, jsonb_build_object(…) from changed`)})`, or run alone. Every other column is the
- * table's default: a fresh id, now, the writing transaction's id.
+ * `data` (a jsonb object), occurring `at` (the change's clock, clock.ts: now for the API). Used as a
+ * CTE, e.g. `ev as (${eventInsert('session.started', sql`select workspace_id, jsonb_build_object(…)
+ * from changed`)})`, or run alone. Every other column is the table's default: a fresh id, the
+ * writing transaction's id.
  */
-export const eventInsert = (type: EventType, rows: Sql): Sql => sql`
-  insert into ${EV.$} (${EV.type}, ${EV.workspaceId}, ${EV.data})
-  select ${type}::varchar, r.workspace_id, r.data from (${rows}) r
+export const eventInsert = (type: EventType, rows: Sql, at: Sql = clock()): Sql => sql`
+  insert into ${EV.$} (${EV.type}, ${EV.workspaceId}, ${EV.data}, ${EV.occurredAt})
+  select ${type}::varchar, r.workspace_id, r.data, ${at} from (${rows}) r
   returning ${EV.id}`;
 
 /** Where a feed reader stands: after this event. */
@@ -88,7 +91,9 @@ export async function pageEvents(
   };
 }
 
-const iso = (expr: Sql) => sql`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A timestamp as the API writes them (`2026-11-21T10:00:00.000Z`), inside a statement's JSON. */
+export const isoTime = (expr: Sql) =>
+  sql`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * A session event's `data`, from the session row `alias` of the change's statement: its ids, its
@@ -99,8 +104,8 @@ export const sessionEventData = (alias: string): Sql => {
   return sql`jsonb_build_object('sessionId', ${c(S.id)}, 'agentId', ${c(S.agentId)},
     'agentVersionId', ${c(S.agentVersionId)}, 'personId', ${c(S.personId)},
     'conversationId', ${c(S.conversationId)}, 'type', ${c(S.type)}, 'status', ${c(S.status)},
-    'startedAt', ${iso(c(S.startedAt))}, 'endedAt', ${iso(c(S.endedAt))},
-    'completedAt', ${iso(c(S.completedAt))}, 'completedMeta', ${c(S.completedMeta)})`;
+    'startedAt', ${isoTime(c(S.startedAt))}, 'endedAt', ${isoTime(c(S.endedAt))},
+    'completedAt', ${isoTime(c(S.completedAt))}, 'completedMeta', ${c(S.completedMeta)})`;
 };
 
 /** An event the relay claimed: its envelope and its row, to mark once it was delivered. */
@@ -132,4 +137,30 @@ export async function markPublished(tx: SqlRunner, seqs: readonly string[]): Pro
     where ${EV.seq} = any(string_to_array(${seqs.join(',')}::text, ',')::bigint[]) and ${EV.publishedAt} is null
     returning ${EV.seq}`);
   return rows.length;
+}
+
+/** The retention window as an interval: events younger than it are never purged. */
+export const RETENTION = `${EVENT_RETENTION_DAYS} days`;
+
+/**
+ * Deletes up to `limit` events older than the retention window that the relay has published (an
+ * unpublished one is kept, however old, until it is delivered), oldest first, on the partial index
+ * `events_published_age`; rows another purge holds are skipped. Returns how many it deleted. The
+ * feed needs nothing more: a cursor is a position, and the next page starts at the first event
+ * still kept after it.
+ */
+export async function purgeEvents(runner: SqlRunner, limit: number): Promise<number> {
+  const [row] = await runner.rows<{ n: number }>(sql`
+    with expired as (
+      select ${EV.seq} from ${EV.$}
+      where ${EV.publishedAt} is not null and ${EV.occurredAt} < now() - ${RETENTION}::interval
+      order by ${EV.occurredAt}
+      limit ${limit}
+      for update skip locked
+    ), purged as (
+      delete from ${EV.$} e using expired where e.${EV.seq} = expired.${EV.seq}
+      returning 1
+    )
+    select count(*)::int as n from purged`);
+  return row?.n ?? 0;
 }

@@ -1,9 +1,10 @@
-import sql from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { sessionStatus } from '#contract/enums.ts';
 import { SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
 import type { Session } from '#contract/schemas/session.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
+import { clock } from './clock.ts';
 import { eventInsert, sessionEventData } from './events.ts';
 import { sessionOne } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
@@ -22,8 +23,8 @@ export type Transition =
   | { kind: 'missing' }
   | { kind: 'illegal'; status: Status };
 
-/** `updated_at` of a changed row: never the same instant twice (the ETag rule of docs/decisions.md). */
-const bumped = sql`greatest(now(), ${S.updatedAt} + interval '1 millisecond')`;
+/** `updated_at` of a row changed at `now`: never the same instant twice (the ETag rule of docs/decisions.md). */
+const bumped = (now: Sql) => sql`greatest(${now}, ${S.updatedAt} + interval '1 millisecond')`;
 
 /**
  * The session as answered (the list's item) and its status; undefined when the caller's workspace
@@ -56,21 +57,24 @@ export async function unchanged(
 
 /**
  * PENDING → IN_PROGRESS; a repeat on a session in progress answers it unchanged. The change's
- * statement carries the calling key's guard, so a key no longer live changes nothing.
+ * statement carries the calling key's guard, so a key no longer live changes nothing. `at`: the
+ * seed's clock (clock.ts); the API's is now.
  */
 export async function startSession(
   tx: SqlRunner,
   caller: CallingKey,
   sessionId: string,
+  at?: string,
 ): Promise<Transition> {
   const { workspaceId: ws } = caller;
+  const now = clock(at);
   await tx.rows(sql`
     with started as (
-      update ${S.$} set ${S.status} = 'IN_PROGRESS', ${S.startedAt} = now(), ${S.lastHeartbeatAt} = now(),
-        ${S.updatedAt} = ${bumped}
+      update ${S.$} set ${S.status} = 'IN_PROGRESS', ${S.startedAt} = ${now}, ${S.lastHeartbeatAt} = ${now},
+        ${S.updatedAt} = ${bumped(now)}
       where ${S.id} = ${sessionId} and ${S.workspaceId} = ${ws} and ${S.status} = 'PENDING'
       returning *
-    ), ev as (${eventInsert('session.started', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('started')} as data from started`)})
+    ), ev as (${eventInsert('session.started', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('started')} as data from started`, now)})
     select 1 where ${keyIsLive(caller.keyId)}`);
   return unchanged(tx, caller, sessionId, 'IN_PROGRESS');
 }
@@ -78,16 +82,19 @@ export async function startSession(
 /**
  * An IN_PROGRESS session's sign of life: one statement on the hot path (the calling key's guard
  * included); only a refused heartbeat reads the session to say why. Returns the heartbeat's time,
- * or why there is none.
+ * or why there is none. `at`: the seed's clock; the API's is now (and the statement then the same
+ * text as without one).
  */
 export async function heartbeatSession(
   runner: SqlRunner,
   caller: CallingKey,
   sessionId: string,
+  at?: string,
 ): Promise<{ kind: 'done'; at: string } | { kind: 'missing' } | { kind: 'illegal'; status: Status }> {
   const { workspaceId: ws } = caller;
+  const now = clock(at);
   const [row] = await runner.rows<{ at: string }>(sql`
-    update ${S.$} set ${S.lastHeartbeatAt} = now(), ${S.updatedAt} = ${bumped}
+    update ${S.$} set ${S.lastHeartbeatAt} = ${now}, ${S.updatedAt} = ${bumped(now)}
     where ${S.id} = ${sessionId} and ${S.workspaceId} = ${ws} and ${S.status} = 'IN_PROGRESS'
       and ${keyIsLive(caller.keyId)}
     returning ${S.lastHeartbeatAt} as at`);

@@ -30,5 +30,7 @@ export const events = pgTable(
     index('events_workspace_position').on(t.workspaceId, t.txid, t.seq),
     // Serves the relay: what is left to publish, in feed order.
     index('events_unpublished').on(t.txid, t.seq).where(sql`${t.publishedAt} is null`),
+    // Serves the purge: published events, oldest first (an insert, unpublished, adds nothing to it).
+    index('events_published_age').on(t.occurredAt).where(sql`${t.publishedAt} is not null`),
   ],
 );

@@ -45,6 +45,9 @@ export function planAgent(fixture: AgentFixture, a: number, input: AgentContext)
   const ended = fixture.endedDaysAgo === undefined ? undefined : iso(until);
   const published =
     fixture.status === 'PUBLISHED' ? iso(Date.parse(latest.createdAt) + 60 * MINUTE) : undefined;
+  // An archived agent takes no sessions: it is inserted as a draft, and archived (`archivedAt`)
+  // once its sessions are in (db/seed/demo-workspace.ts).
+  const archivedAt = fixture.status === 'ARCHIVED' ? ended : undefined;
   const agent: typeof agents.$inferInsert = {
     id: agentId,
     workspaceId,
@@ -55,14 +58,21 @@ export function planAgent(fixture: AgentFixture, a: number, input: AgentContext)
     name: fixture.name,
     description: fixture.description,
     slug: fixture.slug,
-    status: fixture.status,
+    status: archivedAt ? 'DRAFT' : fixture.status,
     ...(published ? { publishedVersionId: latest.id, publishedAt: published, publishedBy: by } : {}),
-    ...(fixture.status === 'ARCHIVED' ? { archivedAt: ended, archivedBy: by } : {}),
     ...(fixture.status === 'COMPLETED' ? { completedAt: ended, completedBy: by } : {}),
   };
   // A session runs on the agent's newest version at the time it started.
   const versionAt = (ms: number) =>
     versions.findLast((v) => Date.parse(v.createdAt) <= ms) ?? (versions[0] as (typeof versions)[number]);
   // Keep clear of the end so a session's last heartbeat precedes the archive or completion.
-  return { agent, versions, from, until: ended ? until - DAY : Number.POSITIVE_INFINITY, versionAt };
+  return {
+    agent,
+    status: fixture.status,
+    archivedAt,
+    versions,
+    from,
+    until: ended ? until - DAY : Number.POSITIVE_INFINITY,
+    versionAt,
+  };
 }

@@ -1,24 +1,31 @@
 import { randomBytes } from 'node:crypto';
-import { createId } from '@paralleldrive/cuid2';
-import type {
-  agents,
-  agentVersions,
-  conversations,
-  ledgerEntries,
-  persons,
-  sessions,
-} from '../schema/index.ts';
+import type { NewSession } from '../queries/create-session.ts';
+import type { agents, agentVersions, ledgerEntries } from '../schema/index.ts';
 import { agentFixtures } from './fixtures.ts';
 import { type AgentContext, DAY, iso, MINUTE, planAgent } from './plan-agents.ts';
-import { type PlannedPerson, personRows, planPeople } from './plan-people.ts';
+import { type PlannedPerson, planPeople } from './plan-people.ts';
 
-export interface DemoRows {
+/**
+ * A session as its voice runtime would have recorded it, each call of the write path with its time:
+ * created (POST /sessions), started, one heartbeat (the last), completed with its usage.
+ */
+export interface PlannedSession {
+  create: Omit<NewSession, 'workspaceId' | 'keyId'> & { at: string };
+  start?: string;
+  heartbeat?: string;
+  complete?: { at: string; endedAt: string; traceId: string; usage: number | null };
+}
+
+export interface DemoPlan {
+  /** Inserted as they are: their fields are more than the API can set yet. */
   agents: (typeof agents.$inferInsert)[];
   agentVersions: (typeof agentVersions.$inferInsert)[];
-  persons: (typeof persons.$inferInsert)[];
-  conversations: (typeof conversations.$inferInsert)[];
-  sessions: (typeof sessions.$inferInsert)[];
-  ledgerEntries: (typeof ledgerEntries.$inferInsert)[];
+  /** The workspace's opening credit: inserted as it is (no API books it). */
+  openingLedger: (typeof ledgerEntries.$inferInsert)[];
+  /** Newest first; replayed oldest first through the write path. */
+  sessions: PlannedSession[];
+  /** Agents to archive once their sessions are in, and when. */
+  archived: { agentId: string; at: string }[];
 }
 
 export interface PlanInput extends AgentContext {
@@ -40,53 +47,47 @@ function random(seed: number) {
 
 type Rng = () => number;
 type PlannedAgent = ReturnType<typeof planAgent>;
-type Session = DemoRows['sessions'][number];
-type Conversation = DemoRows['conversations'][number];
 
 /** What every session of one workspace is planned from. */
 interface Planner {
   input: PlanInput;
   rng: Rng;
   agents: PlannedAgent[];
+  /** Everyone a web session may be with; callers have a phone. */
   people: PlannedPerson[];
   callers: PlannedPerson[];
 }
 
-/** Every row of a demo workspace, with timestamps that agree with each row's status. */
-export function planDemoWorkspace(input: PlanInput): DemoRows {
-  const { workspaceId, now } = input;
+/** A demo workspace: its agents, and its sessions with times that agree with each one's status. */
+export function planDemoWorkspace(input: PlanInput): DemoPlan {
+  const { now } = input;
   const rng = random(20261121);
   const agents = agentFixtures.map((fixture, a) => planAgent(fixture, a, input));
-  const people = planPeople(Math.max(6, Math.ceil(input.sessions / 3)));
+  // A session's person is named by an e-mail or a phone: someone with neither never has one.
+  const people = planPeople(Math.max(6, Math.ceil(input.sessions / 3))).filter((p) => p.email || p.phone);
   const planner: Planner = { input, rng, agents, people, callers: people.filter((p) => p.phone) };
-  const sessions: Session[] = [];
-  const ledgerEntries = openingLedger(input);
-  const threads = new Map<string, Conversation>();
+  const sessions: PlannedSession[] = [];
 
   // Newest first, strictly decreasing createdAt: the list order is meaningful and has no ties.
   const spacing = SESSION_SPAN / input.sessions;
   for (let i = 0; i < input.sessions; i++) {
     const created = Math.round(now - 47 * MINUTE - i * spacing - rng() * (spacing / 2));
-    const { session, agent, person, seconds, ended } = planSession(planner, i, created);
-    const usage = usageEntry(session, seconds);
-    if (usage) ledgerEntries.push(usage);
-    person.seen.push(created, session.status === 'COMPLETED' ? ended : created);
-    session.conversationId = joinThread(threads, session, person, agent, ended, input);
-    sessions.push(session);
+    sessions.push(planSession(planner, i, created));
   }
 
   return {
     agents: agents.map((p) => p.agent),
     agentVersions: agents.flatMap((p) => p.versions),
-    persons: personRows(people, workspaceId, now - SESSION_SPAN - MINUTE),
-    conversations: [...threads.values()],
+    openingLedger: openingLedger(input),
     sessions,
-    ledgerEntries,
+    archived: agents.flatMap((p) =>
+      p.archivedAt ? [{ agentId: p.agent.id as string, at: p.archivedAt }] : [],
+    ),
   };
 }
 
 /** The workspace's trial credit and first refill. */
-function openingLedger({ workspaceId, principalId: by, now }: PlanInput): DemoRows['ledgerEntries'] {
+function openingLedger({ workspaceId, principalId: by, now }: PlanInput): DemoPlan['openingLedger'] {
   const opening = [
     { amount: 5000, reason: 'INITIAL_BALANCE', reasonDetails: 'Trial credit' },
     { amount: 10000, reason: 'PURCHASE_REFILL', reasonDetails: 'Invoice 2041' },
@@ -97,8 +98,8 @@ function openingLedger({ workspaceId, principalId: by, now }: PlanInput): DemoRo
   });
 }
 
-/** One session: its type, status, agent, caller and the timestamps its status implies. */
-function planSession(p: Planner, i: number, created: number) {
+/** One session: its type, status, agent, caller and the times of the calls its status implies. */
+function planSession(p: Planner, i: number, created: number): PlannedSession {
   const { rng, input } = p;
   // The first six cover every type and status; the rest are mostly finished calls.
   const type = (i < 6 ? i % 2 === 0 : rng() < 0.55) ? 'INBOUND_CALL' : 'WEB_VOICE';
@@ -111,35 +112,36 @@ function planSession(p: Planner, i: number, created: number) {
   const started = created + 2000 + Math.floor(rng() * 13_000);
   const seconds = 20 + Math.floor(rng() * 880);
   const ended = started + seconds * 1000;
-  const session: Session = {
-    id: createId(),
-    workspaceId: input.workspaceId,
-    createdAt: iso(created),
-    updatedAt: iso(created),
-    name: `${type === 'INBOUND_CALL' ? 'Call from' : 'Web session with'} ${person.first} ${person.last}`,
-    type,
-    status,
-    recordAudio: rng() < 0.4,
-    isDemo: agent.agent.status === 'DRAFT', // only test calls reach an unpublished agent
-    agentId: agent.agent.id as string,
-    agentVersionId: version.id as string,
-    personId: person.id,
-    conversationId: '',
-    completedMeta: null,
+  const isDemo = agent.status === 'DRAFT'; // only test calls reach an unpublished agent
+  const session: PlannedSession = {
+    create: {
+      at: iso(created),
+      agentId: agent.agent.id as string,
+      agentVersionId: version.id as string,
+      type,
+      name: `${type === 'INBOUND_CALL' ? 'Call from' : 'Web session with'} ${person.first} ${person.last}`,
+      recordAudio: rng() < 0.4,
+      // Both identifiers when known, so each human stays one person.
+      person: { email: person.email, phone: person.phone, properties: person.properties },
+      isDemo,
+    },
   };
+  if (status === 'PENDING') return session;
+  session.start = iso(started);
   if (status === 'IN_PROGRESS') {
-    session.startedAt = iso(started);
-    session.lastHeartbeatAt = session.updatedAt = iso(
-      Math.min(input.now - 1000, started + rng() * seconds * 1000),
-    );
-  } else if (status === 'COMPLETED') {
-    session.startedAt = iso(started);
-    session.lastHeartbeatAt = iso(ended - Math.floor(rng() * 5000));
-    session.endedAt = iso(ended);
-    session.completedAt = session.updatedAt = iso(ended + 1500);
-    session.completedMeta = { traceId: randomBytes(16).toString('hex') };
+    session.heartbeat = iso(Math.min(input.now - 1000, started + rng() * seconds * 1000));
+    return session;
   }
-  return { session, agent, person, seconds, ended };
+  session.heartbeat = iso(ended - Math.floor(rng() * 5000));
+  // A completed session's charge; test calls are free and so is anything under a minute.
+  const minutes = Math.ceil(seconds / 60);
+  session.complete = {
+    at: iso(ended + 1500),
+    endedAt: iso(ended),
+    traceId: randomBytes(16).toString('hex'),
+    usage: isDemo || seconds < 60 ? null : -minutes,
+  };
+  return session;
 }
 
 /** The first six walk through every status; then mostly completed, some pending or in progress. */
@@ -157,50 +159,3 @@ function agentFor(p: Planner, type: 'INBOUND_CALL' | 'WEB_VOICE', created: numbe
 }
 
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)] as T;
-
-/** A completed session's charge; test calls are free and so is anything under a minute. */
-function usageEntry(session: Session, seconds: number): DemoRows['ledgerEntries'][number] | undefined {
-  if (session.status !== 'COMPLETED' || session.isDemo || seconds < 60) return undefined;
-  const minutes = Math.ceil(seconds / 60);
-  return {
-    workspaceId: session.workspaceId,
-    createdAt: session.completedAt ?? undefined,
-    updatedAt: session.completedAt ?? undefined,
-    amount: -minutes,
-    reason: 'VOICE_USAGE',
-    reasonDetails: `Voice, ${minutes} min`,
-    agentId: session.agentId,
-    sessionId: session.id,
-    idempotencyKey: `voice-usage:${session.id}`,
-  };
-}
-
-/** One conversation per person and agent (sessions come newest first); returns its id. */
-function joinThread(
-  threads: Map<string, Conversation>,
-  session: Session,
-  person: PlannedPerson,
-  agent: PlannedAgent,
-  ended: number,
-  { workspaceId, principalId: by, now }: PlanInput,
-): string {
-  const key = `${person.id}:${session.agentId}`;
-  const viewed = threads.size % 2 === 0;
-  const thread = threads.get(key) ?? {
-    id: createId(),
-    workspaceId,
-    personId: person.id,
-    name: `${person.first} ${person.last} · ${agent.agent.name}`,
-    isDemo: session.isDemo,
-    updatedAt: session.updatedAt,
-    lastSessionEndedAt: session.endedAt ?? null,
-    archivedAt: agent.agent.archivedAt ?? null,
-    archivedBy: agent.agent.archivedAt ? by : null,
-    ...(viewed ? { lastViewedAt: iso(Math.min(now, ended + 2 * 60 * MINUTE)), lastViewedBy: by } : {}),
-  };
-  thread.createdAt = session.createdAt;
-  if ((session.updatedAt as string) > (thread.updatedAt as string)) thread.updatedAt = session.updatedAt;
-  thread.lastSessionEndedAt ??= session.endedAt ?? null;
-  threads.set(key, thread);
-  return thread.id as string;
-}

@@ -24,9 +24,12 @@ export const LIVE_ALIAS = 'live';
 export const ADMIN_ENTRY = 'functions/admin.ts';
 /** Operators and CI run admin commands one at a time: two instances (connections) are plenty. */
 export const ADMIN_CONCURRENCY = 2;
-/** The stale-session sweep's module (scheduled by infra/constructs/schedules.ts, no route). */
+/**
+ * The stale-session sweep's module, which also purges the published events past the retention
+ * window (scheduled by infra/constructs/schedules.ts, no route).
+ */
 export const SWEEP_ENTRY = 'functions/sessions/sweep.ts';
-/** One statement per run, once a minute: a run never overlaps the next. */
+/** A statement for the sweep and a few short ones for the purge, once a minute: a run never overlaps the next. */
 export const SWEEP_TIMEOUT = Duration.seconds(30);
 /** The outbox relay's module (scheduled by infra/constructs/schedules.ts, no route). */
 export const RELAY_ENTRY = 'functions/events/relay.ts';
@@ -118,7 +121,7 @@ export class ApiFunctions extends Construct {
     this.sweep = make(
       'session-sweep',
       SWEEP_ENTRY,
-      'Completes sessions whose heartbeat went stale (scheduled)',
+      'Completes sessions whose heartbeat went stale, purges published events past retention (scheduled)',
       SWEEP_TIMEOUT,
       // One at a time is all a schedule needs; previews reserve nothing (see above).
       config.sharedCluster ? undefined : 1,

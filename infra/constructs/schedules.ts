@@ -3,9 +3,12 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
+import { EVENT_RETENTION_DAYS, SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
 
-/** How often the sweep runs: a stale session is completed at most this long after its limit. */
+/**
+ * How often the sweep runs: a stale session is completed at most this long after its limit (and
+ * published events past the retention window are purged, in bounded batches, by the same run).
+ */
 export const SWEEP_EVERY = Duration.minutes(1);
 
 /** How often the outbox relay runs: an event reaches the bus at most about this long after its commit. */
@@ -18,10 +21,10 @@ export interface SchedulesProps {
 }
 
 /**
- * The stack's scheduled work: an EventBridge rule runs the stale-session sweep every minute, another
- * the outbox relay
- * (a session quiet for SESSION_STALE_AFTER_SECONDS is completed by the next run). A failed run is
- * retried by EventBridge twice, and the next minute's run catches up anyway.
+ * The stack's scheduled work: an EventBridge rule runs the stale-session sweep every minute (a
+ * session quiet for SESSION_STALE_AFTER_SECONDS is completed by the next run; events published and
+ * older than EVENT_RETENTION_DAYS are purged), another the outbox relay. A failed run is retried by
+ * EventBridge twice, and the next minute's run catches up anyway.
  */
 export class Schedules extends Construct {
   readonly sweepRule: Rule;
@@ -30,7 +33,7 @@ export class Schedules extends Construct {
   constructor(scope: Construct, id: string, { sweep, relay }: SchedulesProps) {
     super(scope, id);
     this.sweepRule = new Rule(this, 'SessionSweep', {
-      description: `Completes sessions without a heartbeat for ${SESSION_STALE_AFTER_SECONDS} s`,
+      description: `Completes sessions without a heartbeat for ${SESSION_STALE_AFTER_SECONDS} s; purges published events older than ${EVENT_RETENTION_DAYS} days`,
       schedule: Schedule.rate(SWEEP_EVERY),
       targets: [new LambdaFunction(sweep, { retryAttempts: 2, maxEventAge: Duration.minutes(2) })],
     });

@@ -62,6 +62,15 @@ describe('command-line tools', () => {
     expect(workspaceId).toMatch(/^[a-z0-9]{24}$/);
   });
 
+  it('sessions:sweep completes the seed’s stale sessions and purges no unpublished event', async () => {
+    const result = await cli('sweep');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^Completed [1-9]\d* stale session\(s\) and purged 0 published event\(s\) older than 30 days in the /,
+    );
+    expect((await cli('sweep')).stdout).toMatch(/^Completed 0 stale session\(s\) and purged 0 /);
+  });
+
   it('token create prints the new token last', async () => {
     const result = await cli(
       'token',

@@ -203,7 +203,10 @@ describe.runIf(usingPostgres())(
           )[0]?.n;
         const stale = await open();
         expect(stale).toBeGreaterThan(0);
-        expect(await buildSweep(deps)()).toEqual({ swept: stale });
+        // And the purge deletes, as the app role, a published event past the retention window.
+        await master.db.execute(sql`update events set occurred_at = now() - interval '40 days',
+          published_at = now() where seq = (select min(seq) from events)`);
+        expect(await buildSweep(deps)()).toEqual({ swept: stale, purged: 1 });
         expect(await open()).toBe(0);
       });
     });
@@ -220,6 +223,8 @@ describe.runIf(usingPostgres())(
         'drop table idempotency_keys': '42501',
         'truncate agents': '42501',
         'truncate idempotency_keys': '42501',
+        // The purge deletes published events in batches; nothing empties the outbox at once.
+        'truncate events': '42501',
         'delete from agents': '42501',
         // Versions never change once written (a published one is immutable); the history is append-only.
         'update agent_versions set system_prompt = system_prompt': '42501',

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventTypes } from '#contract/enums.ts';
 import { Agent } from '#contract/schemas/agent.ts';
-import { type Event, EventList } from '#contract/schemas/event.ts';
+import { type Event, EventList, Event as EventSchema } from '#contract/schemas/event.ts';
 import { Session } from '#contract/schemas/session.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
@@ -22,6 +23,7 @@ import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 
 const SCOPES = 'agents:write sessions:write events:read';
 let n = 0;
+const sessionOf = (e: Event) => (e.data as { sessionId?: string }).sessionId;
 
 describe('the outbox and GET /events', () => {
   let handle: DatabaseHandle;
@@ -211,10 +213,10 @@ describe('the outbox and GET /events', () => {
     await app.sweep();
     const all = (
       await settled(`cursor=${cursor}&type=session.completed`, (events) =>
-        events.some((e) => e.data.sessionId === quiet.id),
+        events.some((e) => sessionOf(e) === quiet.id),
       )
     ).events;
-    expect(all.filter((e) => e.type === 'session.completed' && e.data.sessionId === quiet.id)).toEqual([
+    expect(all.filter((e) => e.type === 'session.completed' && sessionOf(e) === quiet.id)).toEqual([
       expect.objectContaining({
         data: expect.objectContaining({ completedMeta: { reason: 'NEVER_STARTED' } }),
       }),
@@ -261,6 +263,10 @@ describe('the outbox and GET /events', () => {
     expect(stored).toHaveLength(12);
     expect(seen.map((e) => e.id)).toEqual(stored);
     expect(seen.every((e) => e.workspaceId === writer.workspaceId)).toBe(true);
+  });
+
+  it('describes the data of every event type (the OpenAPI document says what each one holds)', () => {
+    expect(EventSchema.options.map((o) => o.entries.type.literal)).toEqual([...eventTypes]);
   });
 
   it('filters by type, refuses what it cannot read (400) and keys without events:read (403)', async () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
+import { EVENT_RETENTION_DAYS, SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
 import { RELAY_ENTRY, SWEEP_ENTRY } from '#infra/constructs/functions.ts';
 import { type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
 
@@ -11,7 +11,7 @@ describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
     resources = resourcesOf(synth.template);
   });
 
-  it('runs the stale-session sweep every minute, through an EventBridge rule allowed to invoke it', () => {
+  it('runs the stale-session sweep and the event purge every minute, through an EventBridge rule allowed to invoke it', () => {
     const sweep = synth.stack.functions.sweep;
     const sweepId = synth.stack.getLogicalId(sweep.node.defaultChild as never);
     const rules = Object.entries(resources).filter(
@@ -25,7 +25,7 @@ describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
     expect(rule.Properties).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
       State: 'ENABLED',
-      Description: `Completes sessions without a heartbeat for ${SESSION_STALE_AFTER_SECONDS} s`,
+      Description: `Completes sessions without a heartbeat for ${SESSION_STALE_AFTER_SECONDS} s; purges published events older than ${EVENT_RETENTION_DAYS} days`,
       Targets: [
         {
           Arn: { 'Fn::GetAtt': [sweepId, 'Arn'] },
@@ -44,7 +44,9 @@ describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
       FunctionName: { 'Fn::GetAtt': [sweepId, 'Arn'] },
     });
     // Bundled from its own module, connected to the database like the API's functions.
-    expect(resources[sweepId]?.Properties.Description).toMatch(/stale/);
+    expect(resources[sweepId]?.Properties.Description).toMatch(/stale.*purges published events/);
+    // Room for the sweep's statement and the purge's batches, each within the 7 s request deadline.
+    expect(resources[sweepId]?.Properties.Timeout).toBe(30);
     expect(synth.stack.functions.all).toContain(sweep);
     expect(SWEEP_ENTRY).toBe('functions/sessions/sweep.ts');
   });
@@ -53,8 +55,12 @@ describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
     const relay = synth.stack.functions.relay;
     const buses = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Events::EventBus');
     if (stage.startsWith('pr-')) {
+      // A branch preview has neither (docs/deploying.md, Events on EventBridge): its functions have
+      // no route to EventBridge, and its events stay in GET /events (unpublished, never purged).
       expect(relay).toBeUndefined();
       expect(buses).toHaveLength(0);
+      expect(Object.values(resources).filter((r) => r.Type === 'AWS::EC2::VPCEndpoint')).toHaveLength(0);
+      expect(JSON.stringify(synth.template.toJSON())).not.toContain('events:PutEvents');
       return;
     }
     if (!relay) throw new Error('no relay');

@@ -29,7 +29,8 @@ describe('seedDemoWorkspace', () => {
       (select count(*)::int from persons where workspace_id = ${seeded.workspaceId}) as "persons",
       (select count(*)::int from conversations where workspace_id = ${seeded.workspaceId}) as "conversations",
       (select count(*)::int from sessions where workspace_id = ${seeded.workspaceId}) as "sessions",
-      (select count(*)::int from ledger_entries where workspace_id = ${seeded.workspaceId}) as "ledgerEntries"`);
+      (select count(*)::int from ledger_entries where workspace_id = ${seeded.workspaceId}) as "ledgerEntries",
+      (select count(*)::int from events where workspace_id = ${seeded.workspaceId}) as "events"`);
     expect(row).toEqual(seeded.counts);
     expect(seeded.counts.sessions).toBe(60);
     expect(seeded.counts.agents).toBeGreaterThanOrEqual(3);
@@ -65,6 +66,65 @@ describe('seedDemoWorkspace', () => {
       from sessions where workspace_id = ${seeded.workspaceId}`);
     expect(row?.distinct).toBe(60);
     expect(row?.days).toBeGreaterThanOrEqual(20);
+  });
+
+  it('records each session through the write path: its events at its times, and usage booked at most once', async () => {
+    const rows = await query<{
+      status: string;
+      created: number;
+      started: number;
+      completed: number;
+      usage: number;
+      entries: number;
+      keyed: boolean;
+      timely: boolean;
+    }>(sql`
+      select s.status,
+        (select count(*)::int from events e where e.type = 'session.created' and e.data->>'sessionId' = s.id) as created,
+        (select count(*)::int from events e where e.type = 'session.started' and e.data->>'sessionId' = s.id) as started,
+        (select count(*)::int from events e where e.type = 'session.completed' and e.data->>'sessionId' = s.id) as completed,
+        (select count(*)::int from events e where e.type = 'usage.booked' and e.data->>'sessionId' = s.id) as usage,
+        (select count(*)::int from ledger_entries l where l.session_id = s.id and l.reason = 'VOICE_USAGE') as entries,
+        coalesce((select bool_and(l.idempotency_key = 'session-usage:' || s.id and l.created_at = s.completed_at)
+          from ledger_entries l where l.session_id = s.id), true) as keyed,
+        coalesce((select bool_and(e.occurred_at = case e.type when 'session.created' then s.created_at
+            when 'session.started' then s.started_at else s.completed_at end
+          and e.data->>'status' = case e.type when 'session.created' then 'PENDING'
+            when 'session.started' then 'IN_PROGRESS' else 'COMPLETED' end)
+          from events e where e.data->>'sessionId' = s.id), false) as timely
+      from sessions s where s.workspace_id = ${seeded.workspaceId}`);
+    expect(rows).toHaveLength(60);
+    for (const r of rows) {
+      expect(r).toMatchObject({
+        created: 1,
+        started: r.status === 'PENDING' ? 0 : 1,
+        completed: r.status === 'COMPLETED' ? 1 : 0,
+        usage: r.entries,
+        keyed: true,
+        timely: true,
+      });
+      expect(r.entries).toBeLessThanOrEqual(r.status === 'COMPLETED' ? 1 : 0);
+    }
+    const [types] = await query<{ types: string; events: number }>(sql`
+      select string_agg(distinct type, ' ' order by type) as types, count(*)::int as events
+      from events where workspace_id = ${seeded.workspaceId}`);
+    expect(types?.types).toBe('session.completed session.created session.started usage.booked');
+    expect(types?.events).toBe(seeded.counts.events);
+  });
+
+  it('makes one person per caller and a conversation per person and agent, as POST /sessions does', async () => {
+    const [row] = await query<{ persons: number; identified: number; sharing: number; threads: boolean }>(sql`
+      select (select count(*)::int from persons where workspace_id = ${seeded.workspaceId}) as persons,
+        (select count(*)::int from persons where workspace_id = ${seeded.workspaceId}
+          and (email is not null or phone is not null)) as identified,
+        (select count(*)::int from (select email from persons where workspace_id = ${seeded.workspaceId}
+          and email is not null group by email having count(*) > 1) d) as sharing,
+        (select bool_and(n = 1) from (select count(distinct conversation_id) as n from sessions
+          where workspace_id = ${seeded.workspaceId} group by person_id, agent_id) t) as threads`);
+    expect(row?.persons).toBeGreaterThan(0);
+    expect(row?.identified).toBe(row?.persons);
+    expect(row?.sharing).toBe(0);
+    expect(row?.threads).toBe(true);
   });
 
   it('charges VOICE_USAGE on some sessions but not others', async () => {

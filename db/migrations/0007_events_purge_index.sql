@@ -1,0 +1,1 @@
+CREATE INDEX "events_published_age" ON "events" USING btree ("occurred_at") WHERE "events"."published_at" is not null;
