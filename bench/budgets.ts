@@ -51,9 +51,11 @@ export function checkBudgets(
   });
   // Issue 12: close to the driver, ahead of the idiomatic peer, no sequential scan of sessions.
   const driverGoal = quick ? 0.85 : 0.9;
-  // Issue 25: one agent by id, too.
-  const oneAgent = byName('GET /agents/{agentId}');
-  for (const r of [page25, page250, ...(oneAgent ? [oneAgent] : [])]) {
+  // Issue 25: one agent by id and the publish, too.
+  const issue25 = [byName('GET /agents/{agentId}'), byName('POST /agents/{id}/publish')].filter(
+    (r): r is OperationResult => r !== undefined,
+  );
+  for (const r of [page25, page250, ...issue25]) {
     const ratio = r && ratios(r.api, r.driver);
     checks.push({
       budget: `${r?.name ?? 'GET /sessions'}: req/s ≥ ${driverGoal} × postgres.js statement alone`,

@@ -104,6 +104,19 @@ export async function ensureBenchDatabase(
  * index probe per deleted row (chosen before migration 0002 indexed those keys; not re-measured since).
  */
 export async function removeAgentsCreatedBy(db: BenchDatabase, principalId: string) {
+  const ws = db.measured.workspaceId;
+  // The run's own sessions (the heartbeat's) with the conversation and person they made, and the
+  // events its writes put in the outbox (the seed writes none).
+  await db.handle.db.execute(sql`
+    with gone as (
+      delete from sessions where workspace_id = ${ws}
+        and agent_id in (select id from agents where workspace_id = ${ws} and created_by = ${principalId})
+      returning conversation_id, person_id
+    ), conversation as (
+      delete from conversations where id in (select conversation_id from gone)
+    )
+    delete from persons where id in (select person_id from gone)`);
+  await db.handle.db.execute(sql`delete from events where workspace_id = ${ws}`);
   await withConstraintsRebuilt(
     db.handle.db,
     ['sessions', 'ledger_entries'],

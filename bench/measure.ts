@@ -176,11 +176,17 @@ async function probe(op: Operation, ctx: Context, target: HttpTarget) {
   await (await send()).arrayBuffer();
   await ctx.gateway.call('capture');
   const response = await send();
-  const body = await response.json();
+  const body = await jsonOrNothing(response);
   const statements = await ctx.gateway.call('captured');
   if (!response.ok) throw new Error(`${op.name}: ${response.status} ${JSON.stringify(body)}`);
   return { statements, body };
 }
+
+/** A 204 (the heartbeat's) has no body to parse. */
+const jsonOrNothing = async (response: Response): Promise<unknown> => {
+  const text = await response.text();
+  return text ? JSON.parse(text) : undefined;
+};
 
 const CUID2 = /^[a-z][a-z0-9]{23}$/;
 
@@ -208,8 +214,9 @@ function createVariation(
   return vary;
 }
 
-/** The field names of a created agent and of its version: the shape of the document. */
+/** The field names of a created agent and of its version: the shape of the document (none: a 204). */
 const shape = (value: unknown) => {
+  if (value === undefined) return [];
   const agent = value as Record<string, unknown> & { version?: Record<string, unknown> };
   return [Object.keys(agent).sort(), Object.keys(agent.version ?? {}).sort()];
 };
@@ -222,7 +229,7 @@ const shape = (value: unknown) => {
 async function samePeerAnswer(op: Operation, ctx: Context, apiBody: unknown): Promise<boolean | undefined> {
   const response = await fetch(ctx.peerUrl, { method: op.method, body: op.body?.() });
   if (!response.ok) return undefined;
-  const body = await response.json();
+  const body = await jsonOrNothing(response);
   if (op.method === 'POST') return JSON.stringify(shape(body)) === JSON.stringify(shape(apiBody));
   return JSON.stringify(body) === JSON.stringify(apiBody);
 }

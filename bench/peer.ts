@@ -1,5 +1,5 @@
 import { createId } from '@paralleldrive/cuid2';
-import { and, desc, eq, lt, or, relations } from 'drizzle-orm';
+import { and, desc, eq, lt, or, relations, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import * as v from 'valibot';
@@ -53,7 +53,8 @@ export type PeerOperation =
   | { kind: 'agents'; limit: number }
   | { kind: 'agent'; agentId: string }
   | { kind: 'create' }
-  | { kind: 'publish'; agentId: string; versionId: string };
+  | { kind: 'publish'; agentId: string; versionId: string }
+  | { kind: 'heartbeat'; sessionId: string };
 
 export function peer(client: postgres.Sql, workspaceId: string, principalId: string, keyId: string) {
   const db = drizzle({ client, schema });
@@ -179,7 +180,8 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
 
   /**
    * The publish as an ORM user writes it: a transaction locking the agent row, a check that the
-   * version is the agent's, the update, the history entry, and the latest version for the answer.
+   * version is the agent's, the update, the history entry and the `agent.published` event the API
+   * writes, and the latest version for the answer.
    */
   async function publish(op: Extract<PeerOperation, { kind: 'publish' }>, versionId: string) {
     return db.transaction(async (tx) => {
@@ -219,12 +221,52 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
         etagBefore: etagOf(current),
         etagAfter: etagOf(agent),
       });
+      await tx.insert(events).values({
+        type: 'agent.published',
+        workspaceId,
+        data: {
+          agentId: agent.id,
+          name: agent.name,
+          slug: agent.slug,
+          status: agent.status,
+          versionId: version.id,
+          previousVersionId: current.publishedVersionId,
+          publishedAt: iso(agent.publishedAt),
+        },
+      });
       const latest = await tx.query.agentVersions.findFirst({
         where: eq(agentVersions.agentId, agent.id),
         orderBy: [desc(agentVersions.version)],
       });
       return { ...withIsoTimes(agent), version: latest ? withIsoTimes(latest) : null };
     });
+  }
+
+  /**
+   * The heartbeat as an ORM user writes it: the update of an IN_PROGRESS session; when none
+   * matched, a read to tell a missing session (404) from one in another status (409).
+   */
+  async function heartbeat(op: Extract<PeerOperation, { kind: 'heartbeat' }>) {
+    const [row] = await db
+      .update(sessions)
+      .set({
+        lastHeartbeatAt: sql`now()`,
+        updatedAt: sql`greatest(now(), ${sessions.updatedAt} + interval '1 millisecond')`,
+      })
+      .where(
+        and(
+          eq(sessions.id, op.sessionId),
+          eq(sessions.workspaceId, workspaceId),
+          eq(sessions.status, 'IN_PROGRESS'),
+        ),
+      )
+      .returning({ at: sessions.lastHeartbeatAt });
+    if (row) return 204;
+    const found = await db.query.sessions.findFirst({
+      columns: { status: true },
+      where: and(eq(sessions.id, op.sessionId), eq(sessions.workspaceId, workspaceId)),
+    });
+    return found ? 409 : 404;
   }
 
   /** Status and the JSON body; a list also gets its `Link` when another page follows. */
@@ -241,6 +283,7 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
       const agent = await getAgent(op);
       return agent ? { status: 200, body: JSON.stringify(agent) } : { status: 404, body: '{}' };
     }
+    if (op.kind === 'heartbeat') return { status: await heartbeat(op), body: '' };
     if (op.kind === 'publish') {
       const { versionId } = v.parse(PublishAgentBody, JSON.parse(body));
       const agent = await publish(op, versionId);

@@ -104,6 +104,8 @@ export function operations(
   ids: { agentId: string },
   /** The run's own agent and its version, which `publish` publishes again and again. */
   published: { agentId: string; versionId: string },
+  /** The run's own session in progress, which `heartbeat` keeps alive. */
+  heartbeatSessionId: string,
 ): Operation[] {
   let created = 0;
   const all: Operation[] = [
@@ -165,6 +167,14 @@ export function operations(
       body: () => JSON.stringify({ versionId: published.versionId }),
       fixedIds: [published.agentId, published.versionId],
       peer: { kind: 'publish', ...published },
+    },
+    {
+      // The voice runtime's hot write: one per live call every few seconds.
+      name: 'POST /sessions/{id}/heartbeat',
+      method: 'POST',
+      path: `/sessions/${heartbeatSessionId}/heartbeat`,
+      fixedIds: [heartbeatSessionId],
+      peer: { kind: 'heartbeat', sessionId: heartbeatSessionId },
     },
   ];
   const wanted = options.only?.split(',') ?? [''];

@@ -52,7 +52,7 @@ export function formatGatewayCost(results: OperationResult[]): string {
   );
   return [
     'The local REST path (gateway emulation + route wrapper) over a bare node:http server, same statement and load:',
-    ...rows,
+    ...(rows.length > 0 ? rows : ['  (no list measured in this run: only lists have the bare server)']),
     "  (API Gateway's own latency in AWS, and the authorizer Lambda's on a cache miss, are not measured here.)",
   ].join('\n');
 }

@@ -7,7 +7,9 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { scopes } from '#contract/routes.ts';
 import { createAgent } from '#db/queries/create-agent.ts';
+import { createSession } from '#db/queries/create-session.ts';
 import { createApiKey } from '#db/queries/manage-api-keys.ts';
+import { startSession } from '#db/queries/session-writes.ts';
 import type { baselineCommands } from './baseline-process.ts';
 import { checkBudgets } from './budgets.ts';
 import { measureBundles } from './bundles.ts';
@@ -71,6 +73,21 @@ const { id: publishAgentId, version: publishVersion } = await createAgent(db.han
   },
 });
 const published = { agentId: publishAgentId, versionId: publishVersion.id };
+// The session the heartbeat operation keeps alive: the run's own, in progress.
+const caller = { workspaceId: db.measured.workspaceId, keyId: key.id };
+const heartbeatSessionId = await db.handle.sql.transaction(async (tx) => {
+  const { id } = await createSession(tx, {
+    ...caller,
+    agentId: publishAgentId,
+    agentVersionId: publishVersion.id,
+    type: 'WEB_VOICE',
+    name: `Bench heartbeat ${runTag}`,
+    recordAudio: false,
+    person: { email: `bench-${runTag}@example.com`, phone: null, properties: {} },
+  });
+  await startSession(tx, caller, id);
+  return id;
+});
 const env = {
   BENCH_DATABASE_URL: db.url,
   BENCH_POOL_MAX: String(options.connections),
@@ -104,7 +121,7 @@ try {
   const explains: Record<string, ExplainReport> = {};
   const deep = await sessionsCursorAt(admin, db.measured.workspaceId, options.deepOffset);
   const agentId = await newestAgentId(admin, db.measured.workspaceId);
-  for (const op of operations(options, runTag, deep, { agentId }, published)) {
+  for (const op of operations(options, runTag, deep, { agentId }, published, heartbeatSessionId)) {
     log(`${op.name} …`);
     const result = await measureOperation(op, context);
     results.push(result);
