@@ -105,7 +105,11 @@ export class AdminApiStack extends Stack {
         description: "The event bus the API's events are published to (rules subscribe here)",
       });
     }
-    this.schedules = new Schedules(this, 'Schedules', { sweep: this.functions.sweep, relay });
+    this.schedules = new Schedules(this, 'Schedules', {
+      sweep: this.functions.sweep,
+      relay,
+      sweepEnabled: !config.sharedCluster,
+    });
     // Per-workspace limits: one usage plan per tier, the admin function keeps each workspace's key.
     this.usagePlans = new UsagePlans(this, 'UsagePlans', { api: this.api.restApi, stage: this.api.stage });
     this.usagePlans.grantKeyManagement(this.functions.admin);

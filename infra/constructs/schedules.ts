@@ -18,6 +18,12 @@ export interface SchedulesProps {
   readonly sweep: IFunction;
   /** The outbox relay (none in a branch preview). */
   readonly relay?: IFunction;
+  /**
+   * Whether the sweep's rule runs (default true). Off in branch previews: each run connects, and
+   * one a minute from any preview keeps the shared preview cluster from ever pausing
+   * (docs/deploying.md); a preview's sessions are demo data, and its rule can be enabled by hand.
+   */
+  readonly sweepEnabled?: boolean;
 }
 
 /**
@@ -30,9 +36,10 @@ export class Schedules extends Construct {
   readonly sweepRule: Rule;
   readonly relayRule?: Rule;
 
-  constructor(scope: Construct, id: string, { sweep, relay }: SchedulesProps) {
+  constructor(scope: Construct, id: string, { sweep, relay, sweepEnabled = true }: SchedulesProps) {
     super(scope, id);
     this.sweepRule = new Rule(this, 'SessionSweep', {
+      enabled: sweepEnabled,
       description: `Completes sessions without a heartbeat for ${SESSION_STALE_AFTER_SECONDS} s; purges published events older than ${EVENT_RETENTION_DAYS} days`,
       schedule: Schedule.rate(SWEEP_EVERY),
       targets: [new LambdaFunction(sweep, { retryAttempts: 2, maxEventAge: Duration.minutes(2) })],

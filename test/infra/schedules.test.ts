@@ -11,7 +11,7 @@ describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
     resources = resourcesOf(synth.template);
   });
 
-  it('runs the stale-session sweep and the event purge every minute, through an EventBridge rule allowed to invoke it', () => {
+  it('runs the stale-session sweep and the event purge every minute, through an EventBridge rule allowed to invoke it (disabled in a branch preview)', () => {
     const sweep = synth.stack.functions.sweep;
     const sweepId = synth.stack.getLogicalId(sweep.node.defaultChild as never);
     const rules = Object.entries(resources).filter(
@@ -24,7 +24,8 @@ describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
     ) as [string, Resources[string]];
     expect(rule.Properties).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
-      State: 'ENABLED',
+      // A branch preview's would keep the shared preview cluster from pausing (docs/deploying.md).
+      State: stage.startsWith('pr-') ? 'DISABLED' : 'ENABLED',
       Description: `Completes sessions without a heartbeat for ${SESSION_STALE_AFTER_SECONDS} s; purges published events older than ${EVENT_RETENTION_DAYS} days`,
       Targets: [
         {
