@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '#contract/routes.ts';
 import type { Agent } from '#contract/schemas/agent.ts';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
@@ -8,6 +9,13 @@ import { silentLogger } from '#functions/http/log.ts';
 import type { ApiResult } from '#functions/http/types.ts';
 import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
+import {
+  buildWorld,
+  type RouteKey,
+  routeKeys,
+  routeRequests,
+  toApiEvent,
+} from '#test/helpers/route-requests.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 import { type App, buildApp, checkAnswer, rowCounts } from './support/app.ts';
 import { FaultProxy } from './support/proxy.ts';
@@ -31,6 +39,12 @@ describe('concurrency', () => {
     await admin?.end();
     await handle?.close();
   });
+
+  const deadlockCount = async () =>
+    (
+      await (admin as postgres.Sql)`
+      select deadlocks::int as n from pg_stat_database where datname = current_database()`
+    )[0]?.n as number;
 
   const post = (caller: Tenant, body: unknown, headers: Record<string, string> = {}) =>
     app.createAgent(apiEvent({ method: 'POST', path: '/agents', body, headers, caller }));
@@ -124,6 +138,39 @@ describe('concurrency', () => {
       expect([201, 422]).toContain(again.statusCode);
     }
     expect(await countIn('agents', tenant)).toBe(agents.length);
+  });
+
+  it('every route at once, five requests of each: each answered as it would be alone, and exactly the rows those answers made', async () => {
+    const world = await buildWorld(handle);
+    const batch = (
+      await Promise.all(
+        Array.from({ length: 5 }, () =>
+          Promise.all(routeKeys.map(async (key) => ({ key, request: await routeRequests[key](world) }))),
+        ),
+      )
+    ).flat();
+    const deadlocks = admin ? await deadlockCount() : 0;
+    const before = await rowCounts(handle.db);
+    held += batch.length;
+    const results = await Promise.all(batch.map((p) => app[p.key](toApiEvent(world, p.key, p.request))));
+    results.forEach((result, i) => {
+      const { key, request } = batch[i] as (typeof batch)[number];
+      checkAnswer(routes[key].name, result);
+      expect({ route: key, status: result.statusCode }, result.body).toEqual({
+        route: key,
+        status: request.status,
+      });
+    });
+    const after = await rowCounts(handle.db);
+    const answered = (key: RouteKey) => batch.filter((p) => p.key === key).length;
+    expect(after.agents - before.agents).toBe(answered('createAgent'));
+    expect(after.agent_versions - before.agent_versions).toBe(
+      answered('createAgent') + answered('createVersion'),
+    );
+    expect(after.sessions - before.sessions).toBe(answered('createSession'));
+    // Each completion books its usage once.
+    expect(after.ledger_entries - before.ledger_entries).toBe(answered('completeSession'));
+    if (admin) expect(await deadlockCount()).toBe(deadlocks);
   });
 
   describe.skipIf(!usingPostgres())(

@@ -1,11 +1,22 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '#contract/routes.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { generateToken } from '#db/queries/api-keys.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { type Gateway, startGateway } from '#infra/local/gateway.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { gatewayBodyFor } from '#test/helpers/gateway-answers.ts';
+import {
+  buildWorld,
+  httpRequestOf,
+  type RouteKey,
+  type RouteRequest,
+  routeKeys,
+  routeRequests,
+  type World,
+} from '#test/helpers/route-requests.ts';
+import { expectNothingWritten, tableStates } from '#test/helpers/table-states.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 import { checkAnswer, fuzzSeed, type RouteName, rowCounts, runs, Tally } from './support/app.ts';
 import { anyJson, anyText, applyMutation, mutation, validCreateBody } from './support/arbitraries.ts';
@@ -22,6 +33,8 @@ describe('fuzzing through the local gateway (HTTP)', () => {
   let handle: DatabaseHandle;
   let gateway: Gateway;
   let tenant: Tenant;
+  /** A workspace with what every route's request names (test/helpers/route-requests.ts). */
+  let world: World;
   let created = 0;
   const tallies: Tally[] = [];
   const gatewayOwn = new Map<number, number>();
@@ -29,6 +42,7 @@ describe('fuzzing through the local gateway (HTTP)', () => {
   beforeAll(async () => {
     handle = await freshDatabase();
     tenant = await createTenant(handle.db);
+    world = await buildWorld(handle);
     gateway = await startGateway({ deps: { database: handle, logger: silentLogger } });
   });
   afterAll(async () => {
@@ -167,7 +181,12 @@ describe('fuzzing through the local gateway (HTTP)', () => {
 
   it('any request target, method and header set: a route’s answer, or API Gateway’s own, never a 5xx', async () => {
     const seen = tally('gateway raw request lines');
+    // Each route's own path, with its ids: any method on it, with any suffix.
+    const own = await Promise.all(routeKeys.map(async (key) => (await routeRequests[key](world)).path));
     const target = fc.oneof(
+      fc
+        .tuple(fc.constantFrom(...own), fc.constantFrom('', '/', '?', '?x=1', '/..', '%2F', '/x'))
+        .map(([p, end]) => `${p}${end}`),
       fc.constantFrom(
         '/agents',
         '/agents/',
@@ -201,6 +220,62 @@ describe('fuzzing through the local gateway (HTTP)', () => {
         expect(status, text.slice(0, 300)).toBeLessThan(500);
       }),
       { numRuns: runs(200), seed: fuzzSeed },
+    );
+  });
+
+  it('every route’s request under random headers and any raw query string: answered, refused with a problem or by API Gateway, never a 5xx, nothing written when refused', async () => {
+    const seen = tally('gateway every route, headers and query strings');
+    const requests = new Map<RouteKey, RouteRequest>();
+    const requestOf = async (key: RouteKey) => {
+      const request = requests.get(key) ?? (await routeRequests[key](world));
+      requests.set(key, request);
+      return request;
+    };
+    const headers = fc.record(
+      {
+        'content-type': fc.oneof(
+          fc.constantFrom('application/json', 'application/merge-patch+json', 'text/plain'),
+          headerText,
+        ),
+        'content-encoding': fc.constantFrom('identity', 'gzip', 'br', ''),
+        'if-match': fc.oneof(fc.constantFrom('*', '"x"', 'W/"x"', '"a", "b"', '*, "x"', ''), headerText),
+        'idempotency-key': fc.oneof(fc.stringMatching(/^[\x21-\x7e]{1,20}$/), headerText),
+        authorization: fc.oneof(
+          { weight: 6, arbitrary: fc.constant(`Bearer ${world.caller.token}`) },
+          { weight: 1, arbitrary: headerText },
+        ),
+      },
+      { requiredKeys: [] },
+    );
+    const query = fc.oneof(
+      fc.constant(''),
+      fc.constantFrom('limit=1', 'limit=1&limit=2', '%', '%zz', '&', '=', '%00=1', '__proto__=1', 'cursor='),
+      fc
+        .array(fc.tuple(fc.constantFrom('limit', 'offset', 'x', '__proto__', 'dryRun'), headerText), {
+          maxLength: 3,
+        })
+        .map((pairs) => new URLSearchParams(pairs).toString()),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routeKeys), headers, query, async (key, hdrs, q) => {
+        const request = await requestOf(key);
+        const http = httpRequestOf(world, { ...request, query: q });
+        const sentHeaders = { ...http.headers, ...hdrs };
+        const before = await tableStates(handle.db);
+        const answer = await send(gateway.url, { ...http, headers: sentHeaders });
+        seen.record(answer.statusCode, `${key} ${JSON.stringify(hdrs)} ?${q}`);
+        judge(routes[key].name, answer);
+        if (answer.statusCode >= 400) {
+          await expectNothingWritten(handle.db, before, {
+            status: answer.statusCode,
+            idempotencyKey: sentHeaders['idempotency-key'],
+          });
+        } else {
+          // Taken: its target changed; the next case of this route gets one of its own.
+          requests.delete(key);
+        }
+      }),
+      { numRuns: runs(250), seed: fuzzSeed },
     );
   });
 

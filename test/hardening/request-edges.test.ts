@@ -1,13 +1,26 @@
 import { gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '#contract/routes.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { hashToken } from '#db/queries/api-keys.ts';
 import { createLogger, silentLogger } from '#functions/http/log.ts';
 import type { ApiEvent, ApiResult } from '#functions/http/types.ts';
 import { type Gateway, startGateway } from '#infra/local/gateway.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
-import { apiEvent } from '#test/helpers/events.ts';
+import { apiEvent, setHeader } from '#test/helpers/events.ts';
+import {
+  bodyOf,
+  buildWorld,
+  type RouteKey,
+  type RouteRequest,
+  routeKeys,
+  routeRequests,
+  toApiEvent,
+  type World,
+  withNewIdempotencyKey,
+} from '#test/helpers/route-requests.ts';
+import { tableStates } from '#test/helpers/table-states.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 import { type App, buildApp, checkAnswer, rowCounts } from './support/app.ts';
 import { throughAuthorizer } from './support/gateway-flow.ts';
@@ -314,3 +327,143 @@ describe('request edges, each refused or answered by name', () => {
     }
   });
 });
+
+/**
+ * The edges above that concern every route, on every route of the route table (its one valid
+ * request, test/helpers/route-requests.ts, with one thing made wrong): a route added there is
+ * held to them at once. The body edges apply to each route that takes a body (its OpenAPI operation).
+ */
+describe('request edges on every route', () => {
+  let handle: DatabaseHandle;
+  let app: App;
+  let world: World;
+
+  beforeAll(async () => {
+    handle = await freshDatabase();
+    app = buildApp({ database: handle, logger: silentLogger });
+    world = await buildWorld(handle);
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  const bodyRoutes = routeKeys.filter((key) => bodyOf(key) !== undefined);
+
+  /** The route's request with `change` made to its event: refused as `expected` says, writing nothing. */
+  async function expectRefused(
+    key: RouteKey,
+    change: (event: ApiEvent) => void,
+    expected: { status: number; detail?: string | RegExp; errors?: { path: string; message: string }[] },
+    request?: RouteRequest,
+  ) {
+    const sent = withNewIdempotencyKey(request ?? (await routeRequests[key](world)));
+    const event = toApiEvent(world, key, sent);
+    change(event);
+    const before = await tableStates(handle.db);
+    const result = await app[key](event);
+    const { problem } = checkAnswer(routes[key].name, result);
+    expect({ status: result.statusCode, body: result.body }).toEqual({
+      status: expected.status,
+      body: expect.any(String),
+    });
+    if (typeof expected.detail === 'string') expect(problem?.detail).toBe(expected.detail);
+    else if (expected.detail) expect(problem?.detail).toMatch(expected.detail);
+    if (expected.errors) expect(problem?.errors).toEqual(expected.errors);
+    expect(await tableStates(handle.db)).toEqual(before);
+    return result;
+  }
+  /** The event's body as sent (as JSON, unless a test changes its Content-Type after). */
+  const body = (event: ApiEvent, text: string, base64 = false) => {
+    event.body = base64 ? Buffer.from(text, 'latin1').toString('base64') : text;
+    event.isBase64Encoded = base64;
+    setHeader(event, 'content-type', 'application/json');
+  };
+  /** The request's JSON body as sent: its fixture body, or `{}` for a route whose body is optional. */
+  const jsonOf = (request: RouteRequest) => JSON.stringify(request.body ?? {});
+
+  it.each(bodyRoutes)('%s: refuses a body that is not UTF-8 (400)', async (key) => {
+    await expectRefused(key, (event) => body(event, '{"x":"caf\xe9"}', true), {
+      status: 400,
+      detail: 'The request body is not valid UTF-8, the only encoding JSON may use.',
+    });
+  });
+
+  it.each(bodyRoutes)(
+    '%s: refuses any charset but UTF-8, any other media type parameter, and no media type at all (415)',
+    async (key) => {
+      for (const type of [
+        'application/json; charset=iso-8859-1',
+        'application/json; charset=utf-8; boundary=x',
+        'application/jsonx',
+        'text/plain',
+        undefined,
+      ]) {
+        const request = await routeRequests[key](world);
+        await expectRefused(
+          key,
+          (event) => {
+            body(event, jsonOf(request));
+            setHeader(event, 'content-type', type);
+          },
+          { status: 415, detail: type === undefined ? /Content-Type/ : new RegExp(escapeRegExp(type)) },
+          request,
+        );
+      }
+    },
+  );
+
+  it.each(bodyRoutes)(
+    '%s: refuses a Content-Encoding it does not decode (415 with Accept-Encoding)',
+    async (key) => {
+      const request = await routeRequests[key](world);
+      const result = await expectRefused(
+        key,
+        (event) => {
+          body(event, jsonOf(request));
+          setHeader(event, 'content-encoding', 'gzip');
+        },
+        { status: 415, detail: 'Content-Encoding gzip is not supported: send the body uncompressed.' },
+        request,
+      );
+      expect(result.headers['accept-encoding']).toBe('identity');
+    },
+  );
+
+  it.each(bodyRoutes)(
+    '%s: refuses a member given twice (400 naming it), however it is escaped',
+    async (key) => {
+      const request = await routeRequests[key](world);
+      const sent = (request.body ?? { x: 1 }) as Record<string, unknown>;
+      const [name, value] = Object.entries(sent)[0] as [string, unknown];
+      // The first member again, its name escaped: the same name once unescaped.
+      const escapedName = [...name]
+        .map((c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`)
+        .join('');
+      const text = JSON.stringify(sent).replace(/}$/, `,"${escapedName}":${JSON.stringify(value)}}`);
+      await expectRefused(
+        key,
+        (event) => body(event, text),
+        {
+          status: 400,
+          errors: [{ path: name, message: 'is given more than once' }],
+        },
+        request,
+      );
+    },
+  );
+
+  it.each(routeKeys)('%s: refuses an unknown query parameter (400 naming it)', async (key) => {
+    const request = await routeRequests[key](world);
+    await expectRefused(
+      key,
+      () => {},
+      {
+        status: 400,
+        errors: [{ path: 'dryRun', message: 'is not a known field' }],
+      },
+      { ...request, query: 'dryRun=true' },
+    );
+  });
+});
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,72 +1,57 @@
 import { createHash } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { scopes as allScopes, type Scope } from '#contract/routes.ts';
+import { scopes as allScopes, routes, type Scope } from '#contract/routes.ts';
 import type { Agent } from '#contract/schemas/agent.ts';
 import { type DatabaseClient, type DatabaseHandle, openDatabase, type SqlRunner } from '#db/client.ts';
 import { revokeApiKey } from '#db/queries/manage-api-keys.ts';
 import { rowsOf } from '#db/queries/rows.ts';
+import { apiKeys } from '#db/schema/index.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import type { ApiEvent, ApiResult } from '#functions/http/types.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
-import { apiEvent } from '#test/helpers/events.ts';
+import { apiEvent, setHeader } from '#test/helpers/events.ts';
 import { insertAgent, insertSession } from '#test/helpers/fixtures.ts';
 import { authorizerContext, isAllowed } from '#test/helpers/policy.ts';
+import {
+  buildWorld,
+  type RouteKey,
+  routeKeys,
+  routeRequests,
+  toApiEvent,
+  type World,
+  withCaller,
+} from '#test/helpers/route-requests.ts';
+import { tableStates } from '#test/helpers/table-states.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
-import { type App, buildApp, checkAnswer, type RouteName, rowCounts } from './support/app.ts';
+import { type App, buildApp, checkAnswer, type RouteName } from './support/app.ts';
 import { BODY_PATHS } from './support/arbitraries.ts';
 import { handlerOf, throughAuthorizer } from './support/gateway-flow.ts';
 
-const routes: { name: RouteName; scope: Scope; event: (caller: Tenant | null) => ApiEvent }[] = [
-  {
-    name: 'create-agent',
-    scope: 'agents:write',
-    event: (caller) => apiEvent({ method: 'POST', path: '/agents', body: { name: 'Secure' }, caller }),
-  },
-  { name: 'list-agents', scope: 'agents:read', event: (caller) => apiEvent({ path: '/agents', caller }) },
-  {
-    name: 'list-sessions',
-    scope: 'sessions:read',
-    event: (caller) => apiEvent({ path: '/sessions', caller }),
-  },
-  ...agentRoutes(),
-];
-
-/** Each workspace's agent the changes below act on (`withAgent`); unknown ones name a made-up id. */
-const agentOf = new Map<string, { agentId: string; versionId: string }>();
-const ownAgent = (caller: Tenant | null) =>
-  agentOf.get(caller?.workspaceId ?? '') ?? {
-    agentId: 'zzzzzzzzzzzzzzzzzzzzzzzz',
-    versionId: 'zzzzzzzzzzzz',
-  };
-async function withAgent(handle: DatabaseHandle, tenant: Tenant) {
-  const { agentId, versionIds } = await insertAgent(handle.db, tenant, { n: 9 });
-  agentOf.set(tenant.workspaceId, { agentId, versionId: versionIds[0] as string });
+/**
+ * A route of the route table with one valid request for `world` (test/helpers/route-requests.ts: a
+ * change makes its own target, so the request is one that succeeds once allowed), as its function
+ * receives it from `caller` (`null`: no authorizer context, no Authorization header).
+ */
+async function routeEvent(world: World, key: RouteKey) {
+  const request = await routeRequests[key](world);
+  const { name, scope } = routes[key];
+  const as = (caller: Tenant | null) => toApiEvent(world, key, request, { caller });
+  return { key, name: name as RouteName, scope, as, event: () => as(world.caller) };
 }
+/** Every route of the route table, each with its request for `world`. */
+const everyRoute = (world: World) => Promise.all(routeKeys.map((key) => routeEvent(world, key)));
 
-/** The changes to an agent and its history, each of which a second run repeats harmlessly. */
-function agentRoutes(): typeof routes {
-  const on = (method: 'GET' | 'POST' | 'PATCH', suffix: string, body?: unknown) => (caller: Tenant | null) =>
-    apiEvent({
-      method,
-      path: `/agents/${ownAgent(caller).agentId}${suffix}`,
-      resource: `/agents/{agentId}${suffix}`,
-      body: typeof body === 'function' ? body(caller) : body,
-      headers: { 'if-match': '*' },
-      caller,
-    });
-  return [
-    { name: 'create-version', scope: 'agents:write', event: on('POST', '/versions', {}) },
-    { name: 'update-agent', scope: 'agents:write', event: on('PATCH', '', { name: 'Renamed' }) },
-    {
-      name: 'publish-agent',
-      scope: 'agents:publish',
-      event: on('POST', '/publish', (caller: Tenant | null) => ({ versionId: ownAgent(caller).versionId })),
-    },
-    { name: 'agent-history', scope: 'agents:read', event: on('GET', '/history') },
-    { name: 'archive-agent', scope: 'agents:publish', event: on('POST', '/archive') },
-    { name: 'unarchive-agent', scope: 'agents:publish', event: on('POST', '/unarchive') },
-  ];
+/** A key of the world's workspace, holding every scope, made no longer live. */
+async function endedKey(handle: DatabaseHandle, world: World, kind: 'revoked' | 'expired') {
+  const { caller } = await withCaller(world, allScopes);
+  if (kind === 'revoked') await revokeApiKey(handle.db, caller.keyId);
+  else
+    await handle.db
+      .update(apiKeys)
+      .set({ expiresAt: new Date(Date.now() - 1_000).toISOString() })
+      .where(eq(apiKeys.id, caller.keyId));
+  return caller;
 }
 
 /** The request as the handler gets it when the authorizer could not reach the database. */
@@ -75,7 +60,7 @@ const deferred = (event: ApiEvent) => {
   return event;
 };
 
-/** Every subset of the scopes (2^4 of them). */
+/** Every subset of the scopes (2^6 of them). */
 const scopeSets: Scope[][] = Array.from({ length: 2 ** allScopes.length }, (_, mask) =>
   allScopes.filter((_, i) => mask & (1 << i)),
 );
@@ -83,6 +68,8 @@ const scopeSets: Scope[][] = Array.from({ length: 2 ** allScopes.length }, (_, m
 describe('security', () => {
   let handle: DatabaseHandle;
   let app: App;
+  /** Workspace A, where every route's request is made; `a` is its caller. */
+  let world: World;
   let a: Tenant;
   let b: Tenant;
   let bIds: {
@@ -99,7 +86,8 @@ describe('security', () => {
   beforeAll(async () => {
     handle = await freshDatabase();
     app = buildApp({ database: handle, logger: silentLogger });
-    a = await createTenant(handle.db, { name: 'Workspace A' });
+    world = await buildWorld(handle);
+    a = world.caller;
     b = await createTenant(handle.db, { name: 'Workspace B' });
     const agent = await insertAgent(handle.db, b, { n: 1 });
     const session = await insertSession(handle.db, b, agent, { n: 1, ledger: true });
@@ -117,11 +105,11 @@ describe('security', () => {
 
   describe('credentials at rest', () => {
     it('no table holds a token, its secret part or anything but its SHA-256, after every route ran', async () => {
-      const tenant = await createTenant(handle.db);
-      await withAgent(handle, tenant);
-      for (const route of routes) {
-        await throughAuthorizer(app, route.name, route.event(tenant));
-        await handlerOf(app, route.name)(deferred(route.event(tenant)));
+      const own = await buildWorld(handle);
+      const tenant = own.caller;
+      for (const route of await everyRoute(own)) {
+        await throughAuthorizer(app, route.name, route.event());
+        await handlerOf(app, route.name)(deferred(route.event()));
       }
       const tables = rowsOf<{ table_name: string }>(
         await handle.db.execute(
@@ -144,19 +132,17 @@ describe('security', () => {
     it.each(['revoked', 'expired'] as const)(
       'a %s key is refused on every route, by the authorizer and by a handler authenticating a deferred request',
       async (kind) => {
-        const tenant = await createTenant(handle.db, {
-          expiresAt: kind === 'expired' ? new Date(Date.now() - 1) : undefined,
-        });
-        if (kind === 'revoked') await revokeApiKey(handle.db, tenant.keyId);
-        const before = await rowCounts(handle.db);
+        const tenant = await endedKey(handle, world, kind);
+        const routes = await everyRoute(world);
+        const before = await tableStates(handle.db);
         for (const route of routes) {
-          const flow = await throughAuthorizer(app, route.name, route.event(tenant));
-          expect(flow).toMatchObject({ kind: 'gateway', statusCode: 403 });
-          const result = await handlerOf(app, route.name)(deferred(route.event(tenant)));
-          expect(result.statusCode).toBe(401);
+          const flow = await throughAuthorizer(app, route.name, route.as(tenant));
+          expect(flow, route.key).toMatchObject({ kind: 'gateway', statusCode: 403 });
+          const result = await handlerOf(app, route.name)(deferred(route.as(tenant)));
+          expect(result.statusCode, route.key).toBe(401);
           checkAnswer(route.name, result);
         }
-        expect((await rowCounts(handle.db)).agents).toBe(before.agents);
+        expect(await tableStates(handle.db)).toEqual(before);
       },
     );
 
@@ -170,22 +156,33 @@ describe('security', () => {
   });
 
   describe('scopes', () => {
+    /** What a refused request names does not matter: one request of each route serves every refusal. */
+    let refusedAlike: Record<RouteKey, Awaited<ReturnType<typeof routeEvent>>>;
+    beforeAll(async () => {
+      const all = await everyRoute(world);
+      refusedAlike = Object.fromEntries(all.map((route) => [route.key, route])) as typeof refusedAlike;
+    });
+
     it.each(scopeSets.map((set) => [set.join(' ') || '(none)', set] as const))(
       'a key holding %s gets exactly the routes its scopes name, on every path',
       async (_, set) => {
-        const tenant = await createTenant(handle.db, { scopes: set });
-        await withAgent(handle, tenant);
-        for (const route of routes) {
-          const allowed = set.includes(route.scope);
-          const flow = await throughAuthorizer(app, route.name, route.event(tenant));
-          const viaDeferred = await handlerOf(app, route.name)(deferred(route.event(tenant)));
+        const scoped = await withCaller(world, set);
+        for (const key of routeKeys) {
+          const { name, scope } = routes[key];
+          const allowed = set.includes(scope);
+          // A request for each path when allowed: the first change is made, the second needs its own target.
+          const [one, two] = allowed
+            ? [await routeEvent(scoped, key), await routeEvent(scoped, key)]
+            : [refusedAlike[key], refusedAlike[key]];
+          const flow = await throughAuthorizer(app, name, one.as(scoped.caller));
+          const viaDeferred = await handlerOf(app, name)(deferred(two.as(scoped.caller)));
           for (const result of [flow.kind === 'handler' ? flow.result : undefined, viaDeferred]) {
-            expect(result, route.name).toBeDefined();
-            const { status, problem } = checkAnswer(route.name, result as ApiResult);
-            if (allowed) expect(status).toBeLessThan(300);
+            expect(result, key).toBeDefined();
+            const { status, problem } = checkAnswer(name as RouteName, result as ApiResult);
+            if (allowed) expect(status, key).toBeLessThan(300);
             else {
-              expect(status).toBe(403);
-              expect(problem?.detail).toContain(route.scope);
+              expect(status, key).toBe(403);
+              expect(problem?.detail).toContain(scope);
             }
           }
         }
@@ -193,11 +190,9 @@ describe('security', () => {
     );
 
     it('scopes the route table does not know grant nothing', async () => {
-      const tenant = await createTenant(handle.db, {
-        scopes: ['agents:*', 'admin', '*', 'AGENTS:READ'] as never,
-      });
-      for (const route of routes) {
-        expect((await handlerOf(app, route.name)(deferred(route.event(tenant)))).statusCode).toBe(403);
+      const { caller } = await withCaller(world, ['agents:*', 'admin', '*', 'AGENTS:READ'] as never);
+      for (const route of await everyRoute(world)) {
+        expect((await handlerOf(app, route.name)(deferred(route.as(caller)))).statusCode).toBe(403);
       }
     });
   });
@@ -347,11 +342,11 @@ describe('security', () => {
         seen.set(route, (seen.get(route) ?? new Set()).add(result.statusCode));
       };
       const idem = { 'idempotency-key': `k-${Date.now()}` };
-      for (const route of routes) {
+      for (const route of await everyRoute(world)) {
         const handler = handlerOf(app, route.name);
-        check(route.name, await handler(route.event(a)));
-        check(route.name, await handler(route.event(null)));
-        const noScope = route.event(a);
+        check(route.name, await handler(route.event()));
+        check(route.name, await handler(route.as(null)));
+        const noScope = route.event();
         noScope.requestContext.authorizer = { ...noScope.requestContext.authorizer, scopes: '' };
         check(route.name, await handler(noScope));
         for (const [message, code] of [
@@ -362,14 +357,14 @@ describe('security', () => {
         ] as [string, string | undefined][]) {
           const failed = failing(message, code);
           const app = buildApp({ database: failed, logger: silentLogger });
-          check(route.name, await handlerOf(app, route.name)(route.event(a)), true);
+          check(route.name, await handlerOf(app, route.name)(route.event()), true);
         }
         check(
           route.name,
           await handlerOf(
             buildApp({ database: tripwire, logger: silentLogger }),
             route.name,
-          )(deferred(route.event(a))),
+          )(deferred(route.event())),
         );
       }
       const post = (body: unknown, headers: Record<string, string> = {}, rawBody?: string) =>
@@ -444,9 +439,8 @@ describe('security', () => {
 
     it('refuses an Authorization header of 1 MB without looking it up (401, not a database call)', async () => {
       const header = `Bearer vak_${'A'.repeat(1024 * 1024)}`;
-      for (const route of routes) {
-        const event = deferred(route.event(null));
-        event.headers.authorization = header;
+      for (const route of await everyRoute(world)) {
+        const event = setHeader(deferred(route.as(null)), 'authorization', header);
         const result = await handlerOf(viaTripwire(), route.name)(event);
         expect(result.statusCode).toBe(401);
       }

@@ -87,3 +87,17 @@ function parametersOf(resource: string, path: string): Record<string, string> | 
   });
   return params.length > 0 ? Object.fromEntries(params) : null;
 }
+
+/** Sets a request header in both of the event's header maps (`undefined`: the header is not sent). */
+export function setHeader(event: ApiEvent, name: string, value: string | undefined): ApiEvent {
+  for (const sent of Object.keys(event.headers)) {
+    if (sent.toLowerCase() !== name.toLowerCase()) continue;
+    delete event.headers[sent];
+    delete event.multiValueHeaders[sent];
+  }
+  if (value !== undefined) {
+    event.headers[name] = value;
+    event.multiValueHeaders[name] = [value];
+  }
+  return event;
+}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createId } from '@paralleldrive/cuid2';
-import { scopes as allScopes, type Route, routes } from '#contract/routes.ts';
+import { openApiDocument } from '#contract/openapi.ts';
+import { scopes as allScopes, type Route, routes, type Scope } from '#contract/routes.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { archiveAgent, type ChangeOf, createVersion, publishAgent } from '#db/queries/agent-changes.ts';
 import type { CallingKey } from '#db/queries/api-keys.ts';
@@ -176,8 +177,16 @@ export async function buildWorld(database: DatabaseHandle): Promise<World> {
   return { ...partial, agent, session };
 }
 
-/** The request as the route's function receives it behind API Gateway, the caller's key allowed. */
-export function toApiEvent(world: World, key: RouteKey, request: RouteRequest): ApiEvent {
+/**
+ * The request as the route's function receives it behind API Gateway: the world's caller's key
+ * allowed with every scope, or `as` another caller (`null`: no authorizer context at all) and scopes.
+ */
+export function toApiEvent(
+  world: World,
+  key: RouteKey,
+  request: RouteRequest,
+  as: { caller?: Tenant | null; scopes?: readonly string[] } = {},
+): ApiEvent {
   return apiEvent({
     method: request.method,
     path: request.path,
@@ -185,33 +194,108 @@ export function toApiEvent(world: World, key: RouteKey, request: RouteRequest): 
     query: request.query,
     headers: request.headers,
     body: request.body,
-    caller: world.caller,
-    scopes: allScopes.join(' '),
+    caller: as.caller === undefined ? world.caller : as.caller,
+    scopes: (as.scopes ?? allScopes).join(' '),
   });
 }
 
-/** The request over HTTP, to a (local) gateway at `baseUrl`, with the caller's bearer token. */
-export function sendTo(baseUrl: string, world: World, request: RouteRequest): Promise<Response> {
-  return fetch(`${baseUrl}${request.path}${request.query ? `?${request.query}` : ''}`, {
+/** The request as sent over HTTP with the caller's bearer token: target (path and query), headers, body. */
+export function httpRequestOf(world: World, request: RouteRequest) {
+  return {
     method: request.method,
+    path: `${request.path}${request.query ? `?${request.query}` : ''}`,
     headers: {
       authorization: `Bearer ${world.caller.token}`,
       ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
       ...request.headers,
-    },
+    } as Record<string, string>,
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
-  });
+  };
 }
 
-/** The same request naming ids no row has (each of its path's parameters a new cuid2). */
-export function withUnknownIds(key: RouteKey, request: RouteRequest): RouteRequest {
+/** The request over HTTP, to a (local) gateway at `baseUrl`, with the caller's bearer token. */
+export function sendTo(baseUrl: string, world: World, request: RouteRequest): Promise<Response> {
+  const { path, ...init } = httpRequestOf(world, request);
+  return fetch(`${baseUrl}${path}`, init);
+}
+
+/** The same request with each path parameter's segment replaced by `value(name)`, sent as given (encode it). */
+export function withPathValues(
+  key: RouteKey,
+  request: RouteRequest,
+  value: (name: string) => string,
+): RouteRequest {
   const template = routes[key].path.split('/');
   const path = request.path
     .split('/')
-    .map((segment, i) => (template[i]?.startsWith('{') ? createId() : segment))
+    .map((segment, i) => {
+      const name = /^\{(.+)\}$/.exec(template[i] ?? '')?.[1];
+      return name ? value(name) : segment;
+    })
     .join('/');
   return { ...request, path };
 }
+
+/** A path parameter's value in the request (as sent: still percent-encoded). */
+export const pathValueOf = (key: RouteKey, request: RouteRequest, name: string): string =>
+  request.path.split('/')[routes[key].path.split('/').indexOf(`{${name}}`)] as string;
+
+/** The same request naming ids no row has (each of its path's parameters a new cuid2). */
+export const withUnknownIds = (key: RouteKey, request: RouteRequest): RouteRequest =>
+  withPathValues(key, request, () => createId());
+
+/** The same request under a new Idempotency-Key, if it sends one (so it is not a repeat of the first). */
+export const withNewIdempotencyKey = (request: RouteRequest): RouteRequest =>
+  request.headers?.['idempotency-key'] === undefined
+    ? request
+    : { ...request, headers: { ...request.headers, 'idempotency-key': `fixture-${randomUUID()}` } };
+
+/** The world's workspace with a caller of its own: a new key holding `scopes`. */
+export async function withCaller(world: World, scopes: readonly Scope[]): Promise<World> {
+  const key = await createApiKey(world.database.db, {
+    workspaceId: world.caller.workspaceId,
+    name: `fixture caller ${unique()}`,
+    scopes,
+  });
+  const caller = { ...world.caller, keyId: key.id, principalId: key.principalId, token: key.token };
+  return { ...world, caller };
+}
+
+/** Every id of the world's own: none of them may reach another workspace's caller. */
+export const idsOf = (world: World): string[] => [
+  world.caller.workspaceId,
+  world.caller.principalId,
+  world.caller.keyId,
+  world.writer.principalId,
+  world.writer.keyId,
+  world.agent.id,
+  world.agent.publishedVersionId,
+  world.agent.draftVersionId,
+  world.session.id,
+];
+
+interface Operation {
+  requestBody?: { required?: boolean };
+  parameters?: { name: string; in: string }[];
+}
+let document: ReturnType<typeof openApiDocument> | undefined;
+/** The route's operation in the OpenAPI document (derived from the same route table). */
+function operationOf(key: RouteKey): Operation {
+  document ??= openApiDocument();
+  const route = routes[key];
+  const path = document.paths[route.path] as Record<string, Operation>;
+  return path[route.method.toLowerCase()] as Operation;
+}
+
+/** Whether the route takes a JSON body, as its OpenAPI operation says: required, optional, or none. */
+export function bodyOf(key: RouteKey): 'required' | 'optional' | undefined {
+  const body = operationOf(key).requestBody;
+  return body === undefined ? undefined : body.required ? 'required' : 'optional';
+}
+
+/** The query parameters the route's OpenAPI operation names (any other is refused). */
+export const queryParamsOf = (key: RouteKey): string[] =>
+  (operationOf(key).parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
 
 let counter = 0;
 const unique = () => `${++counter}-${randomUUID().slice(0, 8)}`;
@@ -232,7 +316,8 @@ async function newAgent(world: Writing) {
     ...writer,
     name: `Fixture ${unique()}`,
     description: null,
-    slug: { derivedFrom: 'fixture' },
+    // A slug of its own: deriving one looks past every earlier fixture's, slower the more there are.
+    slug: { given: `fixture-${unique()}` },
     version: {
       config: null,
       systemPrompt: 'A fixture.',

@@ -1,5 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { getTableName, sql } from 'drizzle-orm';
 import * as v from 'valibot';
+import type { routes } from '#contract/routes.ts';
 import { Agent, AgentList, AgentVersion, AgentVersionList } from '#contract/schemas/agent.ts';
 import { AgentChangeList } from '#contract/schemas/agent-change.ts';
 import { EventList } from '#contract/schemas/event.ts';
@@ -8,6 +9,7 @@ import { Problem } from '#contract/schemas/problem.ts';
 import { Session, SessionList } from '#contract/schemas/session.ts';
 import type { Database } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
+import { apiKeys } from '#db/schema/index.ts';
 import { build as buildArchiveAgent } from '#functions/agents/archive.ts';
 import { build as buildCreateAgent } from '#functions/agents/create.ts';
 import { build as buildGetAgent } from '#functions/agents/get.ts';
@@ -30,6 +32,8 @@ import { build as buildCreateVersion } from '#functions/versions/create.ts';
 import { build as buildDiffVersions } from '#functions/versions/diff.ts';
 import { build as buildGetVersion } from '#functions/versions/get.ts';
 import { build as buildListVersions } from '#functions/versions/list.ts';
+import { type RouteKey, routeKeys } from '#test/helpers/route-requests.ts';
+import { WRITTEN } from '#test/helpers/table-states.ts';
 
 /** The deployed handlers and the authorizer, built over one set of dependencies. */
 export function buildApp(deps: Deps) {
@@ -58,7 +62,10 @@ export function buildApp(deps: Deps) {
 }
 export type App = ReturnType<typeof buildApp>;
 
-/** What each route answers with on success. */
+/** A route's stable name (`create-agent`…), as in the route table. */
+export type RouteName = (typeof routes)[keyof typeof routes]['name'];
+
+/** What each route answers with on success; a route of the table missing here fails `tsc`. */
 export const successSchema = {
   'create-agent': Agent,
   'get-agent': Agent,
@@ -80,27 +87,19 @@ export const successSchema = {
   'heartbeat-session': null,
   'complete-session': Session,
   'list-events': EventList,
-} as const;
-export type RouteName = keyof typeof successSchema;
+} as const satisfies Record<RouteName, v.GenericSchema | null>;
 
-export interface RowCounts {
-  agents: number;
-  agent_versions: number;
-  idempotency_keys: number;
-  sessions: number;
-  api_keys: number;
-}
+/** Every table a request could write to (test/helpers/table-states.ts), and the API keys: no route may make one. */
+const COUNTED = [...WRITTEN, apiKeys] as const;
+export type RowCounts = Record<(typeof COUNTED)[number]['_']['name'], number>;
 
 /** Rows in every table a request could write to, in one statement. */
 export async function rowCounts(db: Database): Promise<RowCounts> {
-  const [row] = rowsOf<RowCounts>(
-    await db.execute(sql`select
-      (select count(*)::int from agents) as agents,
-      (select count(*)::int from agent_versions) as agent_versions,
-      (select count(*)::int from idempotency_keys) as idempotency_keys,
-      (select count(*)::int from sessions) as sessions,
-      (select count(*)::int from api_keys) as api_keys`),
-  );
+  const columns = COUNTED.map((table) => {
+    const name = sql.identifier(getTableName(table));
+    return sql`(select count(*)::int from ${name}) as ${name}`;
+  });
+  const [row] = rowsOf<RowCounts>(await db.execute(sql`select ${sql.join(columns, sql`, `)}`));
   if (!row) throw new Error('no counts');
   return row;
 }
@@ -193,3 +192,5 @@ export class Tally {
 export const fuzzScale = Number(process.env.FUZZ_RUNS ?? 1) || 1;
 export const fuzzSeed = Number(process.env.FUZZ_SEED ?? 20261101);
 export const runs = (base: number) => Math.max(1, Math.round(base * fuzzScale));
+/** A seed per route of the table, so that each route meets other cases (a run still replays by FUZZ_SEED). */
+export const routeSeed = (key: RouteKey) => fuzzSeed + routeKeys.indexOf(key);
