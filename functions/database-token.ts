@@ -1,5 +1,4 @@
 import { formatUrl } from '@aws-sdk/core/util';
-import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { Sha256 } from '@smithy/core/checksum';
 import { HttpRequest } from '@smithy/core/protocols';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -26,7 +25,13 @@ export async function databaseUrlWithToken(env: NodeJS.ProcessEnv = process.env)
     throw new Error('DATABASE_HOST, DATABASE_IAM_USER and AWS_REGION are needed to sign a database token');
   }
   const port = Number(env.DATABASE_PORT ?? 5432);
-  const token = await signConnectToken({ hostname, port, username, region });
+  const token = await signConnectToken({
+    hostname,
+    port,
+    username,
+    region,
+    credentials: credentialsFrom(env),
+  });
   const url = new URL(`postgres://${hostname}:${port}/${env.DATABASE_NAME ?? 'postgres'}`);
   url.username = encodeURIComponent(username);
   url.password = encodeURIComponent(token);
@@ -35,16 +40,43 @@ export async function databaseUrlWithToken(env: NodeJS.ProcessEnv = process.env)
   return url.toString();
 }
 
+/** What SigV4 signs with (the SDK's `AwsCredentialIdentity`). */
+interface Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
 interface ConnectTarget {
   hostname: string;
   port: number;
   username: string;
   region: string;
+  credentials: Credentials;
+}
+
+/**
+ * The function's role credentials, as Lambda puts them in the environment: what
+ * `@aws-sdk/credential-provider-env`'s `fromEnv()` reads, without the SDK's client configuration
+ * (endpoint partitions, shared INI files) that package brings into the bundle.
+ */
+function credentialsFrom(env: NodeJS.ProcessEnv): Credentials {
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = env;
+  if (!accessKeyId || !secretAccessKey) {
+    throw new Error('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are needed to sign a database token');
+  }
+  return { accessKeyId, secretAccessKey, sessionToken: env.AWS_SESSION_TOKEN || undefined };
 }
 
 /** `Signer.getAuthToken()` of `@aws-sdk/rds-signer`, step for step, with environment credentials. */
-async function signConnectToken({ hostname, port, username, region }: ConnectTarget): Promise<string> {
-  const signer = new SignatureV4({ service: 'rds-db', region, credentials: fromEnv(), sha256: Sha256 });
+async function signConnectToken({
+  hostname,
+  port,
+  username,
+  region,
+  credentials,
+}: ConnectTarget): Promise<string> {
+  const signer = new SignatureV4({ service: 'rds-db', region, credentials, sha256: Sha256 });
   const request = new HttpRequest({
     method: 'GET',
     protocol: 'https:',

@@ -283,15 +283,12 @@ describe('the app role connects with an IAM database token, no password', () => 
 
   it('is a token another key would not have signed', async () => {
     const token = await databaseUrlWithToken(lambdaEnv);
-    Object.assign(process.env, { AWS_SECRET_ACCESS_KEY: 'another-key' });
-    try {
-      const other = decodeURIComponent(new URL(await databaseUrlWithToken(lambdaEnv)).password);
-      expect(new URL(`https://${other}`).searchParams.get('X-Amz-Signature')).not.toBe(
-        await expectedSignature(other),
-      );
-    } finally {
-      Object.assign(process.env, { AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey });
-    }
+    const other = decodeURIComponent(
+      new URL(await databaseUrlWithToken({ ...lambdaEnv, AWS_SECRET_ACCESS_KEY: 'another-key' })).password,
+    );
+    expect(new URL(`https://${other}`).searchParams.get('X-Amz-Signature')).not.toBe(
+      await expectedSignature(other),
+    );
     expect(decodeURIComponent(new URL(token).password)).toContain('X-Amz-Signature=');
   });
 
@@ -323,5 +320,14 @@ describe('the app role connects with an IAM database token, no password', () => 
     await expect(databaseUrlWithToken({ ...lambdaEnv, DATABASE_HOST: '' })).rejects.toThrow(
       'DATABASE_HOST, DATABASE_IAM_USER and AWS_REGION are needed to sign a database token',
     );
+    await expect(databaseUrlWithToken({ ...lambdaEnv, AWS_SECRET_ACCESS_KEY: undefined })).rejects.toThrow(
+      'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are needed to sign a database token',
+    );
+  });
+
+  it('signs without a session token when the environment has none (long-term keys)', async () => {
+    const url = await databaseUrlWithToken({ ...lambdaEnv, AWS_SESSION_TOKEN: undefined });
+    const token = decodeURIComponent(new URL(url).password);
+    expect(new URL(`https://${token}`).searchParams.has('X-Amz-Security-Token')).toBe(false);
   });
 });
