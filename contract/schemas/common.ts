@@ -53,18 +53,31 @@ export function atMost(max: number) {
 
 export const text = (max: number) => v.pipe(v.string(), atMost(max));
 
+/**
+ * A pattern built on its first use rather than at import: V8 builds a Unicode property class's
+ * character set when the literal is first evaluated, a large share of a cold start's module
+ * evaluation, and most routes never validate a name.
+ */
+const onFirstUse = (build: () => RegExp) => {
+  let pattern: RegExp | undefined;
+  return () => {
+    pattern ??= build();
+    return pattern;
+  };
+};
+
 // C0 and C1 controls (and DEL), and the bidirectional embeddings, overrides and isolates that
 // make text display in another order than it is stored (U+202A-U+202E, U+2066-U+2069).
-const CONTROL = /\p{Cc}/u;
-const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/u;
-const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
+const CONTROL = onFirstUse(() => /\p{Cc}/u);
+const BIDI_CONTROL = onFirstUse(() => /[\u202a-\u202e\u2066-\u2069]/u);
+const VISIBLE = onFirstUse(() => /[\p{L}\p{N}\p{P}\p{S}]/u);
 // Code points that render as nothing (U+200B, U+2060, U+FEFF, U+3164 HANGUL FILLER, which is a
 // letter): a name of only these looks empty. U+2028/U+2029 break a line, which a name never does.
-const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
-const LINE_SEPARATOR = /[\u2028\u2029]/u;
+const INVISIBLE = onFirstUse(() => /\p{Default_Ignorable_Code_Point}/gu);
+const LINE_SEPARATOR = onFirstUse(() => /[\u2028\u2029]/u);
 
-const refuse = (pattern: RegExp, message: string, allowed?: RegExp) =>
-  v.check<string, string>((s) => !pattern.test(allowed ? s.replace(allowed, '') : s), message);
+const refuse = (pattern: () => RegExp, message: string, allowed?: RegExp) =>
+  v.check<string, string>((s) => !pattern().test(allowed ? s.replace(allowed, '') : s), message);
 
 /** A name people read: at least one visible character, no control characters, no bidi overrides. */
 export const readableName = [
@@ -72,7 +85,7 @@ export const readableName = [
   refuse(BIDI_CONTROL, 'must not contain bidirectional override characters'),
   refuse(LINE_SEPARATOR, 'must not contain line or paragraph separators (U+2028, U+2029)'),
   v.check<string, string>(
-    (s) => s === '' || VISIBLE.test(s.replace(INVISIBLE, '')),
+    (s) => s === '' || VISIBLE().test(s.replace(INVISIBLE(), '')),
     'must contain at least one visible character',
   ),
 ] as const;
