@@ -1,4 +1,3 @@
-import { createId } from '@paralleldrive/cuid2';
 import sql, { join, raw, type Sql } from 'sql-template-tag';
 import type { agentChangeOperation } from '#contract/enums.ts';
 import type { Agent, AgentVersion } from '#contract/schemas/agent.ts';
@@ -9,6 +8,7 @@ import { agentEtagSql } from './agents.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { SlugTaken } from './create-agent.ts';
 import { type EventType, eventInsert, isoTime } from './events.ts';
+import { idMaker } from './ids.ts';
 import { AGENT_COLUMNS, AGENT_VERSION_COLUMNS } from './items.generated.ts';
 import { agents as A, agentChanges as C, enums as E, agentVersions as V } from './names.generated.ts';
 import { fromRowJson } from './row-json.ts';
@@ -81,6 +81,7 @@ async function change<T>(
   parts: ChangeParts,
   shape: (agent: Agent, version: AgentVersion | null) => T,
 ): Promise<ChangeOutcome<T>> {
+  const createId = await idMaker();
   const tags = of.ifMatch;
   const matched = !tags ? raw('true') : tags.length === 0 ? raw('false') : sql`cur.etag in (${join(tags)})`;
   const target = parts.target ?? sql`select null::varchar as ${V.id}`;
@@ -330,7 +331,8 @@ export async function createVersion(runner: SqlRunner, of: ChangeOf, edit: Versi
   }
 }
 
-function insertVersion(runner: SqlRunner, of: ChangeOf, edit: VersionEdit) {
+async function insertVersion(runner: SqlRunner, of: ChangeOf, edit: VersionEdit) {
+  const createId = await idMaker();
   const source = edit.sourceAgentVersionId;
   const value = (given: unknown, column: Sql, cast: Sql = raw('')) =>
     given === undefined ? sql`src.${column}` : sql`${given}${cast}`;

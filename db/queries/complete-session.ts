@@ -1,9 +1,9 @@
-import { createId } from '@paralleldrive/cuid2';
 import sql from 'sql-template-tag';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { clock } from './clock.ts';
 import { eventInsert, sessionEventData } from './events.ts';
+import { idMaker } from './ids.ts';
 import { conversations as C, ledgerEntries as L, sessions as S } from './names.generated.ts';
 import { type Transition, unchanged } from './session-writes.ts';
 
@@ -35,6 +35,7 @@ export async function completeSession(
   const amount = completion.usage?.amount ?? null;
   const by = completion.principalId;
   const now = clock(completion.at);
+  const createId = await idMaker();
   await tx.rows(sql`
     with done as (
       update ${S.$} s set ${S.status} = 'COMPLETED', ${S.completedAt} = ${now},

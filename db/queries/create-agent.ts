@@ -1,4 +1,3 @@
-import { createId } from '@paralleldrive/cuid2';
 import sql, { raw, type Sql } from 'sql-template-tag';
 import type { Agent } from '#contract/schemas/agent.ts';
 import type { VersionConfig } from '#contract/schemas/config.ts';
@@ -7,6 +6,7 @@ import { constraintName, sqlState } from '../errors.ts';
 import { agentEtagSql } from './agents.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { eventInsert } from './events.ts';
+import { idMaker } from './ids.ts';
 import { AGENT_COLUMNS, AGENT_VERSION_COLUMNS } from './items.generated.ts';
 import {
   agents as A,
@@ -80,6 +80,7 @@ export async function createAgent(runner: SqlRunner, agent: NewAgent): Promise<A
  * projection (docs/decisions.md). The field lists are the lists' own (AGENT_COLUMNS, generated).
  */
 async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
+  const createId = await idMaker();
   const agentId = createId();
   const versionId = createId();
   const { workspaceId, principalId: by } = input;

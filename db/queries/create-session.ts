@@ -1,4 +1,3 @@
-import { createId } from '@paralleldrive/cuid2';
 import sql, { type Sql } from 'sql-template-tag';
 import type { sessionType } from '#contract/enums.ts';
 import type { Session } from '#contract/schemas/session.ts';
@@ -6,6 +5,7 @@ import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { clock } from './clock.ts';
 import { eventInsert, sessionEventData } from './events.ts';
+import { idMaker } from './ids.ts';
 import type { JsonText } from './json-text.ts';
 import {
   agents as A,
@@ -67,6 +67,7 @@ export async function createSession(
   const now = clock(input.at);
   const personId = await upsertPerson(tx, ws, input.person, now);
   const identity = input.person.email ?? input.person.phone;
+  const createId = await idMaker();
   const sessionId = createId();
   await tx.rows(sql`
     with existing as (
@@ -111,7 +112,7 @@ async function upsertPerson(
     from (select k from (values (${email === null ? null : `person:${ws}:email:${email}`}::text),
       (${phone === null ? null : `person:${ws}:phone:${phone}`}::text)) x(k) where k is not null order by k) keys`);
   const properties = JSON.stringify(person.properties);
-  const newId = createId();
+  const newId = (await idMaker())();
   const [row] = await tx.rows<{ id: string }>(sql`
     with found as (
       select p.${P.id} from ${P.$} p
