@@ -3,7 +3,8 @@ import { and, desc, eq, lt, or, relations, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import * as v from 'valibot';
-import { CreateAgentBody, PublishAgentBody } from '#contract/schemas/requests.ts';
+import { PublishAgentBody } from '#contract/schemas/requests.ts';
+import { CreateAgentBody } from '#contract/schemas/version-requests.ts';
 import * as tables from '#db/schema/index.ts';
 
 /**

@@ -21,6 +21,7 @@ import {
   SessionEventData,
   UsageBookedData,
 } from './schemas/event.ts';
+import { IdempotencyKey } from './schemas/headers.ts';
 import { JsonPatch } from './schemas/json-patch.ts';
 import {
   agentChangeListParams,
@@ -31,15 +32,10 @@ import {
 import { type PathParamName, pathParamNames, pathParams } from './schemas/path.ts';
 import { Problem } from './schemas/problem.ts';
 import type { QueryParam } from './schemas/query.ts';
-import {
-  CreateAgentBody,
-  CreateVersionBody,
-  IdempotencyKey,
-  PublishAgentBody,
-  UpdateAgentBody,
-} from './schemas/requests.ts';
+import { PublishAgentBody, UpdateAgentBody } from './schemas/requests.ts';
 import { Conversation, LedgerEntry, Person, Session, SessionList } from './schemas/session.ts';
 import { CompleteSessionBody, CreateSessionBody } from './schemas/session-requests.ts';
+import { CreateAgentBody, CreateVersionBody } from './schemas/version-requests.ts';
 
 const schemas = {
   Agent,

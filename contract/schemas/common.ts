@@ -12,6 +12,9 @@ export const Timestamp = v.pipe(
   v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be an ISO 8601 UTC timestamp'),
 );
 
+/** E.164 shape as the spec words it: `+`, a digit 1-9, then 1 to 15 digits. */
+export const E164 = /^\+[1-9]\d{1,15}$/;
+
 /** The message of every closed set of values. */
 export const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
 
@@ -147,3 +150,6 @@ export const strictJsonObject = <E extends v.ObjectEntries>(entries: E) =>
     v.check((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be a JSON object'),
     knownKeysOnly(entries),
   );
+
+/** The body of an operation that takes no fields (an empty object, or no body): POST .../start, .../heartbeat. */
+export const EmptyBody = strictJsonObject({});

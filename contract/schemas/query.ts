@@ -110,3 +110,7 @@ export function queryObject<P extends Record<string, QueryParam>>(params: P) {
   };
   return knownKeysOnly(entries);
 }
+
+/** An operation that takes no query parameters: any given is refused, each named (400). */
+export const noQueryParams = {} satisfies Record<string, QueryParam>;
+export const NoQuery = queryObject(noQueryParams);

@@ -3,6 +3,7 @@ import { sessionType } from '../enums.ts';
 import {
   atMost,
   choiceOf,
+  E164,
   Id,
   Int32,
   readableName,
@@ -10,7 +11,6 @@ import {
   strictJsonObject,
   Timestamp,
 } from './common.ts';
-import { E164 } from './session.ts';
 
 const nonEmpty = (max: number) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), atMost(max));
 
@@ -64,6 +64,3 @@ export const CompleteSessionBody = strictJsonObject({
   usage: v.nullish(strictJsonObject({ amount: Int32 }), null),
 });
 export type CompleteSessionBody = v.InferOutput<typeof CompleteSessionBody>;
-
-/** POST /sessions/{sessionId}/start and /heartbeat take no fields (an empty object, or no body). */
-export const EmptyBody = strictJsonObject({});

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { completionReasons, ledgerReason, sessionStatus, sessionType } from '../enums.ts';
 import { Agent } from './agent.ts';
-import { auditActors, auditTimes, FreeFormObject, Id, Int32, Ref, Timestamp, text } from './common.ts';
+import { auditActors, auditTimes, E164, FreeFormObject, Id, Int32, Ref, Timestamp, text } from './common.ts';
 
 export const Conversation = v.strictObject({
   id: Id,
@@ -16,9 +16,6 @@ export const Conversation = v.strictObject({
   archivedAt: v.nullable(Timestamp),
   archivedBy: v.nullable(Id),
 });
-
-/** E.164 shape as the spec words it: `+`, a digit 1-9, then 1 to 15 digits. */
-export const E164 = /^\+[1-9]\d{1,15}$/;
 
 export const Person = v.strictObject({
   id: Id,

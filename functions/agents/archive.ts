@@ -1,5 +1,5 @@
 import { routes } from '#contract/routes.ts';
-import { NoQuery, noQueryParams } from '#contract/schemas/requests.ts';
+import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
 import { archiveAgent } from '#db/queries/agent-changes.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { matchingTags, optionalIfMatch } from '../http/etag.ts';

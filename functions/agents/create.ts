@@ -1,6 +1,6 @@
 import { routes } from '#contract/routes.ts';
 import { completeConfig } from '#contract/schemas/config.ts';
-import { CreateAgentBody, CreateAgentQuery, createAgentParams } from '#contract/schemas/requests.ts';
+import { CreateAgentBody, CreateAgentQuery, createAgentParams } from '#contract/schemas/version-requests.ts';
 import type { SqlRunner } from '#db/database.ts';
 import { createAgent, type NewAgent, SlugsExhausted, SlugTaken } from '#db/queries/create-agent.ts';
 import { type Deps, lambda } from '../deps.ts';

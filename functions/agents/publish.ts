@@ -1,5 +1,6 @@
 import { routes } from '#contract/routes.ts';
-import { NoQuery, noQueryParams, PublishAgentBody } from '#contract/schemas/requests.ts';
+import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
+import { PublishAgentBody } from '#contract/schemas/requests.ts';
 import { publishAgent } from '#db/queries/agent-changes.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { parseJsonBody } from '../http/body.ts';

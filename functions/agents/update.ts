@@ -1,5 +1,6 @@
 import { routes } from '#contract/routes.ts';
-import { NoQuery, noQueryParams, UpdateAgentBody } from '#contract/schemas/requests.ts';
+import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
+import { UpdateAgentBody } from '#contract/schemas/requests.ts';
 import { updateAgent } from '#db/queries/agent-changes.ts';
 import { SlugTaken } from '#db/queries/create-agent.ts';
 import { type Deps, lambda } from '../deps.ts';

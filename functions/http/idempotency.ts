@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { IdempotencyKey } from '#contract/schemas/requests.ts';
+import { IdempotencyKey } from '#contract/schemas/headers.ts';
 import type { DatabaseClient, SqlRunner } from '#db/database.ts';
 import { claimKey, completeKey, releaseKey } from '#db/queries/idempotency.ts';
 import { fingerprint } from './canonical.ts';

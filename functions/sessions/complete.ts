@@ -1,5 +1,5 @@
 import { routes } from '#contract/routes.ts';
-import { NoQuery, noQueryParams } from '#contract/schemas/requests.ts';
+import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
 import { CompleteSessionBody } from '#contract/schemas/session-requests.ts';
 import { completeSession } from '#db/queries/complete-session.ts';
 import { type Deps, lambda } from '../deps.ts';

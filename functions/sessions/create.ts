@@ -1,5 +1,5 @@
 import { routes } from '#contract/routes.ts';
-import { NoQuery, noQueryParams } from '#contract/schemas/requests.ts';
+import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
 import { CreateSessionBody } from '#contract/schemas/session-requests.ts';
 import type { SqlRunner } from '#db/database.ts';
 import { AgentUnusable, createSession, type NewSession } from '#db/queries/create-session.ts';

@@ -1,6 +1,6 @@
 import { routes } from '#contract/routes.ts';
-import { NoQuery, noQueryParams } from '#contract/schemas/requests.ts';
-import { EmptyBody } from '#contract/schemas/session-requests.ts';
+import { EmptyBody } from '#contract/schemas/common.ts';
+import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
 import { startSession } from '#db/queries/session-writes.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { parseOptionalJsonBody } from '../http/body.ts';

@@ -1,6 +1,7 @@
 import { routes } from '#contract/routes.ts';
 import { completeConfig } from '#contract/schemas/config.ts';
-import { CreateVersionBody, NoQuery, noQueryParams } from '#contract/schemas/requests.ts';
+import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
+import { CreateVersionBody } from '#contract/schemas/version-requests.ts';
 import type { SqlRunner } from '#db/database.ts';
 import { createVersion, type VersionEdit } from '#db/queries/agent-changes.ts';
 import { answerChange, changeOf } from '../agents/change.ts';

@@ -1,7 +1,7 @@
 import { createPatch } from 'rfc6902';
 import { routes } from '#contract/routes.ts';
 import type { JsonPatch } from '#contract/schemas/json-patch.ts';
-import { NoQuery, noQueryParams } from '#contract/schemas/requests.ts';
+import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
 import { getConfigurationPair } from '#db/queries/versions.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { noSuch, pathParam } from '../http/path.ts';

@@ -1,5 +1,5 @@
 import { routes } from '#contract/routes.ts';
-import { NoQuery, noQueryParams } from '#contract/schemas/requests.ts';
+import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
 import { getVersionJson } from '#db/queries/versions.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { noSuch, pathParam } from '../http/path.ts';
