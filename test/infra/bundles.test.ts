@@ -26,9 +26,13 @@ function bundleDirs(synth: Synthesised): Map<string, string> {
   );
 }
 
-/** Imports a bundle in a fresh Node process, as Lambda's init would, with no database settings. */
-function importInNode(file: string, call?: string, env: Record<string, string> = {}): string {
-  const script = `const m = await import(${JSON.stringify(pathToFileURL(file).href)});
+/**
+ * Imports a bundle in a fresh Node process, as Lambda's init would, with no database settings;
+ * `before` runs first, `call` after the import.
+ */
+function importInNode(file: string, call?: string, env: Record<string, string> = {}, before = ''): string {
+  const script = `${before}
+const m = await import(${JSON.stringify(pathToFileURL(file).href)});
 if (typeof m.handler !== 'function') throw new Error('no handler export');
 ${call ?? ''}`;
   return execFileSync(process.execPath, ['--input-type=module', '-e', script], {
@@ -99,6 +103,43 @@ describe('the bundles a real synth builds with the local esbuild', () => {
         sources.some((s) => s.includes('@paralleldrive/cuid2')),
         name,
       ).toBe(makeIds.has(name));
+    }
+  });
+
+  it('carry only the request schemas of their own route, and no response schema', () => {
+    // Every module-level Valibot schema of an imported module is built at import (esbuild cannot
+    // tell the calls are pure), so each body lives where only the routes that parse it import it.
+    const onlyIn: Record<string, string[]> = {
+      'contract/schemas/version-requests.ts': ['create-agent', 'create-version'],
+      'contract/schemas/config.ts': ['create-agent', 'create-version'],
+      'contract/schemas/requests.ts': ['create-agent', 'create-version', 'update-agent', 'publish-agent'],
+      'contract/schemas/session-requests.ts': ['create-session', 'complete-session'],
+      'contract/schemas/agent.ts': [],
+      'contract/schemas/agent-change.ts': [],
+      'contract/schemas/session.ts': [],
+    };
+    const { functions } = synth.stack;
+    const named = [
+      ...[...functions.functionByRoute].map(([route, fn]) => [route.name, fn] as const),
+      [authorizer.name, functions.authorizerFunction] as const,
+    ];
+    for (const [name, fn] of named) {
+      const { sources } = JSON.parse(readFileSync(join(maps, fn.node.path, 'index.mjs.map'), 'utf8')) as {
+        sources: string[];
+      };
+      const carried = Object.keys(onlyIn).filter((module) => sources.some((s) => s.endsWith(module)));
+      expect(carried, name).toEqual(Object.keys(onlyIn).filter((module) => onlyIn[module]?.includes(name)));
+    }
+  });
+
+  it('leave cuid2 unevaluated until the first id: importing a function that makes ids touches no Web Crypto', () => {
+    // cuid2 reads globalThis.crypto when its module is evaluated; a getter records whether it was.
+    const before = `let read = false;
+const crypto = globalThis.crypto;
+Object.defineProperty(globalThis, 'crypto', { configurable: true, get: () => { read = true; return crypto; } });`;
+    for (const route of routeList.filter((r) => r.method !== 'GET')) {
+      const bundle = join(dirs.get(route.name) as string, 'index.mjs');
+      expect(importInNode(bundle, 'console.log(read);', {}, before).trim(), route.name).toBe('false');
     }
   });
 
