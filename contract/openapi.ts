@@ -23,17 +23,13 @@ import {
 } from './schemas/event.ts';
 import { IdempotencyKey } from './schemas/headers.ts';
 import { JsonPatch } from './schemas/json-patch.ts';
-import {
-  agentChangeListParams,
-  agentListParams,
-  sessionListParams,
-  versionListParams,
-} from './schemas/list-queries.ts';
+import { agentChangeListParams, agentListParams, versionListParams } from './schemas/list-queries.ts';
 import { type PathParamName, pathParamNames, pathParams } from './schemas/path.ts';
 import { Problem } from './schemas/problem.ts';
 import type { QueryParam } from './schemas/query.ts';
 import { PublishAgentBody, UpdateAgentBody } from './schemas/requests.ts';
 import { Conversation, LedgerEntry, Person, Session, SessionList } from './schemas/session.ts';
+import { sessionListParams } from './schemas/session-list-query.ts';
 import { CompleteSessionBody, CreateSessionBody } from './schemas/session-requests.ts';
 import { CreateAgentBody, CreateVersionBody } from './schemas/version-requests.ts';
 

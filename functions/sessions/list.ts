@@ -1,5 +1,5 @@
 import { routes } from '#contract/routes.ts';
-import { SessionListQuery, sessionListParams } from '#contract/schemas/list-queries.ts';
+import { SessionListQuery, sessionListParams } from '#contract/schemas/session-list-query.ts';
 import { pageSessionsJson } from '#db/queries/sessions.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { listRequest, listResponse } from '../http/pagination.ts';

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentListParams, sessionListParams } from '#contract/schemas/list-queries.ts';
+import { agentListParams } from '#contract/schemas/list-queries.ts';
 import type { QueryParam } from '#contract/schemas/query.ts';
+import { sessionListParams } from '#contract/schemas/session-list-query.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { encodeCursor } from '#functions/http/cursor.ts';
 import { silentLogger } from '#functions/http/log.ts';

@@ -4,8 +4,9 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_PATH, renderOpenApi } from '#cli/openapi.ts';
 import { routeList } from '#contract/routes.ts';
-import { agentListParams, sessionListParams } from '#contract/schemas/list-queries.ts';
+import { agentListParams } from '#contract/schemas/list-queries.ts';
 import type { QueryParam } from '#contract/schemas/query.ts';
+import { sessionListParams } from '#contract/schemas/session-list-query.ts';
 
 describe('docs/openapi.json', () => {
   it('is what `npm run openapi` generates now (regenerate and commit when this fails)', () => {
