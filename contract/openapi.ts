@@ -17,10 +17,10 @@ import {
   AgentUnarchivedData,
   Event,
   EventList,
-  eventListParams,
   SessionEventData,
   UsageBookedData,
 } from './schemas/event.ts';
+import { eventListParams } from './schemas/event-list-query.ts';
 import { IdempotencyKey } from './schemas/headers.ts';
 import { JsonPatch } from './schemas/json-patch.ts';
 import { agentChangeListParams, agentListParams, versionListParams } from './schemas/list-queries.ts';

@@ -1,8 +1,7 @@
 import * as v from 'valibot';
-import { agentStatus, eventTypes, ledgerReason, sessionStatus, sessionType } from '../enums.ts';
+import { agentStatus, type eventTypes, ledgerReason, sessionStatus, sessionType } from '../enums.ts';
 import { AGENT_NAME_MAX, AGENT_SLUG_MAX } from '../limits.ts';
-import { atMost, choiceOf, Id, Int32, Ref, Timestamp, text } from './common.ts';
-import { integerParam, listParam, type QueryParam, queryObject, textParam } from './query.ts';
+import { Id, Int32, Ref, Timestamp, text } from './common.ts';
 import { CompletedMeta } from './session.ts';
 
 type EventType = (typeof eventTypes)[number];
@@ -92,14 +91,3 @@ export const Event = v.variant('type', [
 ]);
 export const EventList = v.array(Event);
 export type Event = v.InferOutput<typeof Event>;
-
-/** GET /events: the feed from a cursor, of some types. */
-export const eventListParams = {
-  cursor: textParam(
-    v.pipe(v.string(), atMost(1024)),
-    'Where to continue: `X-Next-Cursor` (or `Link: rel="next"`) of the previous answer; empty or absent starts at the oldest event kept.',
-  ),
-  type: listParam(choiceOf(eventTypes), 'Only events of these types.'),
-  limit: integerParam(1, 250, 'Events per page.', 100),
-} satisfies Record<string, QueryParam>;
-export const EventListQuery = queryObject(eventListParams);

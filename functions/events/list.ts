@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { routes } from '#contract/routes.ts';
-import { EventListQuery, eventListParams } from '#contract/schemas/event.ts';
+import { EventListQuery, eventListParams } from '#contract/schemas/event-list-query.ts';
 import { type FeedPosition, pageEvents } from '#db/queries/events.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { nextLink } from '../http/pagination.ts';

@@ -115,6 +115,7 @@ describe('the bundles a real synth builds with the local esbuild', () => {
       'contract/schemas/requests.ts': ['create-agent', 'create-version', 'update-agent', 'publish-agent'],
       'contract/schemas/session-requests.ts': ['create-session', 'complete-session'],
       'contract/schemas/session-list-query.ts': ['list-sessions'],
+      'contract/schemas/event.ts': [],
       'contract/schemas/agent.ts': [],
       'contract/schemas/agent-change.ts': [],
       'contract/schemas/session.ts': [],
