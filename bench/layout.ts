@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, getPriority, setPriority } from 'node:os';
 
 /**
  * Where the processes run. `shared`: Postgres, the servers under test and the load generator on
@@ -153,3 +153,17 @@ const CLOCK_TICKS = (() => {
     return 100;
   }
 })();
+
+/**
+ * Lowers this thread's priority (autocannon runs on it) to `nice` once the servers have started
+ * at the default one (`--load-nice`): deployed, the load does not share the servers' CPU. The nice
+ * value, or undefined when not allowed.
+ */
+export function yieldToServers(nice: number): number | undefined {
+  try {
+    if (nice !== 0) setPriority(nice);
+    return getPriority();
+  } catch {
+    return undefined;
+  }
+}

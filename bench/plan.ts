@@ -19,6 +19,8 @@ export interface BenchOptions {
   skipBundles: boolean;
   /** Where the processes run (bench/layout.ts): `split` unless `--layout shared`. */
   layout: LayoutKind;
+  /** The load generator's nice value (`--load-nice`, default 0: as the servers'). */
+  loadNice: number;
 }
 
 /**
@@ -39,6 +41,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       sessions: { type: 'string' },
       'skip-bundles': { type: 'boolean', default: false },
       layout: { type: 'string', default: 'split' },
+      'load-nice': { type: 'string', default: '0' },
     },
   });
   const quick = values.quick ?? false;
@@ -63,6 +66,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     only: values.only,
     skipBundles: values['skip-bundles'] ?? false,
     layout: values.layout,
+    loadNice: Number(values['load-nice']),
   };
 }
 

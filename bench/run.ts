@@ -19,7 +19,7 @@ import { ensureBenchDatabase, removeAgentsCreatedBy, serverUrlFromEnv } from './
 import { type ExplainReport, explain } from './explain.ts';
 import { type FirstInvocation, measureFirstInvocations } from './first-invocation.ts';
 import type { gatewayCommands } from './gateway-process.ts';
-import { applyLayout, databaseCpuMs, isLoopback } from './layout.ts';
+import { applyLayout, databaseCpuMs, isLoopback, yieldToServers } from './layout.ts';
 import { measureOperation, type OperationResult, roundsFor } from './measure.ts';
 import { operations, parseOptions } from './plan.ts';
 import {
@@ -97,6 +97,8 @@ const env = {
 };
 const gateway = await startChild<typeof gatewayCommands>('./gateway-process.ts', env);
 const baseline = await startChild<typeof baselineCommands>('./baseline-process.ts', env);
+// Only now, so the servers keep the default priority.
+const loadNice = yieldToServers(options.loadNice);
 const admin = postgres(db.url, { max: 1, prepare: false, onnotice: () => {} });
 
 let failed = false;
@@ -167,8 +169,8 @@ try {
     `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, ${machine.postgres}; ` +
       `load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${machine.loadAverageAfter.map((l) => l.toFixed(2)).join(' ')} after`,
     layout.kind === 'split'
-      ? `Layout: split, Postgres on cores ${layout.databaseCpus}, gateway, baselines and autocannon on ${layout.benchCpus}`
-      : `Layout: shared cores${layout.why ? ` (split not set up: ${layout.why})` : ''}`,
+      ? `Layout: split, Postgres on cores ${layout.databaseCpus}, gateway, baselines and autocannon on ${layout.benchCpus}; autocannon at nice ${loadNice ?? 0}`
+      : `Layout: shared cores${layout.why ? ` (split not set up: ${layout.why})` : ''}; autocannon at nice ${loadNice ?? 0}`,
     `2 workspaces × ${options.sessions} sessions; ${options.connections} connections, ` +
       `${options.warmupSeconds} s warm-up, then ${options.seconds} s per target, taken in turns in slices of ` +
       `${(options.seconds / roundsFor(options.seconds)).toFixed(1)} s; limit 250's API soak: ${options.soakSeconds} s alone`,
