@@ -15,8 +15,8 @@ const UNIT_MS = { m: MINUTE_MS, h: 60 * MINUTE_MS, d: 24 * 60 * MINUTE_MS } as c
 export const MAX_KEY_LIFETIME_MS = 10 * 365 * UNIT_MS.d;
 /**
  * The demo seed's size bounds, the same for `npm run db:seed` and `seed.demo`. Each session is
- * recorded through the write path (about ten statements, ~10 ms a session on a local server), so
- * this many fit the admin function's minute with room for a paused preview database to resume.
+ * recorded through the write path (about ten statements each), so this many must fit the admin
+ * function's minute with room for a paused preview database to resume (docs/decisions.md).
  */
 export const MAX_DEMO_SESSIONS = 1_000;
 
