@@ -129,6 +129,52 @@ export function applyLayout(
   return { layout: { kind: 'split', databaseCpus, benchCpus }, restore };
 }
 
+/** The cores of a `taskset` list (`0`, `0-1`, `2-3`). */
+export function coresOf(list: string): number[] {
+  return list.split(',').flatMap((part) => {
+    const [from = 0, to = from] = part.split('-').map(Number);
+    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  });
+}
+
+/** Each core's busy and total ticks so far (/proc/stat; idle and iowait count as not busy), or undefined. */
+export function coreTicks(): Array<{ busy: number; total: number }> | undefined {
+  let text: string;
+  try {
+    text = readFileSync('/proc/stat', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const ticks: Array<{ busy: number; total: number }> = [];
+  for (const line of text.split('\n')) {
+    const match = /^cpu(\d+)\s+(.*)$/.exec(line);
+    if (!match) continue;
+    // user nice system idle iowait irq softirq steal
+    const n = (match[2] ?? '').split(/\s+/).slice(0, 8).map(Number);
+    const total = n.reduce((a, b) => a + b, 0);
+    ticks[Number(match[1])] = { busy: total - (n[3] ?? 0) - (n[4] ?? 0), total };
+  }
+  return ticks;
+}
+
+/** The share of `cores`' time spent busy between two `coreTicks()` readings (0–1). */
+export function busyShare(
+  before: ReturnType<typeof coreTicks>,
+  after: ReturnType<typeof coreTicks>,
+  cores: number[],
+): number | undefined {
+  if (!before || !after) return undefined;
+  let busy = 0;
+  let total = 0;
+  for (const core of cores) {
+    const [a, b] = [before[core], after[core]];
+    if (!a || !b) return undefined;
+    busy += b.busy - a.busy;
+    total += b.total - a.total;
+  }
+  return total > 0 ? busy / total : undefined;
+}
+
 /**
  * CPU the local database server's processes have used so far, in ms: their own and that of the
  * backends the postmaster has already reaped (a connection closed during a run still counts).

@@ -1,6 +1,7 @@
 import type { baselineCommands } from './baseline-process.ts';
 import type { Child } from './child.ts';
 import type { gatewayCommands, Statement } from './gateway-process.ts';
+import { busyShare, coreTicks } from './layout.ts';
 import { type HttpTarget, loadHttp, type Timing, type Window } from './load.ts';
 import type { Operation } from './plan.ts';
 import { pool, readAt, type Sample, type Stats } from './stats.ts';
@@ -18,6 +19,8 @@ export interface Context {
   soakSeconds: number;
   /** The database server's CPU so far, ms (bench/layout.ts), or undefined when it is not on this machine. */
   databaseCpu: () => number | undefined;
+  /** The split layout's two groups of cores, whose busy share each slice reports; none when shared. */
+  coreGroups?: { database: number[]; bench: number[] };
 }
 
 /** One target of the comparison: its warm-up, and one measured slice of load. */
@@ -52,21 +55,34 @@ async function windowed<C extends { cpuMs: number; requests: number }>(
   const window = { start, end: start + seconds * 1000 };
   let dbStart: number | undefined;
   let dbCpuMs: number | undefined;
+  let coresStart: ReturnType<typeof coreTicks>;
+  let busy: Sample['busy'];
   let read: C | undefined;
   const meters = Promise.all([
     readAt(window.start, async () => {
       dbStart = ctx.databaseCpu();
+      coresStart = ctx.coreGroups && coreTicks();
       await counters?.reset();
     }),
     readAt(window.end, async () => {
       const dbEnd = ctx.databaseCpu();
       if (dbStart !== undefined && dbEnd !== undefined) dbCpuMs = dbEnd - dbStart;
+      busy = coresBusy(ctx, coresStart);
       read = await counters?.read();
     }),
   ]);
   const sample = await load(window, LEAD_SECONDS + seconds + TAIL_SECONDS);
   await meters;
-  return { sample: { ...sample, dbCpuMs, cpuMs: read?.cpuMs ?? sample.cpuMs }, read };
+  return { sample: { ...sample, dbCpuMs, busy, cpuMs: read?.cpuMs ?? sample.cpuMs }, read };
+}
+
+/** How busy each group of cores was since `start` (a `coreTicks()` reading). */
+function coresBusy(ctx: Context, start: ReturnType<typeof coreTicks>): Sample['busy'] {
+  if (!ctx.coreGroups || !start) return undefined;
+  const end = coreTicks();
+  const database = busyShare(start, end, ctx.coreGroups.database);
+  const bench = busyShare(start, end, ctx.coreGroups.bench);
+  return database === undefined || bench === undefined ? undefined : { database, bench };
 }
 
 /** An HTTP server under autocannon; `onRead` sees the server's counters after each slice. */

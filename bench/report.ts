@@ -94,6 +94,19 @@ export function formatTable(results: OperationResult[]): string {
     // The load generator shares the cores with Postgres and the servers; the driver row has none.
     const load = [r.api, r.bare, r.peer].map((x) => num(x?.loadCpuMsPerRequest, 2)).join(' / ');
     lines.push(`  (autocannon's own CPU ms per answer, api / bare / peer: ${load})`);
+    // Which side was the limit: a target that leaves the database's cores idle while its requests
+    // are in flight is waiting on the other side (docs/performance.md, "The 250-row page").
+    const busy = (
+      [
+        ['api', r.api],
+        ['bare', r.bare],
+        ['driver', r.driver],
+        ['peer', r.peer],
+      ] as const
+    ).flatMap(([label, s]) =>
+      s?.busy ? [`${label} ${Math.round(s.busy.database * 100)} / ${Math.round(s.busy.bench * 100)}`] : [],
+    );
+    if (busy.length > 0) lines.push(`  (cores busy %, database / bench's: ${busy.join(', ')})`);
   }
   return lines.join('\n');
 }

@@ -19,7 +19,7 @@ import { ensureBenchDatabase, removeAgentsCreatedBy, serverUrlFromEnv } from './
 import { type ExplainReport, explain } from './explain.ts';
 import { type FirstInvocation, measureFirstInvocations } from './first-invocation.ts';
 import type { gatewayCommands } from './gateway-process.ts';
-import { applyLayout, databaseCpuMs, isLoopback, yieldToServers } from './layout.ts';
+import { applyLayout, coresOf, databaseCpuMs, isLoopback, yieldToServers } from './layout.ts';
 import { measureOperation, type OperationResult, roundsFor } from './measure.ts';
 import { operations, parseOptions } from './plan.ts';
 import {
@@ -118,6 +118,9 @@ try {
     },
     soakSeconds: options.soakSeconds,
     databaseCpu: isLoopback(db.url) ? databaseCpuMs : () => undefined,
+    ...(layout.kind === 'split' && layout.databaseCpus && layout.benchCpus
+      ? { coreGroups: { database: coresOf(layout.databaseCpus), bench: coresOf(layout.benchCpus) } }
+      : {}),
   };
   const results: OperationResult[] = [];
   const explains: Record<string, ExplainReport> = {};

@@ -14,6 +14,8 @@ export interface Stats {
   loadCpuMsPerRequest?: number;
   /** CPU the database server's processes spent per answer (a server on this machine only). */
   dbCpuMsPerRequest?: number;
+  /** Share of the time each group of cores was busy (0–1; the split layout only). */
+  busy?: { database: number; bench: number };
 }
 
 /** The middle value (the mean of the two middle ones for an even count). */
@@ -58,6 +60,8 @@ export interface Sample {
   cpuMs?: number;
   loadCpuMs?: number;
   dbCpuMs?: number;
+  /** Share of the slice each group of cores was busy (the split layout only). */
+  busy?: { database: number; bench: number };
 }
 
 /** The slices as one run: latencies pooled, seconds, errors and CPU summed. */
@@ -76,7 +80,16 @@ export function pool(samples: Sample[]): Stats {
     loadCpuMsPerRequest: perRequest('loadCpuMs'),
     dbCpuMsPerRequest: perRequest('dbCpuMs'),
   };
-  return { ...stats, ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)) };
+  // Weighted by each slice's length: the share of the pooled time.
+  const busyOf = (group: 'database' | 'bench') =>
+    samples.reduce((a, s) => a + (s.busy?.[group] ?? 0) * s.seconds, 0) / Math.max(1e-9, stats.seconds);
+  const busy = samples.every((s) => s.busy)
+    ? { database: busyOf('database'), bench: busyOf('bench') }
+    : undefined;
+  return {
+    ...stats,
+    ...Object.fromEntries(Object.entries({ ...optional, busy }).filter(([, v]) => v !== undefined)),
+  };
 }
 
 /** `read()`'s result at `time` (performance.now()). */
