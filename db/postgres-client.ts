@@ -90,7 +90,7 @@ export function useTextCodecs(sql: postgres.Sql) {
 
 /**
  * Statements straight to postgres.js: the text and its values as parameters, an unnamed statement
- * (no server-side prepared statement, which RDS Proxy would pin; docs/decisions.md). Always the
+ * (named ones were measured and bought nothing here; docs/decisions.md, "Data"). Always the
  * extended protocol, which takes one statement per text: postgres.js would send a text without
  * parameters as a simple query, which runs as many as it holds.
  */
@@ -171,8 +171,8 @@ class Generation {
 
 /**
  * The API's Postgres client, with Lambda settings by default: one connection per container (the
- * container serves one request at a time), idle connections closed before RDS Proxy would, no
- * server-side prepared statements so the proxy never pins a connection. `run` applies the request
+ * container serves one request at a time), idle connections closed before RDS Proxy would, unnamed
+ * statements (docs/decisions.md, "Data"). `run` applies the request
  * deadline, replaces the postgres.js client after a failure that left no usable connection, and
  * runs reads (and work that never reached the server) once more on the fresh one.
  */

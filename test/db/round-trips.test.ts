@@ -9,8 +9,8 @@ import { FaultProxy } from '#test/hardening/support/proxy.ts';
 import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 
-// Every statement the API sends goes with its values as parameters, as an unnamed statement (no
-// server-side prepared statement, which RDS Proxy would pin): postgres.js first sends Parse and
+// Every statement the API sends goes with its values as parameters, as an unnamed statement (named
+// ones were measured and not taken: docs/decisions.md, "Data"): postgres.js first sends Parse and
 // Describe, waits for the parameters' types, then Bind and Execute. Two round trips per statement,
 // never more: in AWS each one is a hop through RDS Proxy (docs/decisions.md).
 describe.skipIf(!usingPostgres())(
