@@ -112,14 +112,16 @@ const unknownKeyIssue = (input: Keyed, key: string) => ({
 });
 
 // Loose objects drop these keys from their output (prototype safety), so they are looked for in
-// the input, before the object is parsed. Finding one stops the pipe there: reported alone.
+// the input, before the object is parsed. Finding one stops the pipe there (the fields' own checks
+// do not run), so every unknown key of the input is named here, reserved or not.
 const RESERVED = ['__proto__', 'prototype', 'constructor'];
 const noReservedKeys = (entries: v.ObjectEntries) =>
   v.rawCheck<unknown>(({ dataset, addIssue }) => {
     const input = dataset.value as Keyed;
     if (typeof input !== 'object' || input === null) return;
-    for (const key of RESERVED) {
-      if (Object.hasOwn(input, key) && !Object.hasOwn(entries, key)) addIssue(unknownKeyIssue(input, key));
+    if (!RESERVED.some((key) => Object.hasOwn(input, key) && !Object.hasOwn(entries, key))) return;
+    for (const key of Object.keys(input)) {
+      if (!Object.hasOwn(entries, key)) addIssue(unknownKeyIssue(input, key));
     }
   });
 

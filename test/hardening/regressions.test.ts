@@ -66,6 +66,19 @@ describe('defects found by fuzzing', () => {
     expect(pathsOf(result.body)).toEqual(['__proto__']);
   });
 
+  // A reserved name stopped the parse and was named alone: `x` went unmentioned.
+  it('names every unknown query parameter when one of them is __proto__, constructor or prototype', async () => {
+    const result = await listAgents('x=1&__proto__=1&constructor=2&y=3&prototype=4');
+    expect(result.statusCode).toBe(400);
+    expect(pathsOf(result.body)).toEqual(['x', '__proto__', 'constructor', 'y', 'prototype']);
+  });
+
+  it('names every unknown body member when one of them is __proto__', async () => {
+    const result = await post('{"name":"Ada","x":1,"__proto__":{},"y":2}');
+    expect(result.statusCode).toBe(400);
+    expect(pathsOf(result.body)).toEqual(['x', '__proto__', 'y']);
+  });
+
   // Year 0000 passed the pattern; Postgres refused it with an error naming nothing.
   it('names createdAfter when it holds an instant Postgres cannot store', async () => {
     const result = await listSessions('createdAfter=0000-01-01');
