@@ -2339,7 +2339,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description The agent archived, and its ETag (unchanged when it already was). */
             200: {
@@ -2354,7 +2358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description A query parameter (none is taken) or a malformed `If-Match`; `errors` names each. */
+            /** @description A query parameter or a body field (none is taken), or a malformed `If-Match`; `errors` names each. */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2402,6 +2406,28 @@ export interface operations {
             };
             /** @description `If-Match` names none of the agent's current ETag: it changed since it was read. */
             412: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body exceeds 262144 bytes. */
+            413: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
                 headers: {
                     /** @description The request id; also in every problem body. */
                     "x-request-id"?: string;
@@ -2450,7 +2476,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description The agent unarchived, and its ETag (unchanged when it already was). */
             200: {
@@ -2465,7 +2495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description A query parameter (none is taken) or a malformed `If-Match`; `errors` names each. */
+            /** @description A query parameter or a body field (none is taken), or a malformed `If-Match`; `errors` names each. */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2513,6 +2543,28 @@ export interface operations {
             };
             /** @description `If-Match` names none of the agent's current ETag: it changed since it was read. */
             412: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body exceeds 262144 bytes. */
+            413: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
                 headers: {
                     /** @description The request id; also in every problem body. */
                     "x-request-id"?: string;

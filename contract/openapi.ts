@@ -361,12 +361,26 @@ const publishOperation = {
   },
 };
 
+const noTransitionBody = {
+  requestBody: {
+    required: false,
+    content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } },
+  },
+};
+const transitionProblems = {
+  '400': problemResponse('A query parameter, or a body field, was given that the operation does not take.'),
+  '413': problemResponse(`The body exceeds ${MAX_BODY_BYTES} bytes.`),
+  '415': problemResponse('Content-Type is not application/json.'),
+};
+
 const archiveOperation = (done: string) => ({
   parameters: [ifMatchParameter(false)],
+  ...noTransitionBody,
   responses: {
     '200': agentAnswer(`The agent ${done}, and its ETag (unchanged when it already was).`),
+    ...transitionProblems,
     '400': problemResponse(
-      'A query parameter (none is taken) or a malformed `If-Match`; `errors` names each.',
+      'A query parameter or a body field (none is taken), or a malformed `If-Match`; `errors` names each.',
     ),
     '412': problemResponse(
       "`If-Match` names none of the agent's current ETag: it changed since it was read.",
@@ -387,18 +401,6 @@ const sessionAnswer = (description: string) => ({
 });
 const illegalTransition = (what: string) =>
   problemResponse(`${what} (problem \`illegal-transition\`; \`errors\` names the session's \`status\`).`);
-const noTransitionBody = {
-  requestBody: {
-    required: false,
-    content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } },
-  },
-};
-const transitionProblems = {
-  '400': problemResponse('A query parameter, or a body field, was given that the operation does not take.'),
-  '413': problemResponse(`The body exceeds ${MAX_BODY_BYTES} bytes.`),
-  '415': problemResponse('Content-Type is not application/json.'),
-};
-
 const createSessionOperation = {
   parameters: [
     {

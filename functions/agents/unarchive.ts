@@ -1,7 +1,9 @@
 import { routes } from '#contract/routes.ts';
+import { EmptyBody } from '#contract/schemas/common.ts';
 import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
 import { unarchiveAgent } from '#db/queries/agent-changes.ts';
 import { type Deps, lambda } from '../deps.ts';
+import { parseOptionalJsonBody } from '../http/body.ts';
 import { matchingTags, optionalIfMatch } from '../http/etag.ts';
 import { pathParam } from '../http/path.ts';
 import { parseQuery } from '../http/query.ts';
@@ -13,6 +15,7 @@ export const build = (deps: Deps) =>
   route(routes.unarchiveAgent, deps, async (req) => {
     const agentId = pathParam(req.event, 'agentId', 'agent');
     parseQuery(NoQuery, noQueryParams, req.event);
+    parseOptionalJsonBody(EmptyBody, req.event);
     const of = changeOf(req, agentId, matchingTags(optionalIfMatch(req.event)));
     return answerChange(req, await unarchiveAgent(req.runner, of), { what: 'unarchive' });
   });

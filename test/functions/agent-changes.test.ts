@@ -418,6 +418,20 @@ describe('changes to an agent', () => {
       expectProblem(await archive(theirs.id, { caller: other, scopes: 'agents:read agents:write' }), 403);
       expectProblem(await archive(theirs.id, { caller: other, query: 'force=true' }), 400, ['force']);
     });
+
+    // Both used to ignore a body: a client sending `{ "reason": … }` believed it was recorded.
+    it('take no fields: none or `{}` is fine; a field is a 400 naming it, another media type a 415, nothing written', async () => {
+      const agent = await created({ name: 'Bodies' });
+      for (const change of [archive, unarchive]) {
+        expectProblem(await writesNothing(agent.id, () => change(agent.id, { body: { reason: 'x' } })), 400, [
+          'reason',
+        ]);
+        const text = { body: 'x', headers: { 'content-type': 'text/plain' } };
+        expectProblem(await writesNothing(agent.id, () => change(agent.id, text)), 415);
+        expect((await change(agent.id, { body: {} })).statusCode).toBe(200);
+      }
+      expect(bodyOf(Agent, await get(agent.id)).status).toBe('DRAFT');
+    });
   });
 
   describe('GET /agents/{agentId}/history', () => {
