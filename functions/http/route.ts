@@ -47,12 +47,19 @@ const callerFrom = (p: {
   scopes: new Set(p.scopes),
 });
 
-/** The authorizer's answer; or, when it could not reach the database, our own lookup now. */
+/**
+ * The authorizer's answer; or, when it could not reach the database, our own lookup now, answered
+ * as the authorizer would have: API Gateway calls it only for a non-empty Authorization header, and
+ * its deny is the 403 `invalid-key` (an absent header is API Gateway's 401 before any of this).
+ */
 async function callerOf(event: ApiEvent, sql: SqlRunner): Promise<Caller | undefined> {
   const ctx = event.requestContext?.authorizer;
   if (ctx?.deferred) {
-    const principal = await principalFor(sql, headerOf(event.headers, 'authorization'));
-    return principal && callerFrom(principal);
+    const header = headerOf(event.headers, 'authorization');
+    if (!header) return undefined;
+    const principal = await principalFor(sql, header);
+    if (!principal) throw invalidKey();
+    return callerFrom(principal);
   }
   if (!ctx?.workspaceId || !ctx.principalId || !ctx.keyId) return undefined;
   return callerFrom({ ...ctx, scopes: String(ctx.scopes ?? '').split(' ') } as Parameters<
