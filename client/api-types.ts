@@ -864,7 +864,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -877,7 +877,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -967,7 +967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -980,7 +980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1108,7 +1108,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1121,7 +1121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1213,7 +1213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1226,7 +1226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1393,7 +1393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1406,7 +1406,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1496,7 +1496,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1509,7 +1509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1650,7 +1650,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1663,7 +1663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1760,7 +1760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1773,7 +1773,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1923,7 +1923,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1936,7 +1936,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2022,7 +2022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2035,7 +2035,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2117,7 +2117,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2130,7 +2130,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2221,7 +2221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2234,7 +2234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2369,7 +2369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2382,7 +2382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2506,7 +2506,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2519,7 +2519,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2649,7 +2649,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2662,7 +2662,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2748,7 +2748,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2761,7 +2761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2880,7 +2880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2893,7 +2893,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3012,7 +3012,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3025,7 +3025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3137,7 +3137,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication. */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3150,7 +3150,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */

@@ -88,11 +88,11 @@ const problemResponse = (description: string, extraHeaders: Record<string, unkno
 /** Statuses every route can answer, before or around the handler. */
 const commonResponses = {
   '401': problemResponse(
-    'No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response); or a token refused by a deferred authentication.',
+    'No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response).',
     { 'www-authenticate': header('`Bearer`') },
   ),
   '403': problemResponse(
-    'The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow), or lacks the scope.',
+    'The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope.',
   ),
   '404': problemResponse('No such route (API Gateway’s own answer, as a problem).'),
   '500': problemResponse('An unexpected error; nothing about it is disclosed.'),
