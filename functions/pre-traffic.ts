@@ -7,12 +7,13 @@ import {
 } from '@aws-sdk/client-codedeploy';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { TOKEN_PREFIX } from '#db/queries/api-keys.ts';
+import { INVALID_KEY, problemType } from './http/problem.ts';
 
 /**
  * CodeDeploy's pre-traffic hook of every API function (infra/constructs/releases.ts): before the
  * `live` alias sends any traffic to a new version, invoke that version once with a well-formed
  * bearer key that no workspace holds. A route function must look the key up in the database and
- * answer 401; the authorizer must deny it. So the new code loads, reads its secret, reaches the
+ * answer the 403 `invalid-key` problem (what the authorizer's deny gives); the authorizer must deny it. So the new code loads, reads its secret, reaches the
  * database through its path (proxy or writer) and enforces authentication; a 5xx, a 503 (database
  * unreachable), a crash or a timeout fails the deployment, and CodeDeploy keeps the old version.
  * The full smoke suite (cli/smoke-checks.ts) needs real keys and runs over HTTP after the release.
@@ -68,6 +69,7 @@ export function judge(invocation: Invocation): { ok: boolean; detail: string } {
   let answer: {
     statusCode?: number;
     headers?: Record<string, string>;
+    body?: string;
     policyDocument?: { Statement?: { Effect?: string }[] };
   };
   try {
@@ -80,10 +82,26 @@ export function judge(invocation: Invocation): { ok: boolean; detail: string } {
     return { ok: true, detail: 'authorizer denied an unknown key' };
   }
   const type = answer?.headers?.['content-type'] ?? '';
-  if (answer?.statusCode === 401 && type.startsWith('application/problem+json')) {
-    return { ok: true, detail: 'route answered 401 to an unknown key' };
+  if (
+    answer?.statusCode === INVALID_KEY.status &&
+    type.startsWith('application/problem+json') &&
+    problemTypeOf(answer.body) === problemType(INVALID_KEY.slug)
+  ) {
+    return { ok: true, detail: `route answered ${INVALID_KEY.status} ${INVALID_KEY.slug} to an unknown key` };
   }
-  return { ok: false, detail: `expected a 401 problem or a denial, got ${text.slice(0, 300)}` };
+  return {
+    ok: false,
+    detail: `expected a ${INVALID_KEY.status} ${INVALID_KEY.slug} problem or a denial, got ${text.slice(0, 300)}`,
+  };
+}
+
+/** A problem body's `type`, or undefined for anything else. */
+function problemTypeOf(body: string | undefined): unknown {
+  try {
+    return (JSON.parse(body ?? '') as { type?: unknown })?.type;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface HookEvent {

@@ -113,5 +113,15 @@ describe('the pre-traffic hook', () => {
       judge({ Payload: bytes({ statusCode: 200, headers: { 'content-type': 'application/json' } }) }).ok,
     ).toBe(false);
     expect(judge({ Payload: bytes({ isAuthorized: true, context: {} }) }).ok).toBe(false);
+    // A refusal, but not the one a route gives an unknown key after looking it up.
+    const problemAnswer = (statusCode: number, type: string) =>
+      bytes({
+        statusCode,
+        headers: { 'content-type': 'application/problem+json' },
+        body: JSON.stringify({ type: `https://voice-agent-admin.dev/problems/${type}` }),
+      });
+    expect(judge({ Payload: problemAnswer(403, 'invalid-key') }).ok).toBe(true);
+    expect(judge({ Payload: problemAnswer(401, 'unauthenticated') }).ok).toBe(false);
+    expect(judge({ Payload: problemAnswer(403, 'insufficient-scope') }).ok).toBe(false);
   });
 });
