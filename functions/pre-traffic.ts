@@ -13,9 +13,10 @@ import { INVALID_KEY, problemType } from './http/problem.ts';
  * CodeDeploy's pre-traffic hook of every API function (infra/constructs/releases.ts): before the
  * `live` alias sends any traffic to a new version, invoke that version once with a well-formed
  * bearer key that no workspace holds. A route function must look the key up in the database and
- * answer the 403 `invalid-key` problem (what the authorizer's deny gives); the authorizer must deny it. So the new code loads, reads its secret, reaches the
- * database through its path (proxy or writer) and enforces authentication; a 5xx, a 503 (database
- * unreachable), a crash or a timeout fails the deployment, and CodeDeploy keeps the old version.
+ * answer the 403 `invalid-key` problem (what the authorizer's deny gives); the authorizer must deny
+ * it. So the new code loads, reads its secret, reaches the database through its path (proxy or
+ * writer) and enforces authentication; a 5xx, a 503 (database unreachable), a crash or a timeout
+ * fails the deployment, and CodeDeploy keeps the old version.
  * The full smoke suite (cli/smoke-checks.ts) needs real keys and runs over HTTP after the release.
  */
 
