@@ -73,7 +73,7 @@ export function listResponse<T extends Position>(
       : nextLink(req.event, { limit, offset: offset + limit });
   }
   if (total !== undefined) headers['x-total-count'] = String(total);
-  return jsonText(req.requestId, 200, `[${items.join(',')}]`, headers);
+  return jsonText(req.requestId, 200, jsonArray(items), headers);
 }
 
 /** Where an item sits in its list (`createdAt`, `id`), from its JSON text. */
@@ -87,4 +87,19 @@ export function nextLink(event: ApiEvent, next: Record<string, string | number>)
   const params = queryPairs(event);
   for (const [name, value] of Object.entries(next)) params.set(name, String(value));
   return `<${urlOfRequest(event, `?${params.toString()}`)}>; rel="next"`;
+}
+
+/**
+ * `[a,b,…]` as one flat string: the brackets go on the first and last item (small strings), so the
+ * page is copied once, by `join`. `[${items.join(',')}]` makes a rope that is flattened again,
+ * into a second page-sized string, by whatever reads it next.
+ */
+function jsonArray(items: readonly string[]): string {
+  const n = items.length;
+  if (n === 0) return '[]';
+  if (n === 1) return `[${items[0]}]`;
+  const parts = items.slice();
+  parts[0] = `[${parts[0]}`;
+  parts[n - 1] = `${parts[n - 1]}]`;
+  return parts.join(',');
 }
