@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createId } from '@paralleldrive/cuid2';
 import postgres from 'postgres';
-import { useTextCodecs } from '#db/postgres-client.ts';
+import { STATEMENT_OPTIONS, useTextCodecs } from '#db/postgres-client.ts';
 import { serveCommands } from './child.ts';
 import type { Statement } from './gateway-process.ts';
 import { type PeerOperation, peer } from './peer.ts';
@@ -104,7 +104,7 @@ export interface DriveArgs {
 }
 
 let calls = 0;
-/** The statement as sent (text and parameters, an unnamed statement), with the `vary` values replaced. */
+/** The statement as sent (text and parameters, an unnamed statement in one flight), with the `vary` values replaced. */
 function replay({ statement, vary }: { statement: Statement; vary?: DriveArgs['vary'] }) {
   let parameters = statement.parameters;
   if (vary) {
@@ -120,7 +120,7 @@ function replay({ statement, vary }: { statement: Statement; vary?: DriveArgs['v
       return how ? replaced(value as string, how) : value;
     });
   }
-  return sql.unsafe(statement.query, parameters as never[], { simple: false } as postgres.UnsafeQueryOptions);
+  return sql.unsafe(statement.query, parameters as never[], STATEMENT_OPTIONS);
 }
 
 /**

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { SqlRunner, Statement } from '#db/database.ts';
+import { STATEMENT_OPTIONS } from '#db/postgres-client.ts';
 import { authenticate } from '#db/queries/api-keys.ts';
 import { pageSessionsJson } from '#db/queries/sessions.ts';
 import { listen } from '#infra/local/listen.ts';
@@ -53,7 +54,7 @@ export const handler = async () => {
 const bareSending = (statement: Statement) =>
   BARE.replace(
     'await sql`select 1 as one`',
-    `await sql.unsafe(${JSON.stringify(statement.text)}, ${JSON.stringify(statement.values)})`,
+    `await sql.unsafe(${JSON.stringify(statement.text)}, ${JSON.stringify(statement.values)}, ${JSON.stringify(STATEMENT_OPTIONS)})`,
   );
 
 /** The statement a query function sends, caught instead of run. */

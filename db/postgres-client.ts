@@ -93,8 +93,17 @@ export function useTextCodecs(sql: postgres.Sql) {
  * (named ones were measured and bought nothing here; docs/decisions.md, "Data"). Always the
  * extended protocol, which takes one statement per text: postgres.js would send a text without
  * parameters as a simple query, which runs as many as it holds.
+ *
+ * And one flight per statement (Parse, Describe, Bind, Execute, Sync): `describe: false` is this
+ * project's patch to postgres.js (patches/postgres+3.4.9.patch). Unpatched, it asks for the
+ * parameters' types first and sends Bind only once they are back: a second round trip (a hop
+ * through RDS Proxy, in AWS), whose write also waits for a busy event loop. Postgres types each
+ * parameter from its context, as it types a literal. The types only ever chose a serialiser, and
+ * the values here are scalars (strings, numbers, booleans, null: `fetch_types` is off, so
+ * postgres.js could not serialise an array anyway), sent as the same text either way with the
+ * codecs above.
  */
-const EXTENDED = { simple: false } as postgres.UnsafeQueryOptions;
+export const STATEMENT_OPTIONS = { simple: false, describe: false } as postgres.UnsafeQueryOptions;
 
 function runnerOver(sql: postgres.Sql | postgres.TransactionSql, inTransaction: boolean): SqlRunner {
   return {
@@ -103,7 +112,7 @@ function runnerOver(sql: postgres.Sql | postgres.TransactionSql, inTransaction: 
       sql.unsafe(
         statement.text,
         statement.values as postgres.ParameterOrJSON<never>[],
-        EXTENDED,
+        STATEMENT_OPTIONS,
       ) as unknown as Promise<T[]>,
     transaction: <T>(work: (tx: SqlRunner) => Promise<T>) => {
       const scope = (tx: postgres.TransactionSql) => work(runnerOver(tx, true));

@@ -10,11 +10,13 @@ import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 
 // Every statement the API sends goes with its values as parameters, as an unnamed statement (named
-// ones were measured and not taken: docs/decisions.md, "Data"): postgres.js first sends Parse and
-// Describe, waits for the parameters' types, then Bind and Execute. Two round trips per statement,
-// never more: in AWS each one is a hop through RDS Proxy (docs/decisions.md).
+// ones were measured and not taken: docs/decisions.md, "Data"), in one flight: Parse, Describe,
+// Bind, Execute and Sync together (db/postgres-client.ts `queryOptions`, through this project's
+// patch to postgres.js). Unpatched, postgres.js waits for the parameters' types before it sends
+// Bind: two round trips, each a hop through RDS Proxy in AWS. This test fails if the patch is not
+// applied.
 describe.skipIf(!usingPostgres())(
-  'two round trips per statement (real Postgres, through a counting proxy; skipped on PGlite, which has no wire)',
+  'one round trip per statement (real Postgres, through a counting proxy; skipped on PGlite, which has no wire)',
   () => {
     let fresh: DatabaseHandle & { url?: string };
     let proxy: FaultProxy;
@@ -80,20 +82,31 @@ describe.skipIf(!usingPostgres())(
           ),
         ),
       };
-      expect(counts).toEqual({ authenticate: 2, create: 2, agents: 2, sessions: 2 });
+      expect(counts).toEqual({ authenticate: 1, create: 1, agents: 1, sessions: 1 });
     });
 
-    it('one for a statement without parameters; the values reach Postgres exactly, NUL refused by Postgres', async () => {
+    it('one with or without parameters; the values reach Postgres exactly, NUL refused by Postgres', async () => {
       expect(await roundTrips(() => handle.sql.rows(sql`select 1 as v`))).toBe(1);
       const hostile = "it's \\ 'odd' \\' $1 -- ;";
       let rows: Array<{ v: string }> = [];
       expect(
         await roundTrips(async () => (rows = await handle.sql.rows(sql`select ${hostile}::text as v`))),
-      ).toBe(2);
+      ).toBe(1);
       expect(rows).toEqual([{ v: hostile }]);
       await expect(handle.sql.rows(sql`select ${'a\0b'}::text as v`)).rejects.toMatchObject({
         code: '22021',
       });
+    });
+
+    it('types each parameter from its context, as Postgres types a literal', async () => {
+      const rows = await handle.sql.rows<{ n: number; later: boolean; same: boolean; flag: boolean }>(
+        sql`select ${41}::int + 1 as n,
+          ${'2026-01-01T00:00:00.000001Z'}::timestamptz > ${'2026-01-01T00:00:00Z'}::timestamptz as later,
+          ${'{"a":1}'}::jsonb = '{"a": 1}'::jsonb as same, ${true} as flag`,
+      );
+      expect(rows).toEqual([{ n: 42, later: true, same: true, flag: true }]);
+      // A mistyped value is Postgres's 22P02 in one flight too, never text taken as something else.
+      await expect(handle.sql.rows(sql`select ${'x'}::int as n`)).rejects.toMatchObject({ code: '22P02' });
     });
   },
 );

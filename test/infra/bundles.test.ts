@@ -106,6 +106,17 @@ describe('the bundles a real synth builds with the local esbuild', () => {
     }
   });
 
+  it("carry the project's postgres.js patch (one flight per statement), as the install applied it", () => {
+    // patches/postgres+3.4.9.patch, applied by `npm install`'s postinstall: without it every
+    // statement deployed would take two round trips (docs/decisions.md, "Data"). Minified, its
+    // condition reads `<query>.options.describe!==!1`.
+    const names = [...routeList.map((r) => r.name), authorizer.name];
+    for (const name of names) {
+      const code = readFileSync(join(dirs.get(name) ?? '', 'index.mjs'), 'utf8');
+      expect(code, name).toMatch(/\.options\.describe!==!1/);
+    }
+  });
+
   it('carry only the request schemas of their own route, and no response schema', () => {
     // Every module-level Valibot schema of an imported module is built at import (esbuild cannot
     // tell the calls are pure), so each body lives where only the routes that parse it import it.
