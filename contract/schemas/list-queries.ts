@@ -45,17 +45,19 @@ export const agentListParams = {
 } satisfies Record<string, QueryParam>;
 
 /** `cursor` and `offset` are two ways to say where a page starts: one at a time. */
-export const cursorOrOffset = <T extends { cursor?: string; offset?: number }>() =>
+const cursorOrOffset = <T extends { cursor?: string; offset?: number }>() =>
   v.forward<T, v.CheckIssue<T>, ['cursor']>(
     v.check((q) => q.cursor === undefined || q.offset === undefined, 'cannot be combined with offset'),
     ['cursor'] as never,
   );
 
-const agentQueryObject = queryObject(agentListParams);
-export const AgentListQuery = v.pipe(
-  agentQueryObject,
-  cursorOrOffset<v.InferOutput<typeof agentQueryObject>>(),
-);
+/** A list's query schema: its parameters (unknown ones refused, each named), `cursor` or `offset`. */
+export function listQuery<P extends Record<string, QueryParam>>(params: P) {
+  const object = queryObject(params);
+  return v.pipe(object, cursorOrOffset<v.InferOutput<typeof object>>());
+}
+
+export const AgentListQuery = listQuery(agentListParams);
 export type AgentListQuery = v.InferOutput<typeof AgentListQuery>;
 
 /**
@@ -67,18 +69,10 @@ export const versionListParams = {
   order: choiceParam(['desc', 'asc'], 'By `version` number: newest first (`desc`) or oldest first.', 'desc'),
 } satisfies Record<string, QueryParam>;
 
-const versionQueryObject = queryObject(versionListParams);
-export const VersionListQuery = v.pipe(
-  versionQueryObject,
-  cursorOrOffset<v.InferOutput<typeof versionQueryObject>>(),
-);
+export const VersionListQuery = listQuery(versionListParams);
 export type VersionListQuery = v.InferOutput<typeof VersionListQuery>;
 
 /** GET /agents/{agentId}/history: paging only (the agent is the path's). */
 export const agentChangeListParams = { ...pageParams } satisfies Record<string, QueryParam>;
-const agentChangeQueryObject = queryObject(agentChangeListParams);
-export const AgentChangeListQuery = v.pipe(
-  agentChangeQueryObject,
-  cursorOrOffset<v.InferOutput<typeof agentChangeQueryObject>>(),
-);
+export const AgentChangeListQuery = listQuery(agentChangeListParams);
 export type AgentChangeListQuery = v.InferOutput<typeof AgentChangeListQuery>;

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { sessionStatus, sessionType } from '../enums.ts';
 import { ID_MAX } from '../limits.ts';
-import { cursorOrOffset, enumList, pageParams } from './list-queries.ts';
-import { booleanParam, listParam, type QueryParam, queryObject, textParam } from './query.ts';
+import { enumList, listQuery, pageParams } from './list-queries.ts';
+import { booleanParam, listParam, type QueryParam, textParam } from './query.ts';
 
 // GET /sessions's query, apart from the other lists' (list-queries.ts): its filters are most of
 // the lists' schemas, and the other list routes' bundles then never build them.
@@ -61,9 +61,5 @@ export const sessionListParams = {
   hasLedger: booleanParam('`true`: only sessions with a ledger entry; `false`: only those without.'),
 } satisfies Record<string, QueryParam>;
 
-const sessionQueryObject = queryObject(sessionListParams);
-export const SessionListQuery = v.pipe(
-  sessionQueryObject,
-  cursorOrOffset<v.InferOutput<typeof sessionQueryObject>>(),
-);
+export const SessionListQuery = listQuery(sessionListParams);
 export type SessionListQuery = v.InferOutput<typeof SessionListQuery>;
