@@ -14,8 +14,14 @@ export interface Stats {
   loadCpuMsPerRequest?: number;
   /** CPU the database server's processes spent per answer (a server on this machine only). */
   dbCpuMsPerRequest?: number;
-  /** Share of the time each group of cores was busy (0–1; the split layout only). */
-  busy?: { database: number; bench: number };
+  /** Share of the time each group of cores was busy (the split layout only). */
+  busy?: CoresBusy;
+}
+
+/** The share (0–1) of a stretch of time each group of cores of the split layout was busy. */
+export interface CoresBusy {
+  database: number;
+  bench: number;
 }
 
 /** The middle value (the mean of the two middle ones for an even count). */
@@ -61,7 +67,7 @@ export interface Sample {
   loadCpuMs?: number;
   dbCpuMs?: number;
   /** Share of the slice each group of cores was busy (the split layout only). */
-  busy?: { database: number; bench: number };
+  busy?: CoresBusy;
 }
 
 /** The slices as one run: latencies pooled, seconds, errors and CPU summed. */
@@ -81,7 +87,7 @@ export function pool(samples: Sample[]): Stats {
     dbCpuMsPerRequest: perRequest('dbCpuMs'),
   };
   // Weighted by each slice's length: the share of the pooled time.
-  const busyOf = (group: 'database' | 'bench') =>
+  const busyOf = (group: keyof CoresBusy) =>
     samples.reduce((a, s) => a + (s.busy?.[group] ?? 0) * s.seconds, 0) / Math.max(1e-9, stats.seconds);
   const busy = samples.every((s) => s.busy)
     ? { database: busyOf('database'), bench: busyOf('bench') }
