@@ -28,6 +28,19 @@ async function chooseDatabase(): Promise<string> {
   }
 }
 
+/**
+ * What CI's embedded pass runs (`TEST_SCOPE=embedded`): what differs on PGlite — the embedded client
+ * and migrations (db/), the CLIs and the local server on it, the seed, and every route once. The
+ * whole suite runs on Postgres; a plain `npm test` runs all of it on whichever database it chose.
+ */
+const EMBEDDED_SCOPE = [
+  'test/db/**/*.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/local/**/*.test.ts',
+  'test/seed/**/*.test.ts',
+  'test/functions/every-route.test.ts',
+];
+
 const redacted = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
 
 export default defineConfig(async () => {
@@ -40,7 +53,7 @@ export default defineConfig(async () => {
   );
   return {
     test: {
-      include: ['test/**/*.test.ts'],
+      include: process.env.TEST_SCOPE === 'embedded' ? EMBEDDED_SCOPE : ['test/**/*.test.ts'],
       globalSetup: ['test/helpers/global-setup.ts'],
       env: { DATABASE_URL: url },
       // PGlite start-up and real bundling are slow on a 2-core machine; nothing here is timed.
