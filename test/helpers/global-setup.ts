@@ -41,7 +41,10 @@ export default async function setup(project: TestProject) {
     project.provide('templateDatabase', name);
     project.provide('pgliteDump', '');
     return async () => {
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      // The template, and any database of this run a test file left behind (test/helpers/database.ts).
+      const left = await admin<{ datname: string }[]>`select datname from pg_database
+        where datname = ${name} or starts_with(datname, ${`${name}_`})`;
+      for (const { datname } of left) await admin.unsafe(`drop database if exists "${datname}" with (force)`);
       // Another run still going on this server may be using it: left to the last one.
       const others = await admin`select 1 from pg_database where datname like 'vaa\_tpl\_%'`;
       if (!hadRdsIam && !others.length) await admin.unsafe(`drop role if exists ${RDS_IAM}`);
