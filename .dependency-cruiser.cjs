@@ -85,6 +85,7 @@ module.exports = {
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
       extensions: ['.ts', '.js', '.json'],
     },
-    exclude: { path: '(^|/)(cdk\\.out|\\.data)/' },
+    // client/dist: the client package's build output (npm run client:pack), not source.
+    exclude: { path: '(^|/)(cdk\\.out|\\.data)/|^client/dist/' },
   },
 };

@@ -1,28 +1,26 @@
 import postgres from 'postgres';
 import { defineConfig } from 'vitest/config';
 
-const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/test';
-
 /**
- * The database the tests run on: the Postgres server (DATABASE_URL, else the local default) when
- * it answers, since that is the production path; PGlite when it does not, or when
- * TEST_DATABASE=pglite asks for it (CI's embedded pass). The choice reaches the test files as
- * DATABASE_URL (set, or empty for PGlite), which the workers inherit.
+ * The database the tests run on: the embedded PGlite, unless TEST_DATABASE_URL names a Postgres
+ * server (CI names one: the production path, postgres.js, the fault and role tests). Nothing else
+ * is taken: not DATABASE_URL, not whatever answers on 127.0.0.1:5432, so a development server is
+ * left alone unless named. A server named that does not answer is a failure, not a quiet fallback.
+ * TEST_DATABASE=pglite forces PGlite even then. The choice reaches the test files as DATABASE_URL
+ * (the server's URL, or empty for PGlite), which the workers inherit; global-setup.ts removes what
+ * the run creates on the server.
  */
 async function chooseDatabase(): Promise<string> {
-  const wanted = process.env.TEST_DATABASE;
-  if (wanted === 'pglite') return '';
-  const url = process.env.DATABASE_URL || DEFAULT_URL;
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url || process.env.TEST_DATABASE === 'pglite') return '';
   const probe = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
   try {
     await probe`select 1`;
     return url;
   } catch (error) {
-    if (wanted === 'postgres' || process.env.DATABASE_URL) {
-      // Asked for by name: not reaching it is a failure, not a quiet fallback.
-      throw new Error(`tests: the Postgres server at ${redacted(url)} did not answer: ${String(error)}`);
-    }
-    return '';
+    throw new Error(
+      `tests: the Postgres server at ${redacted(url)} (TEST_DATABASE_URL) did not answer: ${String(error)}`,
+    );
   } finally {
     await probe.end({ timeout: 1 }).catch(() => {});
   }
@@ -48,8 +46,8 @@ export default defineConfig(async () => {
   process.env.DATABASE_URL = url;
   console.log(
     url
-      ? `tests: on the Postgres server at ${redacted(url)} (TEST_DATABASE=pglite for the embedded database)`
-      : 'tests: on the embedded PGlite database (no Postgres server answered, or TEST_DATABASE=pglite)',
+      ? `tests: on the Postgres server at ${redacted(url)} (TEST_DATABASE_URL)`
+      : 'tests: on the embedded PGlite database (TEST_DATABASE_URL names a Postgres server instead)',
   );
   return {
     test: {

@@ -5,10 +5,17 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as v from 'valibot';
-import { AdminCommand, type AdminCommandName, type AdminResult, AdminResults } from '#contract/admin.ts';
+import {
+  AdminAnswer,
+  AdminCommand,
+  type AdminCommandName,
+  type AdminResult,
+  AdminResults,
+} from '#contract/admin.ts';
 import { AdminFailure, execute } from '#functions/admin.ts';
 import { describeIssue } from '#functions/http/validation.ts';
 import { CliError, describeDatabase, UsageError, withDatabase } from './common.ts';
+import { callServer, throughServer } from './local-server.ts';
 
 type CommandOf<C extends AdminCommandName> = Extract<AdminCommand, { command: C }>;
 
@@ -40,23 +47,70 @@ export async function withAdmin<T>(
   work: (target: AdminTarget) => Promise<T>,
 ): Promise<T> {
   if (stage === undefined) {
-    return withDatabase((handle) =>
-      work({
-        where: describeDatabase(handle.config),
-        run: async (command) => {
-          try {
-            // Seeding is what a local database is for; only a deployed durable stage refuses it.
-            const settings = { stage: 'local', demoSeed: true };
-            const outcome = await execute(handle, checked(command), settings);
-            return outcome.result as AdminResult<typeof command.command>;
-          } catch (error) {
-            throw error instanceof AdminFailure ? new CliError(error.message) : error;
-          }
-        },
-      }),
+    return withDatabase(
+      (handle) =>
+        work({
+          where: describeDatabase(handle.config),
+          run: async (command) => {
+            try {
+              // Seeding is what a local database is for; only a deployed durable stage refuses it.
+              const settings = { stage: 'local', demoSeed: true };
+              const outcome = await execute(handle, checked(command), settings);
+              return outcome.result as AdminResult<typeof command.command>;
+            } catch (error) {
+              throw error instanceof AdminFailure ? new CliError(error.message) : error;
+            }
+          },
+        }),
+      // `npm start` holds the embedded database: the same admin function, run in its process.
+      (server) =>
+        work(
+          answeringTarget(throughServer(server), 'npm start', async (command) =>
+            parseAnswer('npm start', await callServer(server, '/admin', command)),
+          ),
+        ),
     );
   }
   return work((await stageAdmin(stage)).admin);
+}
+
+/** An admin function's answer, checked against the contract. */
+function parseAnswer(who: string, answer: unknown): AdminAnswer {
+  const parsed = v.safeParse(AdminAnswer, answer);
+  if (!parsed.success) throw new CliError(`${who} answered something unexpected`);
+  return parsed.output as AdminAnswer;
+}
+
+/**
+ * A target whose commands an admin function answers (`invoke`): its results checked against the
+ * contract, its refusals as messages, `unavailable` (a database resuming) retried for a while.
+ */
+function answeringTarget(
+  where: string,
+  who: string,
+  invoke: (command: AdminCommand) => Promise<AdminAnswer>,
+) {
+  const target: AdminTarget = {
+    where,
+    run: async (command) => {
+      const valid = checked(command);
+      for (const started = Date.now(); ; ) {
+        const answer = await invoke(valid);
+        if (answer.ok) {
+          const result = v.safeParse(AdminResults[valid.command], answer.result);
+          if (!result.success) throw new CliError(`${who} answered something unexpected`);
+          return result.output as AdminResult<typeof command.command>;
+        }
+        const { code, message } = answer.error;
+        if (code !== 'unavailable' || Date.now() - started > UNAVAILABLE_BUDGET_MS) {
+          throw new CliError(`${code === 'invalid-command' ? `${who} refused: ` : ''}${message}`);
+        }
+        process.stderr.write(`${message}; retrying in ${RETRY_EVERY_MS / 1000} s\n`);
+        await sleep(RETRY_EVERY_MS);
+      }
+    },
+  };
+  return target;
 }
 
 /** A deployed stage's outputs and its admin function as a target. */
@@ -66,25 +120,10 @@ export async function stageAdmin(stage: string) {
   const { adminFunctionOf, invokeAdmin } = await import('./aws-stage.ts');
   const outputs = await adminFunctionOf(stage);
   const name = outputs.adminFunctionName;
-  const admin: AdminTarget = {
-    where: `stage ${outputs.stage} (admin function ${name})`,
-    run: async (command) => {
-      const valid = checked(command);
-      for (const started = Date.now(); ; ) {
-        const answer = await invokeAdmin(name, valid);
-        if (answer.ok) {
-          const result = v.safeParse(AdminResults[valid.command], answer.result);
-          if (!result.success) throw new CliError(`the admin function ${name} answered something unexpected`);
-          return result.output as AdminResult<typeof command.command>;
-        }
-        const { code, message } = answer.error;
-        if (code !== 'unavailable' || Date.now() - started > UNAVAILABLE_BUDGET_MS) {
-          throw new CliError(`${code === 'invalid-command' ? 'the admin function refused: ' : ''}${message}`);
-        }
-        process.stderr.write(`${message}; retrying in ${RETRY_EVERY_MS / 1000} s\n`);
-        await sleep(RETRY_EVERY_MS);
-      }
-    },
-  };
+  const admin = answeringTarget(
+    `stage ${outputs.stage} (admin function ${name})`,
+    `the admin function ${name}`,
+    (command) => invokeAdmin(name, command),
+  );
   return { outputs, admin };
 }

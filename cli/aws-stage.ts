@@ -8,7 +8,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import * as v from 'valibot';
 import { AdminAnswer, type AdminCommand } from '#contract/admin.ts';
-import { PREVIEW_BASE, PROD, STACK_PREFIX, sanitiseStage } from '#infra/stage-name.ts';
+import { PREVIEW_BASE, PROD, SANDBOX, STACK_PREFIX, sanitiseStage } from '#infra/stage-name.ts';
 import { CliError } from './common.ts';
 
 // The SDK warns on every Node 20 run that its releases after January 2027 need Node 22; the
@@ -125,7 +125,7 @@ export interface PreviewStack {
 const DAY_MS = 86_400_000;
 export const daysBetween = (from: Date, to: Date) => Math.floor((to.getTime() - from.getTime()) / DAY_MS);
 
-/** Every preview stack: `VoiceAgentAdmin-*` but prod and the preview base, top-level only. */
+/** Every preview stack: `VoiceAgentAdmin-*` but prod, the preview base and the sandbox, top-level only. */
 export async function listPreviews(): Promise<PreviewStack[]> {
   const client = new CloudFormationClient({});
   const found: PreviewStack[] = [];
@@ -140,7 +140,8 @@ export async function listPreviews(): Promise<PreviewStack[]> {
           !name.startsWith(`${STACK_PREFIX}-`) ||
           stack.ParentId ||
           stage === PROD ||
-          stage === PREVIEW_BASE
+          stage === PREVIEW_BASE ||
+          stage === SANDBOX
         ) {
           continue;
         }

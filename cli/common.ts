@@ -1,6 +1,12 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { DatabaseHandle } from '#db/client.ts';
-import { DatabaseUnusable, explainDatabaseError, openDatabaseFromEnv } from '#db/open.ts';
+import type { LocalServer } from '#db/embedded-lock.ts';
+import {
+  DatabaseUnusable,
+  EmbeddedDatabaseHeld,
+  explainDatabaseError,
+  openDatabaseFromEnv,
+} from '#db/open.ts';
 
 export { describeDatabase } from '#db/open.ts';
 
@@ -22,9 +28,22 @@ export function parse<T extends ParseArgsConfig>(config: T) {
   }
 }
 
-/** The database named by the environment (DATABASE_URL, else embedded); always closed after `work`. */
-export async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = await openDatabaseFromEnv();
+/**
+ * The database named by the environment (DATABASE_URL, else embedded); always closed after `work`.
+ * When `npm start` holds the embedded database, `viaServer` (if given) does the work through it
+ * instead (cli/local-server.ts).
+ */
+export async function withDatabase<T>(
+  work: (handle: DatabaseHandle) => Promise<T>,
+  viaServer?: (server: LocalServer) => Promise<T>,
+): Promise<T> {
+  let handle: DatabaseHandle;
+  try {
+    handle = await openDatabaseFromEnv();
+  } catch (error) {
+    if (error instanceof EmbeddedDatabaseHeld && error.server && viaServer) return viaServer(error.server);
+    throw error;
+  }
   try {
     return await work(handle);
   } catch (error) {

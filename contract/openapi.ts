@@ -691,11 +691,8 @@ export function openApiDocument() {
         'Agents and sessions of conversational voice agents, per workspace, behind bearer API keys. ' +
         'The contract in prose is docs/api.md.',
       contact: { name: 'Voice Agent Administration API maintainers' },
-      // The package is private and carries no licence: say so rather than invent one.
-      license: {
-        name: 'Proprietary (private package, all rights reserved)',
-        identifier: 'LicenseRef-Proprietary',
-      },
+      // The repository's LICENSE; package.json and the reference page say the same (test/docs/licence.test.ts).
+      license: { name: 'Apache License 2.0', identifier: 'Apache-2.0' },
     },
     tags,
     servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],

@@ -4,6 +4,7 @@
  * turned into one sentence.
  */
 import { mkdirSync } from 'node:fs';
+import postgres from 'postgres';
 import {
   closingAlso,
   type DatabaseConfig,
@@ -11,11 +12,21 @@ import {
   databaseConfigFromEnv,
   openDatabase,
 } from './client.ts';
-import { EmbeddedDatabaseBusy, lockEmbeddedDatabase } from './embedded-lock.ts';
+import { EmbeddedDatabaseBusy, type LocalServer, lockEmbeddedDatabase } from './embedded-lock.ts';
 import { causes } from './errors.ts';
 
 /** A database failure the user can act on (not reachable, not migrated…): its message says what to do. */
 export class DatabaseUnusable extends Error {}
+
+/** The embedded database is held by another process; by `npm start` when `server` is set. */
+export class EmbeddedDatabaseHeld extends DatabaseUnusable {
+  constructor(
+    message: string,
+    readonly server?: LocalServer,
+  ) {
+    super(message);
+  }
+}
 
 /** Where the data lives, for humans: never the password. */
 export function describeDatabase(config: DatabaseConfig): string {
@@ -38,8 +49,9 @@ export async function openDatabaseFromEnv(): Promise<DatabaseHandle> {
     release = lockEmbeddedDatabase(config.dataDir);
   } catch (error) {
     if (!(error instanceof EmbeddedDatabaseBusy)) throw error;
-    throw new DatabaseUnusable(
+    throw new EmbeddedDatabaseHeld(
       `${error.message}: stop it first, or point every tool at a server with DATABASE_URL`,
+      error.server,
     );
   }
   try {
@@ -48,6 +60,51 @@ export async function openDatabaseFromEnv(): Promise<DatabaseHandle> {
   } catch (error) {
     release();
     throw error;
+  }
+}
+
+/** The exact commands that create the database a URL names, run as a user who may (CREATEDB). */
+function createCommands(url: string): string {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const quoted = `"${name.replaceAll('"', '""')}"`;
+  return `createdb -h ${target.hostname} -p ${target.port || 5432} '${name.replaceAll("'", "'\\''")}' (or in psql: create database ${quoted};)`;
+}
+
+/**
+ * `db:migrate`'s first step on a server: the database DATABASE_URL names, created when it does not
+ * exist yet and the user may (CREATEDB or superuser), through the server's maintenance database.
+ * When it may not, the exact command for someone who may. Returns whether it created it.
+ */
+export async function createDatabaseIfMissing(config: DatabaseConfig): Promise<boolean> {
+  if (config.kind !== 'postgres') return false;
+  const probe = postgres(config.url, { max: 1, connect_timeout: 10, onnotice: () => {} });
+  try {
+    await probe`select 1`;
+    return false;
+  } catch (error) {
+    if (codeOf(error) !== '3D000') return false; // anything else: the migration reports it
+  } finally {
+    await probe.end({ timeout: 1 }).catch(() => {});
+  }
+  const target = new URL(config.url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const maintenance = new URL(config.url);
+  maintenance.pathname = '/postgres';
+  const admin = postgres(maintenance.toString(), { max: 1, connect_timeout: 10, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database "${name.replaceAll('"', '""')}"`);
+    return true;
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === '42P04') return false; // duplicate_database: made meanwhile by someone else
+    const why =
+      code === '42501' ? 'may not create databases' : `could not create it (${(error as Error).message})`;
+    throw new DatabaseUnusable(
+      `${describeDatabase(config)} does not exist and ${decodeURIComponent(target.username) || 'this user'} ${why}: ask someone who may to run ${createCommands(config.url)}`,
+    );
+  } finally {
+    await admin.end({ timeout: 1 }).catch(() => {});
   }
 }
 
@@ -67,7 +124,10 @@ export function explainDatabaseError(error: unknown, config: DatabaseConfig): un
     case 'CONNECT_TIMEOUT':
       return new DatabaseUnusable(`cannot reach ${where}: is the server running?`);
     case '3D000': // invalid_catalog_name
-      return new DatabaseUnusable(`${where} does not exist: create it first (createdb)`);
+      if (config.kind !== 'postgres') return error;
+      return new DatabaseUnusable(
+        `${where} does not exist: \`npm run db:migrate\` creates it, or create it yourself: ${createCommands(config.url)}`,
+      );
     case '28P01':
     case '28000':
       return new DatabaseUnusable(`${where} refused the credentials in DATABASE_URL`);

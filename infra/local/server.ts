@@ -7,6 +7,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { scopes } from '#contract/routes.ts';
 import type { DatabaseHandle } from '#db/client.ts';
+import { announceServer } from '#db/embedded-lock.ts';
 import { migrate } from '#db/migrate.ts';
 import { describeDatabase, explainDatabaseError, openDatabaseFromEnv } from '#db/open.ts';
 import { authenticate } from '#db/queries/api-keys.ts';
@@ -15,6 +16,7 @@ import { oldestWorkspaceId } from '#db/queries/workspaces.ts';
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import type { Deps } from '#functions/deps.ts';
 import { createLogger } from '#functions/http/log.ts';
+import { startAdminChannel } from './admin-channel.ts';
 import { type Gateway, startGateway } from './gateway.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { referencePageFiles } from './reference-page.ts';
@@ -96,6 +98,22 @@ async function startStage(apiUrl: string, deps: Deps) {
   return stage;
 }
 
+/**
+ * On the embedded database, which this process now holds: the local admin channel, announced beside
+ * the lock, so that `workspace`, `token`, `db:seed` and `sessions:sweep` work through this process
+ * while it runs, with nothing to set (cli/local-server.ts).
+ */
+async function startChannel(dataDir: string, apiUrl: string, deps: Deps) {
+  const channel = await startAdminChannel(deps);
+  const withdraw = announceServer(dataDir, { apiUrl, adminUrl: channel.url, secret: channel.secret });
+  return {
+    async close() {
+      withdraw();
+      await channel.close();
+    },
+  };
+}
+
 /** How often `npm start` runs the outbox relay (every minute in AWS: quicker here, to watch). */
 const LOCAL_RELAY_EVERY_MS = 5_000;
 
@@ -148,6 +166,7 @@ async function main() {
   let gateway: Gateway | undefined;
   let stage: { close(): Promise<void> } | undefined;
   let relay: { close(): Promise<void> } | undefined;
+  let channel: { close(): Promise<void> } | undefined;
   try {
     handle = await openDatabaseFromEnv();
     const { config } = handle;
@@ -171,7 +190,11 @@ async function main() {
     process.stdout.write(banner(gateway.url, describeDatabase(config), demo));
     if (process.env.LOCAL_AWS_PORT) stage = await startStage(gateway.url, { database: handle, logger });
     relay = await startRelay({ database: handle, logger });
+    if (config.kind === 'pglite' && config.dataDir) {
+      channel = await startChannel(config.dataDir, gateway.url, { database: handle, logger });
+    }
   } catch (error) {
+    await channel?.close();
     await relay?.close();
     await stage?.close();
     await gateway?.close();
@@ -187,6 +210,7 @@ async function main() {
     process.stderr.write(`${signal}: closing the gateway, then the database\n`);
     // Backstop beyond the gateway's own grace period, should anything hang.
     setTimeout(() => process.exit(1), 15_000).unref();
+    await channel?.close();
     await relay?.close();
     await stage?.close();
     await gateway?.close();

@@ -5,6 +5,13 @@ import postgres from 'postgres';
 import { inject } from 'vitest';
 import { closingAlso, type DatabaseHandle, embeddedClient, openDatabase } from '#db/client.ts';
 
+/**
+ * A database name of this run: prefixed with the run's template, so that the run's teardown
+ * (global-setup.ts) drops whatever a file left behind (a crash, a timeout before `close()`).
+ */
+const runDatabaseName = (kind: string) =>
+  `${inject('templateDatabase')}_${kind}_${randomBytes(6).toString('hex')}`;
+
 /** vitest.config.ts chose the database: DATABASE_URL is the server's, or empty on PGlite. */
 export const usingPostgres = () => Boolean(process.env.DATABASE_URL);
 
@@ -18,7 +25,7 @@ export async function freshDatabase(
 ): Promise<DatabaseHandle & { url?: string }> {
   const url = process.env.DATABASE_URL;
   if (url) {
-    const name = `vaa_test_${randomBytes(6).toString('hex')}`;
+    const name = runDatabaseName('test');
     const admin = postgres(url, { max: 1, onnotice: () => {} });
     await admin.unsafe(`create database "${name}" template "${inject('templateDatabase')}"`);
     const target = new URL(url);
@@ -43,7 +50,7 @@ export async function freshDatabase(
 export async function emptyDatabase(): Promise<DatabaseHandle & { url?: string }> {
   const url = process.env.DATABASE_URL;
   if (!url) return openDatabase({ kind: 'pglite' });
-  const name = `vaa_empty_${randomBytes(6).toString('hex')}`;
+  const name = runDatabaseName('empty');
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
   const target = new URL(url);

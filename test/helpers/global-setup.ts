@@ -17,12 +17,21 @@ declare module 'vitest' {
   }
 }
 
-/** Migrate once per run; every test file then starts from a copy of that fresh, empty database. */
+/** Aurora's role for IAM database authentication, which a plain server lacks (test/db/app-role.test.ts). */
+const RDS_IAM = 'rds_iam';
+
+/**
+ * Migrate once per run; every test file then starts from a copy of that fresh, empty database.
+ * On a server, whatever the run creates there it removes at the end: the template database here,
+ * each file's databases and roles in that file (test/helpers/database.ts), and `rds_iam` when the
+ * server did not have it before the run.
+ */
 export default async function setup(project: TestProject) {
   const url = process.env.DATABASE_URL;
   if (url) {
     const name = `vaa_tpl_${randomBytes(4).toString('hex')}`;
     const admin = postgres(url, { max: 1, onnotice: () => {} });
+    const hadRdsIam = (await admin`select 1 from pg_roles where rolname = ${RDS_IAM}`).length > 0;
     await admin.unsafe(`create database "${name}"`);
     const target = new URL(url);
     target.pathname = `/${name}`;
@@ -32,7 +41,13 @@ export default async function setup(project: TestProject) {
     project.provide('templateDatabase', name);
     project.provide('pgliteDump', '');
     return async () => {
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      // The template, and any database of this run a test file left behind (test/helpers/database.ts).
+      const left = await admin<{ datname: string }[]>`select datname from pg_database
+        where datname = ${name} or starts_with(datname, ${`${name}_`})`;
+      for (const { datname } of left) await admin.unsafe(`drop database if exists "${datname}" with (force)`);
+      // Another run still going on this server may be using it: left to the last one.
+      const others = await admin`select 1 from pg_database where datname like 'vaa\_tpl\_%'`;
+      if (!hadRdsIam && !others.length) await admin.unsafe(`drop role if exists ${RDS_IAM}`);
       await admin.end();
     };
   }

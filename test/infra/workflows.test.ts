@@ -60,8 +60,8 @@ describe('the deploy workflow', () => {
     const test = deploy.jobs.test as Job;
     expect(test.services?.postgres?.image).toMatch(/^postgres:\d+/);
     expect(test.services?.postgres?.ports).toEqual(['5432:5432']);
-    const onPostgres = test.steps.find((s) => s.run === 'npm test' && s.env?.DATABASE_URL);
-    expect(onPostgres?.env?.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/test');
+    const onPostgres = test.steps.find((s) => s.run === 'npm test' && s.env?.TEST_DATABASE_URL);
+    expect(onPostgres?.env?.TEST_DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/test');
     expect(test.steps.some((s) => s.run === 'npm test' && !s.env)).toBe(true);
     expect(runs(test)).toContain('npm run check');
     expect(deploy.jobs.preview?.needs).toBe('test');
