@@ -59,7 +59,7 @@ log(
     ? `layout: Postgres on cores ${layout.databaseCpus}, the bench's processes on ${layout.benchCpus}`
     : `layout: shared cores${layout.why ? ` (split not set up: ${layout.why})` : ''}`,
 );
-const baselineTree = openBaseline(options.baseline);
+let baselineTree = openBaseline(options.baseline);
 const db = await ensureBenchDatabase(serverUrlFromEnv(), options.databaseName, options.sessions, log);
 const key = await createApiKey(db.handle.db, {
   workspaceId: db.measured.workspaceId,
@@ -109,13 +109,7 @@ const gateway = await startChild<typeof gatewayCommands>('./gateway-process.ts',
 const baseline = await startChild<typeof baselineCommands>('./baseline-process.ts', env);
 // The baseline's gateway: this tree's gateway process, run from the baseline's tree, so its `#…`
 // imports are the baseline's code (it needs only openDatabase, createLogger and startGateway).
-const baselineGateway =
-  baselineTree &&
-  (await startChild<typeof gatewayCommands>(
-    'gateway-process.ts',
-    env,
-    copyChildScripts(baselineTree.dir, ['gateway-process.ts', 'child.ts', 'server-meter.ts']),
-  ));
+const baselineGateway = baselineTree && (await startBaselineGateway(baselineTree, env));
 // Only now, so the servers keep the default priority.
 const loadNice = yieldToServers(options.loadNice);
 const admin = postgres(db.url, { max: 1, prepare: false, onnotice: () => {} });
@@ -292,6 +286,19 @@ process.exit(failed ? 1 : 0);
  */
 function openBaseline(wanted: string | undefined): BaselineTree | undefined {
   if (!wanted) return undefined;
+  if (wanted === 'auto') {
+    // CI's: a baseline that cannot be set up is reported, and the run goes on without it.
+    try {
+      return checkOutBaseline(wanted);
+    } catch (error) {
+      log(`baseline: not set up (${error instanceof Error ? error.message : error}); measuring without one`);
+      return undefined;
+    }
+  }
+  return checkOutBaseline(wanted);
+}
+
+function checkOutBaseline(wanted: string): BaselineTree | undefined {
   const resolved = wanted === 'auto' ? resolveAutoBaseline(REPO) : { ref: wanted, why: 'as given' };
   if (!resolved) {
     log('baseline: no tag, merge base or parent commit here; measuring without one');
@@ -320,4 +327,20 @@ function baselineLabel(tree: BaselineTree) {
   return tree.ref.startsWith(tree.commit.slice(0, 7))
     ? tree.ref
     : `${tree.ref} (${tree.commit.slice(0, 10)})`;
+}
+
+/** The baseline's gateway process; with `--baseline auto`, none (and no tree) when it cannot start. */
+async function startBaselineGateway(tree: BaselineTree, env: Record<string, string>) {
+  const scripts = copyChildScripts(tree.dir, ['gateway-process.ts', 'child.ts', 'server-meter.ts']);
+  try {
+    return await startChild<typeof gatewayCommands>('gateway-process.ts', env, scripts);
+  } catch (error) {
+    if (options.baseline !== 'auto') throw error;
+    log(
+      `baseline: its gateway did not start (${error instanceof Error ? error.message : error}); measuring without one`,
+    );
+    tree.close();
+    baselineTree = undefined;
+    return undefined;
+  }
 }
