@@ -17,8 +17,11 @@ export interface Context {
   callerIds: readonly string[];
   timing: Timing;
   soakSeconds: number;
-  /** The database server's CPU so far, ms (bench/layout.ts), or undefined when it is not on this machine. */
-  databaseCpu: () => number | undefined;
+  /**
+   * Starts a reading of the database's CPU (bench/layout.ts); what it returns gives the ms spent
+   * since. Undefined when the server is not on this machine.
+   */
+  databaseCpu: () => Promise<(() => number | undefined) | undefined>;
   /** The split layout's two groups of cores, whose busy share each slice reports; none when shared. */
   coreGroups?: { database: number[]; bench: number[] };
   /** `--baseline`: the same gateway process run from another commit's tree (bench/baseline-tree.ts). */
@@ -55,20 +58,19 @@ async function windowed<C extends { cpuMs: number; requests: number }>(
 ): Promise<{ sample: Sample; read?: C }> {
   const start = performance.now() + LEAD_SECONDS * 1000;
   const window = { start, end: start + seconds * 1000 };
-  let dbStart: number | undefined;
+  let dbReading: (() => number | undefined) | undefined;
   let dbCpuMs: number | undefined;
   let coresStart: ReturnType<typeof coreTicks>;
   let busy: Sample['busy'];
   let read: C | undefined;
   const meters = Promise.all([
     readAt(window.start, async () => {
-      dbStart = ctx.databaseCpu();
+      dbReading = await ctx.databaseCpu();
       coresStart = ctx.coreGroups && coreTicks();
       await counters?.reset();
     }),
     readAt(window.end, async () => {
-      const dbEnd = ctx.databaseCpu();
-      if (dbStart !== undefined && dbEnd !== undefined) dbCpuMs = dbEnd - dbStart;
+      dbCpuMs = dbReading?.();
       busy = coresBusy(ctx, coresStart);
       read = await counters?.read();
     }),

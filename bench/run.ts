@@ -26,7 +26,7 @@ import { ensureBenchDatabase, removeAgentsCreatedBy, serverUrlFromEnv } from './
 import { type ExplainReport, explain } from './explain.ts';
 import { type FirstInvocation, measureFirstInvocations } from './first-invocation.ts';
 import type { gatewayCommands } from './gateway-process.ts';
-import { applyLayout, coresOf, databaseCpuMs, isLoopback, yieldToServers } from './layout.ts';
+import { applyLayout, coresOf, cpuSpent, isLoopback, processCpuMs, yieldToServers } from './layout.ts';
 import { measureOperation, type OperationResult, roundsFor } from './measure.ts';
 import { operations, parseOptions } from './plan.ts';
 import {
@@ -113,6 +113,17 @@ const baselineGateway = baselineTree && (await startBaselineGateway(baselineTree
 // Only now, so the servers keep the default priority.
 const loadNice = yieldToServers(options.loadNice);
 const admin = postgres(db.url, { max: 1, prepare: false, onnotice: () => {} });
+/**
+ * The database's CPU: of the backends connected to the bench's database (the servers' pools
+ * outlive the slices), not of the whole server, whose other databases may be busy with other work.
+ */
+const benchBackendsCpu = async () => {
+  const rows = await admin`select pid from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid()`;
+  const pids = rows.map((row) => Number(row.pid));
+  const before = processCpuMs(pids);
+  return before.size === 0 ? undefined : () => cpuSpent(before, processCpuMs(pids));
+};
 
 let failed = false;
 try {
@@ -130,7 +141,7 @@ try {
       seconds: options.seconds,
     },
     soakSeconds: options.soakSeconds,
-    databaseCpu: isLoopback(db.url) ? databaseCpuMs : () => undefined,
+    databaseCpu: isLoopback(db.url) ? benchBackendsCpu : async () => undefined,
     ...(baselineGateway
       ? { baselineGateway: { child: baselineGateway, url: (baselineGateway.ready as { url: string }).url } }
       : {}),
