@@ -335,9 +335,9 @@ function checkOutBaseline(wanted: string): BaselineTree | undefined {
 }
 
 function baselineLabel(tree: BaselineTree) {
-  return tree.ref.startsWith(tree.commit.slice(0, 7))
-    ? tree.ref
-    : `${tree.ref} (${tree.commit.slice(0, 10)})`;
+  const short = tree.commit.slice(0, 10);
+  if (tree.commit.startsWith(tree.ref) || tree.ref === tree.commit) return short;
+  return `${tree.ref} (${short})`;
 }
 
 /** The baseline's gateway process; with `--baseline auto`, none (and no tree) when it cannot start. */
