@@ -9,27 +9,30 @@ import type { Statement } from './gateway-process.ts';
 import { median } from './stats.ts';
 
 /**
- * `tsx bench/statement-cost.ts <results.json> [rounds]`: where a list statement's cost goes, from a
- * `--baseline` run's results. Each list operation's statement as the working tree sends it, as the
- * baseline sent it, and variants that each take one difference away (the live-key guard, the
- * parameters, the page's shape), run in turns on one connection: the backend's CPU per execution
- * (/proc, so a server on this machine), and EXPLAIN (ANALYZE, BUFFERS)'s execution, planning,
- * buffers and its costliest nodes.
+ * `tsx bench/statement-cost.ts <results.json> [rounds] [connections]`: where a list statement's
+ * cost goes, from a `--baseline` run's results. Each list operation's statement as the working tree
+ * sends it, as the baseline sent it, and variants that each take one difference away (the live-key
+ * guard, the parameters), run in turns, each on `connections` connections at once (1 by default):
+ * the backends' CPU per execution (/proc, so a server on this machine), and EXPLAIN (ANALYZE,
+ * BUFFERS)'s execution, planning, buffers and nodes.
  */
-const [file, roundsArg] = process.argv.slice(2);
-if (!file) throw new Error('usage: tsx bench/statement-cost.ts <results.json> [rounds]');
+const [file, roundsArg, connectionsArg] = process.argv.slice(2);
+if (!file) throw new Error('usage: tsx bench/statement-cost.ts <results.json> [rounds] [connections]');
 const run = JSON.parse(readFileSync(file, 'utf8')) as {
   options: { databaseName: string };
   results: Array<{ name: string; main: Statement; baseline?: { main?: Statement } }>;
 };
 const rounds = Number(roundsArg ?? 20);
+/** Concurrent connections, each running the batch (the bench's load is 10): CPU summed over their backends. */
+const connections = Number(connectionsArg ?? 1);
 const url = databaseUrl(serverUrlFromEnv(), run.options.databaseName);
 // The run's key is gone with the run: a live one of the same workspace for the guard to find.
 const handle = await openDatabase({ kind: 'postgres', url, poolMax: 1 });
 const workspaceId = String(run.results[0]?.main.parameters[0]);
 const key = await createApiKey(handle.db, { workspaceId, name: 'bench statement-cost', scopes });
 const sql = postgres(url, {
-  max: 1,
+  max: connections,
+  connection: { application_name: 'vaa-statement-cost' },
   prepare: false,
   onnotice: () => {},
 });
@@ -65,10 +68,18 @@ function variants(sent: Statement, baseline: Statement): Record<string, Statemen
   };
 }
 
-const pid = Number((await sql`select pg_backend_pid() as pid`)[0]?.pid);
+// Every connection open (and busy at once) before the backends are listed.
+await Promise.all(Array.from({ length: connections }, () => sql`select pg_sleep(0.05)`));
+const pids = (await sql`select pid from pg_stat_activity where application_name = 'vaa-statement-cost'`).map(
+  (row) => Number(row.pid),
+);
 const backendTicks = async () => {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
-  return Number(fields[11]) + Number(fields[12]);
+  let ticks = 0;
+  for (const pid of pids) {
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks;
 };
 
 interface Node {
@@ -110,8 +121,11 @@ for (const result of run.results) {
       const t = taken.get(name);
       if (!t) continue;
       const ticks = await backendTicks();
-      for (let i = 0; i < batch; i++) await sql.unsafe(statement.query, statement.parameters as never[]);
-      t.cpu.push((((await backendTicks()) - ticks) * 10) / batch);
+      const loop = async () => {
+        for (let i = 0; i < batch; i++) await sql.unsafe(statement.query, statement.parameters as never[]);
+      };
+      await Promise.all(Array.from({ length: connections }, loop));
+      t.cpu.push((((await backendTicks()) - ticks) * 10) / (batch * connections));
       const [row] = await sql.unsafe(
         `explain (analyze, buffers, format json) ${statement.query}`,
         statement.parameters as never[],
@@ -132,7 +146,7 @@ for (const result of run.results) {
     }
   }
   process.stdout.write(
-    `${result.name} (${rounds} rounds in turns; CPU: backend ms per execution, ${batch} per reading)\n`,
+    `${result.name} (${rounds} rounds in turns; CPU: backend ms per execution, ${batch} per reading on each of ${connections} connections)\n`,
   );
   for (const [name, t] of taken) {
     process.stdout.write(
