@@ -85,6 +85,16 @@ export function checkBudgets(
       met: seq.length === 0,
     });
   }
+  // `--baseline`: the two lists at or above the baseline commit's answers per second, same run.
+  for (const r of [page25, page250]) {
+    const before = r?.baseline && 'api' in r.baseline ? r.baseline.api : undefined;
+    if (!r || !before) continue;
+    checks.push({
+      budget: `${r.name}: req/s ≥ the baseline commit's (--baseline, same run)`,
+      measured: `${fixed(r.api.rps / before.rps)} × (${r.api.rps.toFixed(0)} vs ${before.rps.toFixed(0)})`,
+      met: r.api.rps >= before.rps,
+    });
+  }
   const deepRatio = deep && page25 ? deep.api.p50 / page25.api.p50 : undefined;
   const keysetRatio = keyset && page25 ? keyset.api.p50 / page25.api.p50 : undefined;
   checks.push({

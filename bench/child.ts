@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -28,15 +29,20 @@ export interface Child<C extends Commands> {
 
 const TSX = import.meta.resolve('tsx');
 
-/** Forks `script` (a .ts file beside this one) under tsx and waits for its ready message. */
+/**
+ * Forks `script` under tsx and waits for its ready message: a .ts file beside this one, or in
+ * `dir` (which is then also its working directory: a baseline's tree, bench/baseline-tree.ts).
+ */
 export async function startChild<C extends Commands>(
   script: string,
   env: Record<string, string>,
+  dir?: string,
 ): Promise<Child<C>> {
-  const path = fileURLToPath(new URL(script, import.meta.url));
+  const path = dir ? join(dir, script) : fileURLToPath(new URL(script, import.meta.url));
   const child: ChildProcess = fork(path, [], {
     execArgv: ['--import', TSX],
     env: { ...process.env, ...env },
+    ...(dir ? { cwd: dir } : {}),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let next = 0;

@@ -175,21 +175,21 @@ export function busyShare(
   return total > 0 ? busy / total : undefined;
 }
 
-/**
- * CPU the local database server's processes have used so far, in ms: their own and that of the
- * backends the postmaster has already reaped (a connection closed during a run still counts).
- * Undefined where /proc cannot tell (not Linux, or no server on this machine).
- */
-export function databaseCpuMs(): number | undefined {
-  const pids = databasePids();
-  if (pids.length === 0) return undefined;
-  let ticks = 0;
+/** CPU (ms) each of `pids` has used so far (its own, utime + stime); one that has exited is left out. */
+export function processCpuMs(pids: readonly number[]): Map<number, number> {
+  const used = new Map<number, number>();
   for (const pid of pids) {
-    // utime, stime, cutime, cstime. One that exited since the listing: its time is in the postmaster's cutime now.
-    const fields = statFields(pid) ?? [];
-    for (const i of [11, 12, 13, 14]) ticks += Number(fields[i] ?? 0);
+    const fields = statFields(pid);
+    if (fields) used.set(pid, (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS));
   }
-  return ticks * (1000 / CLOCK_TICKS);
+  return used;
+}
+
+/** CPU (ms) spent between two `processCpuMs` readings by the processes in both. */
+export function cpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  let spent = 0;
+  for (const [pid, ms] of after) spent += ms - (before.get(pid) ?? ms);
+  return spent;
 }
 
 const CLOCK_TICKS = (() => {

@@ -17,10 +17,15 @@ export interface Context {
   callerIds: readonly string[];
   timing: Timing;
   soakSeconds: number;
-  /** The database server's CPU so far, ms (bench/layout.ts), or undefined when it is not on this machine. */
-  databaseCpu: () => number | undefined;
+  /**
+   * Starts a reading of the database's CPU (bench/layout.ts); what it returns gives the ms spent
+   * since. Undefined when the server is not on this machine.
+   */
+  databaseCpu: () => Promise<(() => number | undefined) | undefined>;
   /** The split layout's two groups of cores, whose busy share each slice reports; none when shared. */
   coreGroups?: { database: number[]; bench: number[] };
+  /** `--baseline`: the same gateway process run from another commit's tree (bench/baseline-tree.ts). */
+  baselineGateway?: { child: Child<typeof gatewayCommands>; url: string };
 }
 
 /** One target of the comparison: its warm-up, and one measured slice of load. */
@@ -53,20 +58,19 @@ async function windowed<C extends { cpuMs: number; requests: number }>(
 ): Promise<{ sample: Sample; read?: C }> {
   const start = performance.now() + LEAD_SECONDS * 1000;
   const window = { start, end: start + seconds * 1000 };
-  let dbStart: number | undefined;
+  let dbReading: (() => number | undefined) | undefined;
   let dbCpuMs: number | undefined;
   let coresStart: ReturnType<typeof coreTicks>;
   let busy: Sample['busy'];
   let read: C | undefined;
   const meters = Promise.all([
     readAt(window.start, async () => {
-      dbStart = ctx.databaseCpu();
+      dbReading = await ctx.databaseCpu();
       coresStart = ctx.coreGroups && coreTicks();
       await counters?.reset();
     }),
     readAt(window.end, async () => {
-      const dbEnd = ctx.databaseCpu();
-      if (dbStart !== undefined && dbEnd !== undefined) dbCpuMs = dbEnd - dbStart;
+      dbCpuMs = dbReading?.();
       busy = coresBusy(ctx, coresStart);
       read = await counters?.read();
     }),
@@ -141,12 +145,18 @@ function settling(ctx: Context, target: Target): Target {
 async function inTurns(targets: Target[], seconds: number, rounds: number): Promise<Map<string, Stats>> {
   for (const target of targets) await target.warm();
   const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? targets : [...targets].reverse();
-    for (const target of order) samples.get(target.name)?.push(await target.slice(seconds / rounds));
-  }
+  for (const target of turns(targets, rounds))
+    samples.get(target.name)?.push(await target.slice(seconds / rounds));
   return new Map([...samples].map(([name, taken]) => [name, pool(taken)]));
 }
+
+/**
+ * The order of the slices: every target once per round, every other round reversed. Two targets
+ * next to each other in `targets` (the API and its baseline) are then taken A B, B A, A B …: each
+ * is as often first as second, and never more than one other slice apart.
+ */
+export const turns = <T>(targets: readonly T[], rounds: number): T[] =>
+  Array.from({ length: rounds }, (_, round) => (round % 2 === 0 ? targets : [...targets].reverse())).flat();
 
 /** Slices of about 1.5 s, four at least (a quick run's 2 s become four of 0.5 s). */
 export const roundsFor = (seconds: number) => Math.max(4, Math.round(seconds / 1.5));
@@ -173,6 +183,18 @@ export interface OperationResult {
   /** The gateway's RSS during the last API run (the soak, for the soak operation): [seconds, MiB]. */
   rss: Array<[number, number]>;
   peakRssMb: number;
+  /**
+   * `--baseline`: the baseline's gateway under the same load, its slices in turns with the API's;
+   * or why it was not measured (it could not answer the request: a route it does not have).
+   */
+  baseline?: BaselineResult | { skipped: string };
+}
+
+export interface BaselineResult {
+  api: Stats;
+  statements: Statement[];
+  main: Statement;
+  statementsUnderLoad: number;
 }
 
 const longest = (statements: Statement[]) =>
@@ -182,18 +204,18 @@ const longest = (statements: Statement[]) =>
   );
 
 /** The statement(s) one request sends: the first request refreshes the authorizer cache if needed. */
-async function probe(op: Operation, ctx: Context, target: HttpTarget) {
+async function probe(op: Operation, gateway: Child<typeof gatewayCommands>, url: string, target: HttpTarget) {
   const send = () =>
-    fetch(`${ctx.gatewayUrl}${op.path}`, {
+    fetch(`${url}${op.path}`, {
       method: op.method,
       headers: target.headers,
       body: target.body?.(),
     });
   await (await send()).arrayBuffer();
-  await ctx.gateway.call('capture');
+  await gateway.call('capture');
   const response = await send();
   const body = await jsonOrNothing(response);
-  const statements = await ctx.gateway.call('captured');
+  const statements = await gateway.call('captured');
   if (!response.ok) throw new Error(`${op.name}: ${response.status} ${JSON.stringify(body)}`);
   return { statements, body };
 }
@@ -261,7 +283,7 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
     },
     body: op.body,
   };
-  const { statements, body } = await probe(op, ctx, apiTarget);
+  const { statements, body } = await probe(op, ctx.gateway, ctx.gatewayUrl, apiTarget);
   const main = longest(statements);
   if (!main) throw new Error(`${op.name}: the request sent no statement`);
 
@@ -278,6 +300,9 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
     lastRead = read;
   });
   const targets = [apiTurns];
+  // Right after the API's, so the two are taken next to each other (see `turns`).
+  const baseline = ctx.baselineGateway && (await baselineTarget(op, ctx.baselineGateway, apiTarget, ctx));
+  if (baseline && 'target' in baseline) targets.push(baseline.target);
   if (op.listIndex) {
     await ctx.baseline.call('serve', main);
     targets.push(
@@ -342,6 +367,7 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   const api = measured.get('api');
   const driver = measured.get('driver');
   if (!api || !driver || !lastRead) throw new Error(`${op.name}: a target was not measured`);
+  const baselineApi = measured.get('baseline');
   return {
     name: op.name,
     api,
@@ -355,5 +381,55 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
     statementsUnderLoad: underLoad.statements / Math.max(1, underLoad.requests),
     rss: lastRead.rss,
     peakRssMb: lastRead.peakRssMb,
+    ...(baseline === undefined
+      ? {}
+      : {
+          baseline:
+            'skipped' in baseline
+              ? baseline
+              : baselineApi
+                ? { ...baseline.found, api: baselineApi, statementsUnderLoad: baseline.statementsUnderLoad() }
+                : { skipped: 'not measured' },
+        }),
+  };
+}
+
+/**
+ * The baseline's gateway as a target: probed first (its statements, and whether it answers this
+ * request at all), then measured as the API is. A change's replays differ from the API's only by
+ * their names and ids, which the request body makes fresh each time.
+ */
+async function baselineTarget(
+  op: Operation,
+  gateway: NonNullable<Context['baselineGateway']>,
+  apiTarget: HttpTarget,
+  ctx: Context,
+): Promise<
+  | { skipped: string }
+  | { target: Target; found: Pick<BaselineResult, 'statements' | 'main'>; statementsUnderLoad: () => number }
+> {
+  let probed: Awaited<ReturnType<typeof probe>>;
+  try {
+    probed = await probe(op, gateway.child, gateway.url, apiTarget);
+  } catch (error) {
+    return { skipped: `the baseline did not answer: ${error instanceof Error ? error.message : error}` };
+  }
+  const main = longest(probed.statements);
+  if (!main) return { skipped: 'the baseline sent no statement' };
+  const underLoad = { requests: 0, statements: 0 };
+  const target = httpTarget(
+    ctx,
+    'baseline',
+    { ...apiTarget, url: gateway.url },
+    { reset: () => gateway.child.call('resetCounters'), read: () => gateway.child.call('counters') },
+    (read) => {
+      underLoad.requests += read.requests;
+      underLoad.statements += read.statements;
+    },
+  );
+  return {
+    target,
+    found: { statements: probed.statements, main },
+    statementsUnderLoad: () => underLoad.statements / Math.max(1, underLoad.requests),
   };
 }

@@ -21,6 +21,11 @@ export interface BenchOptions {
   layout: LayoutKind;
   /** The load generator's nice value (`--load-nice`, default 0: as the servers'). */
   loadNice: number;
+  /**
+   * `--baseline <ref>`: that commit's gateway measured in turns with the working tree's on the same
+   * data (bench/baseline-tree.ts); `auto`: the last tag, else the merge base with main, else HEAD~1.
+   */
+  baseline?: string;
 }
 
 /**
@@ -42,6 +47,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'skip-bundles': { type: 'boolean', default: false },
       layout: { type: 'string', default: 'split' },
       'load-nice': { type: 'string', default: '0' },
+      baseline: { type: 'string' },
     },
   });
   const quick = values.quick ?? false;
@@ -67,6 +73,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     skipBundles: values['skip-bundles'] ?? false,
     layout: values.layout,
     loadNice: Number(values['load-nice']),
+    ...(values.baseline ? { baseline: values.baseline } : {}),
   };
 }
 

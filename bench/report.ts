@@ -83,6 +83,9 @@ export function formatTable(results: OperationResult[]): string {
     };
     lines.push(r.name);
     row('  api (local gateway)', r.api);
+    if (r.baseline && 'api' in r.baseline)
+      row('  baseline: api at --baseline', r.baseline.api, ratios(r.api, r.baseline.api));
+    else if (r.baseline) lines.push(`  baseline: ${r.baseline.skipped}`);
     row('  bare node:http + statement', r.bare, ratios(r.api, r.bare));
     row('  postgres.js statement only', r.driver, ratios(r.api, r.driver));
     row(
@@ -99,6 +102,7 @@ export function formatTable(results: OperationResult[]): string {
     const busy = (
       [
         ['api', r.api],
+        ['baseline', r.baseline && 'api' in r.baseline ? r.baseline.api : undefined],
         ['bare', r.bare],
         ['driver', r.driver],
         ['peer', r.peer],
@@ -185,5 +189,87 @@ export function formatFirstInvocations(rows: FirstInvocation[]): string {
       ].join(' '),
     );
   }
+  return lines.join('\n');
+}
+
+/** One figure now, at the baseline, and now ÷ baseline (NaN when either is missing). */
+export interface Delta {
+  current: number;
+  baseline: number;
+  ratio: number;
+}
+
+const delta = (current: number | undefined, baseline: number | undefined): Delta => ({
+  current: current ?? Number.NaN,
+  baseline: baseline ?? Number.NaN,
+  ratio: (current ?? Number.NaN) / (baseline ?? Number.NaN),
+});
+
+export interface BaselineDelta {
+  name: string;
+  /** Answers per second: above 1, the working tree answers more. */
+  rps: Delta;
+  /** The database server's CPU per answer: below 1, each answer costs the database less. */
+  dbCpu: Delta;
+  /** The gateway process's CPU per answer. */
+  cpu: Delta;
+  p50: Delta;
+  /** Statements per request, once the authorizer's answer is cached. */
+  statements: Delta;
+  /** Why the baseline has no figures for this operation. */
+  skipped?: string;
+}
+
+/** Every operation measured with a baseline: the working tree's figures ÷ the baseline's. */
+export function baselineDeltas(results: OperationResult[]): BaselineDelta[] {
+  return results.flatMap((r) => {
+    if (!r.baseline) return [];
+    const b = 'api' in r.baseline ? r.baseline : undefined;
+    return [
+      {
+        name: r.name,
+        rps: delta(r.api.rps, b?.api.rps),
+        dbCpu: delta(r.api.dbCpuMsPerRequest, b?.api.dbCpuMsPerRequest),
+        cpu: delta(r.api.cpuMsPerRequest, b?.api.cpuMsPerRequest),
+        p50: delta(r.api.p50, b?.api.p50),
+        statements: delta(r.statements.length, b?.statements.length),
+        ...('skipped' in r.baseline ? { skipped: r.baseline.skipped } : {}),
+      },
+    ];
+  });
+}
+
+/**
+ * The working tree's API against the baseline's, both through the local gateway on the same data,
+ * their slices taken in turns: req/s, the database's CPU per answer, the gateway's, p50.
+ */
+export function formatBaselineDeltas(results: OperationResult[], label: string): string {
+  const widths = [34, 7, 7, 6, 7, 7, 6, 7, 7, 6, 6];
+  const three = (d: Delta, digits: number) => [
+    num(d.current, digits),
+    num(d.baseline, digits),
+    num(d.ratio, 2),
+  ];
+  const lines = [
+    `Against the baseline ${label}: now ÷ baseline, same data, slices in turns (reported, never asserted)`,
+    pad(['operation', 'req/s', 'base', '×', 'DB CPU', 'base', '×', 'gw CPU', 'base', '×', 'p50 ×'], widths),
+  ];
+  for (const d of baselineDeltas(results)) {
+    if (d.skipped) {
+      lines.push(`${d.name.padEnd(widths[0] ?? 0)}  (${d.skipped})`);
+      continue;
+    }
+    const statements =
+      d.statements.current === d.statements.baseline
+        ? ''
+        : `  statements ${d.statements.baseline} → ${d.statements.current}`;
+    lines.push(
+      pad(
+        [d.name, ...three(d.rps, 0), ...three(d.dbCpu, 2), ...three(d.cpu, 2), num(d.p50.ratio, 2)],
+        widths,
+      ) + statements,
+    );
+  }
+  lines.push('  (DB CPU and gw CPU: ms per answer, of the database server and of each gateway process)');
   return lines.join('\n');
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -11,6 +12,12 @@ import { createSession } from '#db/queries/create-session.ts';
 import { createApiKey } from '#db/queries/manage-api-keys.ts';
 import { startSession } from '#db/queries/session-writes.ts';
 import type { baselineCommands } from './baseline-process.ts';
+import {
+  type BaselineTree,
+  copyChildScripts,
+  openBaselineTree,
+  resolveAutoBaseline,
+} from './baseline-tree.ts';
 import { checkBudgets } from './budgets.ts';
 import { measureBundles } from './bundles.ts';
 import { startChild } from './child.ts';
@@ -19,10 +26,11 @@ import { ensureBenchDatabase, removeAgentsCreatedBy, serverUrlFromEnv } from './
 import { type ExplainReport, explain } from './explain.ts';
 import { type FirstInvocation, measureFirstInvocations } from './first-invocation.ts';
 import type { gatewayCommands } from './gateway-process.ts';
-import { applyLayout, coresOf, databaseCpuMs, isLoopback, yieldToServers } from './layout.ts';
+import { applyLayout, coresOf, cpuSpent, isLoopback, processCpuMs, yieldToServers } from './layout.ts';
 import { measureOperation, type OperationResult, roundsFor } from './measure.ts';
 import { operations, parseOptions } from './plan.ts';
 import {
+  formatBaselineDeltas,
   formatBundles,
   formatExplain,
   formatFirstInvocations,
@@ -37,6 +45,7 @@ import {
  * each run in a child process, so no server shares an event loop with the load generator.
  */
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results');
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 const options = parseOptions(process.argv.slice(2));
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const startedAt = new Date();
@@ -50,6 +59,7 @@ log(
     ? `layout: Postgres on cores ${layout.databaseCpus}, the bench's processes on ${layout.benchCpus}`
     : `layout: shared cores${layout.why ? ` (split not set up: ${layout.why})` : ''}`,
 );
+let baselineTree = openBaseline(options.baseline);
 const db = await ensureBenchDatabase(serverUrlFromEnv(), options.databaseName, options.sessions, log);
 const key = await createApiKey(db.handle.db, {
   workspaceId: db.measured.workspaceId,
@@ -97,9 +107,23 @@ const env = {
 };
 const gateway = await startChild<typeof gatewayCommands>('./gateway-process.ts', env);
 const baseline = await startChild<typeof baselineCommands>('./baseline-process.ts', env);
+// The baseline's gateway: this tree's gateway process, run from the baseline's tree, so its `#…`
+// imports are the baseline's code (it needs only openDatabase, createLogger and startGateway).
+const baselineGateway = baselineTree && (await startBaselineGateway(baselineTree, env));
 // Only now, so the servers keep the default priority.
 const loadNice = yieldToServers(options.loadNice);
 const admin = postgres(db.url, { max: 1, prepare: false, onnotice: () => {} });
+/**
+ * The database's CPU: of the backends connected to the bench's database (the servers' pools
+ * outlive the slices), not of the whole server, whose other databases may be busy with other work.
+ */
+const benchBackendsCpu = async () => {
+  const rows = await admin`select pid from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid()`;
+  const pids = rows.map((row) => Number(row.pid));
+  const before = processCpuMs(pids);
+  return before.size === 0 ? undefined : () => cpuSpent(before, processCpuMs(pids));
+};
 
 let failed = false;
 try {
@@ -117,13 +141,17 @@ try {
       seconds: options.seconds,
     },
     soakSeconds: options.soakSeconds,
-    databaseCpu: isLoopback(db.url) ? databaseCpuMs : () => undefined,
+    databaseCpu: isLoopback(db.url) ? benchBackendsCpu : async () => undefined,
+    ...(baselineGateway
+      ? { baselineGateway: { child: baselineGateway, url: (baselineGateway.ready as { url: string }).url } }
+      : {}),
     ...(layout.kind === 'split' && layout.databaseCpus && layout.benchCpus
       ? { coreGroups: { database: coresOf(layout.databaseCpus), bench: coresOf(layout.benchCpus) } }
       : {}),
   };
   const results: OperationResult[] = [];
   const explains: Record<string, ExplainReport> = {};
+  const baselineExplains: Record<string, ExplainReport> = {};
   const deep = await sessionsCursorAt(admin, db.measured.workspaceId, options.deepOffset);
   const agentId = await newestAgentId(admin, db.measured.workspaceId);
   for (const op of operations(options, runTag, deep, { agentId }, published, heartbeatSessionId)) {
@@ -131,6 +159,8 @@ try {
     const result = await measureOperation(op, context);
     results.push(result);
     if (op.listIndex) explains[op.name] = await explain(admin, result.main, op.listIndex);
+    if (op.listIndex && result.baseline && 'main' in result.baseline)
+      baselineExplains[op.name] = await explain(admin, result.baseline.main, op.listIndex);
   }
   if (!options.skipBundles) log('bundling and timing imports …');
   const bundles = options.skipBundles
@@ -180,6 +210,7 @@ try {
     '',
     formatTable(results),
     '',
+    ...(baselineTree ? [formatBaselineDeltas(results, baselineLabel(baselineTree)), ''] : []),
     formatGatewayCost(results),
     '',
     'Statements per request (authorizer answer cached):',
@@ -190,7 +221,13 @@ try {
     `Gateway peak RSS over the whole run: ${Math.max(...results.map((r) => r.peakRssMb)).toFixed(0)} MiB`,
     '',
     'EXPLAIN (ANALYZE, BUFFERS):',
-    ...Object.entries(explains).map(([name, e]) => formatExplain(name, e)),
+    ...Object.entries(explains).flatMap(([name, e]) => {
+      const before = baselineExplains[name];
+      return [
+        formatExplain(name, e),
+        ...(before ? [formatExplain(`  baseline ${baselineTree?.ref}`, before)] : []),
+      ];
+    }),
     '',
     formatBundles(bundles),
     '',
@@ -212,7 +249,27 @@ try {
   writeFileSync(
     file,
     JSON.stringify(
-      { startedAt, options, machine, seed, results, explains, bundles, firstInvocations, budgets },
+      {
+        startedAt,
+        options,
+        machine,
+        seed,
+        ...(baselineTree
+          ? {
+              baseline: {
+                ref: baselineTree.ref,
+                commit: baselineTree.commit,
+                dependencies: baselineTree.dependencies,
+              },
+            }
+          : {}),
+        results,
+        explains,
+        baselineExplains,
+        bundles,
+        firstInvocations,
+        budgets,
+      },
       null,
       2,
     ),
@@ -223,11 +280,78 @@ try {
   log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 } finally {
   // Leave the seed exactly as found, so the next run can reuse it.
-  await Promise.all([gateway.stop(), baseline.stop(), admin.end()]);
+  await Promise.all([gateway.stop(), baseline.stop(), baselineGateway?.stop(), admin.end()]);
+  baselineTree?.close();
   await removeAgentsCreatedBy(db, key.principalId);
   await db.handle.db.execute(sql`delete from api_keys where id = ${key.id}`);
   await db.handle.close();
   restoreLayout();
 }
 // Times are reported, never asserted; only broken answers fail the run (CI's smoke test).
+// (The baseline's are its own: a request it fails is a finding about it, not a broken run.)
 process.exit(failed ? 1 : 0);
+
+/**
+ * The baseline's tree, its dependencies installed (`--baseline`); none when not asked for, or when
+ * `auto` finds nothing to compare with (a shallow clone): CI's bench then runs without one.
+ */
+function openBaseline(wanted: string | undefined): BaselineTree | undefined {
+  if (!wanted) return undefined;
+  if (wanted === 'auto') {
+    // CI's: a baseline that cannot be set up is reported, and the run goes on without it.
+    try {
+      return checkOutBaseline(wanted);
+    } catch (error) {
+      log(`baseline: not set up (${error instanceof Error ? error.message : error}); measuring without one`);
+      return undefined;
+    }
+  }
+  return checkOutBaseline(wanted);
+}
+
+function checkOutBaseline(wanted: string): BaselineTree | undefined {
+  const resolved = wanted === 'auto' ? resolveAutoBaseline(REPO) : { ref: wanted, why: 'as given' };
+  if (!resolved) {
+    log('baseline: no tag, merge base or parent commit here; measuring without one');
+    return undefined;
+  }
+  // Exit handlers run on Ctrl-C only if something turns the signal into an exit.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+  const started = performance.now();
+  const tree = openBaselineTree(REPO, resolved.ref, {
+    log,
+    install: (dir) =>
+      execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], {
+        cwd: dir,
+        // npm's output goes to stderr with the progress: stdout is the report.
+        stdio: ['ignore', 2, 2],
+      }),
+  });
+  log(
+    `baseline ${resolved.ref} (${resolved.why}): ${tree.commit.slice(0, 10)} in ${tree.dir}, ` +
+      `dependencies ${tree.dependencies}, ready in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  return tree;
+}
+
+function baselineLabel(tree: BaselineTree) {
+  const short = tree.commit.slice(0, 10);
+  if (tree.commit.startsWith(tree.ref) || tree.ref === tree.commit) return short;
+  return `${tree.ref} (${short})`;
+}
+
+/** The baseline's gateway process; with `--baseline auto`, none (and no tree) when it cannot start. */
+async function startBaselineGateway(tree: BaselineTree, env: Record<string, string>) {
+  const scripts = copyChildScripts(tree.dir, ['gateway-process.ts', 'child.ts', 'server-meter.ts']);
+  try {
+    return await startChild<typeof gatewayCommands>('gateway-process.ts', env, scripts);
+  } catch (error) {
+    if (options.baseline !== 'auto') throw error;
+    log(
+      `baseline: its gateway did not start (${error instanceof Error ? error.message : error}); measuring without one`,
+    );
+    tree.close();
+    baselineTree = undefined;
+    return undefined;
+  }
+}

@@ -1,6 +1,6 @@
 import { cpus } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { busyShare, coresOf, coreTicks } from '../../bench/layout.ts';
+import { busyShare, coresOf, coreTicks, cpuSpent, processCpuMs } from '../../bench/layout.ts';
 import { pool, type Sample } from '../../bench/stats.ts';
 
 describe("the bench's core readings (which side of the split layout was the limit)", () => {
@@ -8,6 +8,27 @@ describe("the bench's core readings (which side of the split layout was the limi
     expect(coresOf('0')).toEqual([0]);
     expect(coresOf('0-1')).toEqual([0, 1]);
     expect(coresOf('2-3,6')).toEqual([2, 3, 6]);
+  });
+
+  it("sums the CPU of the processes in both readings (the bench database's backends), leaving out those that came or went", () => {
+    const before = new Map([
+      [10, 100],
+      [11, 50],
+      [12, 7],
+    ]);
+    const after = new Map([
+      [10, 130],
+      [11, 55],
+      [13, 900],
+    ]);
+    expect(cpuSpent(before, after)).toBe(35);
+    expect(cpuSpent(before, new Map())).toBe(0);
+  });
+
+  it.skipIf(process.platform !== 'linux')('reads a process CPU from /proc (Linux only)', () => {
+    const readings = processCpuMs([process.pid, 2 ** 30]);
+    expect([...readings.keys()]).toEqual([process.pid]);
+    expect(readings.get(process.pid)).toBeGreaterThan(0);
   });
 
   it('gives the busy share of a group of cores between two readings', () => {
