@@ -210,6 +210,36 @@ describe('the session write path', () => {
     expect(await count(sql`select count(*)::int as n from persons where email = ${email}`)).toBe(1);
   });
 
+  it('refuses person.properties that is not a JSON object, or has a reserved key, with a 400 naming it', async () => {
+    const people = await count(sql`select count(*)::int as n from persons`);
+    const person = (properties: unknown) => ({ email: `props-${++keys}@example.com`, properties });
+    for (const properties of [['a', 'b'], 'text', 7, null]) {
+      const answer = await create({ agentId: agent.agentId, type: 'WEB_VOICE', person: person(properties) });
+      expectProblem(answer, 400, ['person.properties']);
+    }
+    // As a client sends them: JSON text, where `__proto__` is a key like any other.
+    const reserved = await create({
+      agentId: agent.agentId,
+      type: 'WEB_VOICE',
+      person: JSON.parse(
+        '{"email":"r@example.com","properties":{"__proto__":{"x":1},"constructor":2,"prototype":3,"ok":4}}',
+      ),
+    });
+    const problem = expectProblem(reserved, 400, [
+      'person.properties.__proto__',
+      'person.properties.constructor',
+      'person.properties.prototype',
+    ]);
+    expect(problem.errors?.[0]?.message).toMatch(/^is a reserved key/);
+    expect(await count(sql`select count(*)::int as n from persons`)).toBe(people);
+    // An object is kept as sent.
+    const kept = await newSession({
+      email: `kept-${++keys}@example.com`,
+      properties: { plan: 'pro', n: [1, 2] },
+    });
+    expect(kept.person.properties).toEqual({ plan: 'pro', n: [1, 2] });
+  });
+
   it('runs on a named version of the agent, even one not published', async () => {
     const session = bodyOf(
       Session,
@@ -336,6 +366,31 @@ describe('the session write path', () => {
     );
     expect(bodyOf(Session, await transition('start', session.id, { body: {} })).status).toBe('IN_PROGRESS');
   });
+
+  it.each([
+    ['month 13', '2026-13-01T10:00:00.000Z'],
+    ['day 32', '2026-01-32T10:00:00.000Z'],
+    ['February 30', '2026-02-30T10:00:00.000Z'],
+    ['hour 99', '2026-01-01T99:00:00.000Z'],
+    ['hour 24', '2026-01-01T24:00:00.000Z'],
+    ['minute 60', '2026-01-01T10:60:00.000Z'],
+    ['second 60', '2026-01-01T10:00:60.000Z'],
+    ['year 0000', '0000-01-01T10:00:00.000Z'],
+  ])(
+    'refuses an endedAt that is no instant (%s) with a 400 naming endedAt, changing nothing',
+    async (_, endedAt) => {
+      const session = await newSession();
+      const body = expectProblem(await transition('complete', session.id, { body: { endedAt } }), 400, [
+        'endedAt',
+      ]);
+      expect(body.errors?.[0]?.message).toBe('must be a real instant');
+      expect(
+        await count(
+          sql`select count(*)::int as n from sessions where id = ${session.id} and status = 'PENDING'`,
+        ),
+      ).toBe(1);
+    },
+  );
 
   it('sweeps sessions gone quiet: completed with the reason, usage still booked once afterwards', async () => {
     const quiet = await newSession();
