@@ -46,7 +46,8 @@ export class AgentUnusable extends Error {
  * published one), the person (upserted by email, else phone; concurrent creates for the same
  * person are serialised by a transaction-scoped advisory lock per identifier), the conversation
  * (the person's latest unarchived one with this agent, else a new one), then the session. The
- * first statement carries the calling key's guard: a key no longer live fails before any write.
+ * first statement carries the calling key's guard: a key no longer live fails before any write,
+ * and holds the agent's row (for share) to the end: an archive waits, never passing a create.
  */
 export async function createSession(
   tx: SqlRunner,
@@ -59,7 +60,8 @@ export async function createSession(
     from ${A.$} a
     left join ${V.$} v on v.${V.agentId} = a.${A.id}
       and v.${V.id} = coalesce(${input.agentVersionId}::varchar, a.${A.publishedVersionId})
-    where a.${A.id} = ${input.agentId} and a.${A.workspaceId} = ${ws} and ${keyIsLive(input.keyId)}`);
+    where a.${A.id} = ${input.agentId} and a.${A.workspaceId} = ${ws} and ${keyIsLive(input.keyId)}
+    for share of a`);
   if (!agent) throw new AgentUnusable('unknown-agent');
   if (agent.archived) throw new AgentUnusable('archived');
   if (!agent.versionId) throw new AgentUnusable(input.agentVersionId ? 'unknown-version' : 'unpublished');

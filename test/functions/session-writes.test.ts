@@ -11,7 +11,7 @@ import { build as buildHeartbeat } from '#functions/sessions/heartbeat.ts';
 import { build as buildList } from '#functions/sessions/list.ts';
 import { build as buildStart } from '#functions/sessions/start.ts';
 import { build as buildSweep } from '#functions/sessions/sweep.ts';
-import { freshDatabase } from '#test/helpers/database.ts';
+import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { insertAgent } from '#test/helpers/fixtures.ts';
 import { bodyOf, expectProblem } from '#test/helpers/responses.ts';
@@ -138,7 +138,7 @@ describe('the session write path', () => {
       Date.parse(started.lastHeartbeatAt as string),
     );
 
-    const endedAt = new Date(Date.now() - 1000).toISOString();
+    const endedAt = new Date().toISOString();
     const completed = bodyOf(
       Session,
       await transition('complete', pending.id, {
@@ -384,6 +384,111 @@ describe('the session write path', () => {
         'endedAt',
       ]);
       expect(body.errors?.[0]?.message).toBe('must be a real instant');
+      expect(
+        await count(
+          sql`select count(*)::int as n from sessions where id = ${session.id} and status = 'PENDING'`,
+        ),
+      ).toBe(1);
+    },
+  );
+
+  it('refuses an endedAt before the session started, or more than the skew ahead, with a 400 naming endedAt', async () => {
+    const session = await newSession();
+    const started = bodyOf(Session, await transition('start', session.id));
+    const before = new Date(Date.parse(started.startedAt as string) - 1).toISOString();
+    for (const endedAt of [
+      before,
+      '2099-01-01T00:00:00.000Z',
+      new Date(Date.now() + 6 * 60_000).toISOString(),
+    ]) {
+      const problem = expectProblem(await transition('complete', session.id, { body: { endedAt } }), 400, [
+        'endedAt',
+      ]);
+      expect(problem.errors?.[0]?.message).toMatch(/^must not be (before|more than 300 seconds ahead)/);
+    }
+    // Never started: not before it was created.
+    const pending = await newSession();
+    const created = new Date(Date.parse(pending.createdAt) - 1000).toISOString();
+    expectProblem(await transition('complete', pending.id, { body: { endedAt: created } }), 400, ['endedAt']);
+    expect(
+      await count(
+        sql`select count(*)::int as n from sessions where id in (${session.id}, ${pending.id}) and status <> 'COMPLETED'`,
+      ),
+    ).toBe(2);
+    expect(
+      await count(
+        sql`select count(*)::int as n from events where data->>'id' = ${session.id} and type = 'session.completed'`,
+      ),
+    ).toBe(0);
+    // Its start, and a little ahead of the clock, are fine.
+    const ahead = new Date(Date.now() + 60_000).toISOString();
+    expect(
+      bodyOf(Session, await transition('complete', pending.id, { body: { endedAt: ahead } })).endedAt,
+    ).toBe(ahead);
+    const done = bodyOf(
+      Session,
+      await transition('complete', session.id, { body: { endedAt: started.startedAt } }),
+    );
+    expect(done.endedAt).toBe(started.startedAt);
+  });
+
+  it('refuses to start a PENDING session of an agent archived since (409), starting nothing', async () => {
+    const archivable = await insertAgent(handle.db, tenant, { n: 40 });
+    await publish(archivable.agentId, archivable.versionIds[0] as string);
+    const of = async () =>
+      bodyOf(
+        Session,
+        await create({
+          agentId: archivable.agentId,
+          type: 'WEB_VOICE',
+          person: { email: `a${++keys}@example.com` },
+        }),
+      );
+    const pending = await of();
+    const raced = await of();
+    await handle.db.execute(
+      sql`update agents set archived_at = now(), status = 'ARCHIVED' where id = ${archivable.agentId}`,
+    );
+    expectProblem(await transition('start', pending.id), 409, ['agentId']);
+    // Completing it is still allowed: that ends it.
+    expect(bodyOf(Session, await transition('complete', pending.id)).status).toBe('COMPLETED');
+    expect(
+      await count(sql`select count(*)::int as n from sessions where id = ${raced.id} and status = 'PENDING'`),
+    ).toBe(1);
+    expect(
+      await count(
+        sql`select count(*)::int as n from events where data->>'id' = ${pending.id} and type = 'session.started'`,
+      ),
+    ).toBe(0);
+  });
+
+  it.skipIf(!usingPostgres())(
+    'a start racing an archive waits for it, then finds the agent archived',
+    async () => {
+      const archivable = await insertAgent(handle.db, tenant, { n: 41 });
+      await publish(archivable.agentId, archivable.versionIds[0] as string);
+      const session = bodyOf(
+        Session,
+        await create({
+          agentId: archivable.agentId,
+          type: 'WEB_VOICE',
+          person: { email: `race${++keys}@example.com` },
+        }),
+      );
+      let start: Promise<ApiResult> | undefined;
+      await handle.db.transaction(async (tx) => {
+        await tx.execute(
+          sql`update agents set archived_at = now(), status = 'ARCHIVED' where id = ${archivable.agentId}`,
+        );
+        start = transition('start', session.id);
+        // The start holds on the agent's row until the archive commits.
+        const settled = await Promise.race([
+          start.then(() => true),
+          new Promise((r) => setTimeout(() => r(false), 300)),
+        ]);
+        expect(settled).toBe(false);
+      });
+      expectProblem(await (start as Promise<ApiResult>), 409, ['agentId']);
       expect(
         await count(
           sql`select count(*)::int as n from sessions where id = ${session.id} and status = 'PENDING'`,
