@@ -941,11 +941,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new agent with its version 1. */
+            /** @description The new agent with its version 1; `ETag` is what `GET /agents/{agentId}` answers. */
             201: {
                 headers: {
                     /** @description The request id; also in every problem body. */
                     "x-request-id"?: string;
+                    /** @description The strong entity tag of the agent as answered, `"<agentId>.<updatedAt in epoch ms>"`: send it back in `If-Match` to change the agent. */
+                    etag?: string;
                     /** @description The URL of the new agent: this request's URL and its id. */
                     location?: string;
                     /** @description `true` when this is a replayed answer; absent otherwise. */
@@ -1075,7 +1077,10 @@ export interface operations {
     getAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags the client holds (weak comparison), or `*`: 304 without a body when one is the current ETag. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The agent's id (cuid2, at most 24 characters). */
                 agentId: string;
@@ -1096,6 +1101,17 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Agent"];
                 };
+            };
+            /** @description `If-None-Match` names the current ETag: the copy the client holds is current. No body. */
+            304: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description The strong entity tag of the agent as answered, `"<agentId>.<updatedAt in epoch ms>"`: send it back in `If-Match` to change the agent. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A query parameter was given (this operation takes none); `errors` names each. */
             400: {

@@ -212,9 +212,10 @@ const createOperation = {
   requestBody: { required: true, content: { 'application/json': { schema: ref('CreateAgentBody') } } },
   responses: {
     '201': {
-      description: 'The new agent with its version 1.',
+      description: 'The new agent with its version 1; `ETag` is what `GET /agents/{agentId}` answers.',
       headers: {
         ...requestIdHeader,
+        ...etagHeader,
         ...locationHeader('agent'),
         'idempotent-replayed': header('`true` when this is a replayed answer; absent otherwise.', {
           type: 'string',
@@ -233,11 +234,25 @@ const createOperation = {
 };
 
 const getAgentOperation = {
+  parameters: [
+    {
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description:
+        'ETags the client holds (weak comparison), or `*`: 304 without a body when one is the current ETag.',
+      schema: { type: 'string' },
+    },
+  ],
   responses: {
     '200': {
       description: 'The agent, with its latest version: the same shape as an item of `GET /agents`.',
       headers: { ...requestIdHeader, ...etagHeader },
       content: { 'application/json': { schema: ref('Agent') } },
+    },
+    '304': {
+      description: '`If-None-Match` names the current ETag: the copy the client holds is current. No body.',
+      headers: { ...requestIdHeader, ...etagHeader },
     },
     '400': problemResponse('A query parameter was given (this operation takes none); `errors` names each.'),
     ...commonResponses,
