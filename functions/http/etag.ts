@@ -111,7 +111,10 @@ export const matchingTags = (condition: IfMatch | undefined): readonly string[] 
  * by weak comparison (`W/"x"` matches `"x"`). A header that is not a valid list matches nothing:
  * the full answer, as to a client that sent none.
  */
-export function noneMatchHits(event: Pick<ApiEvent, 'headers' | 'multiValueHeaders'>, current: string): boolean {
+export function noneMatchHits(
+  event: Pick<ApiEvent, 'headers' | 'multiValueHeaders'>,
+  current: string,
+): boolean {
   const values = headerValues(event, 'if-none-match');
   if (values === undefined) return false;
   const elements = values

@@ -240,6 +240,49 @@ describe('the session write path', () => {
     expect(kept.person.properties).toEqual({ plan: 'pro', n: [1, 2] });
   });
 
+  it('keeps one person per email and per phone: an email and a phone of two persons is a 409 naming both', async () => {
+    const email = `one-${++keys}@example.com`;
+    const phone = `+1415555${String(1000 + keys).slice(-4)}`;
+    const byEmail = await newSession({ email });
+    const byPhone = await newSession({ phone });
+    expect(byPhone.personId).not.toBe(byEmail.personId);
+    const people = await count(sql`select count(*)::int as n from persons`);
+    const sessions = await count(sql`select count(*)::int as n from sessions`);
+    const clash = await create({ agentId: agent.agentId, type: 'WEB_VOICE', person: { email, phone } });
+    expect(expectProblem(clash, 409, ['person.email', 'person.phone']).detail).toMatch(
+      /two different persons/,
+    );
+    expect(await count(sql`select count(*)::int as n from persons`)).toBe(people);
+    expect(await count(sql`select count(*)::int as n from sessions`)).toBe(sessions);
+    // Each is still found by its own identifier.
+    expect((await newSession({ phone })).personId).toBe(byPhone.personId);
+    expect((await newSession({ email })).personId).toBe(byEmail.personId);
+    // The database holds the rule itself: a second live person with that phone is refused.
+    await expect(
+      handle.db.execute(sql`insert into persons (id, workspace_id, root_person_id, phone)
+        values ('dupe', ${tenant.workspaceId}, 'dupe', ${phone})`),
+    ).rejects.toThrow();
+  });
+
+  it('keeps one person per email and per phone under concurrent creates naming either or both', async () => {
+    const email = `race-${++keys}@example.com`;
+    const phone = `+1415556${String(1000 + keys).slice(-4)}`;
+    const people = [{ email }, { phone }, { email, phone }];
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        create({ agentId: agent.agentId, type: 'WEB_VOICE', person: people[i % 3] }),
+      ),
+    );
+    for (const answer of answers) expect([201, 409]).toContain(answer.statusCode);
+    const live = sql`workspace_id = ${tenant.workspaceId} and deleted_at is null and id = root_person_id`;
+    expect(await count(sql`select count(*)::int as n from persons where ${live} and email = ${email}`)).toBe(
+      1,
+    );
+    expect(await count(sql`select count(*)::int as n from persons where ${live} and phone = ${phone}`)).toBe(
+      1,
+    );
+  });
+
   it('runs on a named version of the agent, even one not published', async () => {
     const session = bodyOf(
       Session,
