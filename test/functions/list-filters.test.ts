@@ -198,6 +198,12 @@ describe('list filters', () => {
       expect((await use(`cursor=${cursor}&limit=2&status=COMPLETED`)).statusCode).toBe(200);
       expectProblem(await use(`cursor=${cursor}&status=PENDING`), 400, ['cursor']);
       expectProblem(await use(`cursor=${cursor}&status=COMPLETED&order=asc`), 400, ['cursor']);
+      // Bound to the workspace too: another's, with the same list and filters, is refused.
+      const stranger = await createTenant(handle.db);
+      const theirs = listSessions(
+        apiEvent({ path: '/sessions', query: `cursor=${cursor}&limit=2&status=COMPLETED`, caller: stranger }),
+      );
+      expectProblem(await theirs, 400, ['cursor']);
       const tampered = `${cursor.slice(0, 5)}${cursor[5] === 'A' ? 'B' : 'A'}${cursor.slice(6)}`;
       expectProblem(await use(`cursor=${tampered}&status=COMPLETED`), 400, ['cursor']);
     });
