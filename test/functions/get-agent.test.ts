@@ -86,6 +86,27 @@ describe('GET /agents/{agentId}', () => {
     expect(created.headers.etag).toBe(result.headers.etag);
   });
 
+  it('writes one JSON formatting, compact: a list item is the single GET and the 201, byte for byte', async () => {
+    const t = await createTenant(handle.db);
+    const created = await buildCreate({ database: handle, logger: silentLogger })(
+      apiEvent({
+        method: 'POST',
+        path: '/agents',
+        caller: t,
+        body: {
+          name: 'Bytes',
+          version: { config: { llm: { provider: 'LLM_PROVIDER_1', temperature: 0.5 } } },
+        },
+      }),
+    );
+    const { id } = bodyOf(Agent, created);
+    const single = (await get(id, { caller: t })).body;
+    const listed = (await listAgents(apiEvent({ path: '/agents', caller: t }))).body;
+    expect(listed).toBe(`[${single}]`);
+    expect(single).toBe(created.body);
+    expect(single).toBe(JSON.stringify(JSON.parse(single)));
+  });
+
   it('answers 304 with the ETag and no body when If-None-Match names the current ETag (weak comparison), or is *', async () => {
     const { agentId: id } = await insertAgent(handle.db, tenant, { n: 7 });
     const etag = (await get(id)).headers.etag as string;
