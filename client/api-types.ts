@@ -1547,7 +1547,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The agent is archived, or has no published version and none was named; or the Idempotency-Key is in flight. */
+            /** @description The agent is archived, or has no published version and none was named; the email and the phone belong to two different persons (`errors` names both); or the Idempotency-Key is in flight. */
             409: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2799,7 +2799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The session is `COMPLETED` (problem `illegal-transition`; `errors` names the session's `status`). */
+            /** @description The session is `COMPLETED` (problem `illegal-transition`; `errors` names the session's `status`), or its agent was archived since it was created (problem `conflict`; `errors` names `agentId`). */
             409: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3017,7 +3017,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description A query parameter, or a body field, was given that the operation does not take. */
+            /** @description A query parameter or a field the operation does not take, or an invalid one: an `endedAt` that is no real instant, is before the session started (or, never started, was created) or is more than 300 s ahead of the server; `errors` names each. */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
