@@ -16,7 +16,10 @@ export async function sessionsCursorAt(
     from sessions where workspace_id = ${workspaceId}
     order by created_at desc, id desc offset ${depth - 1} limit 1`;
   if (!position) throw new Error(`the workspace has fewer than ${depth} sessions`);
-  const cursor = encodeCursor(position, listRequest({ limit: 25, order: 'desc' }, 'sessions').binding);
+  const cursor = encodeCursor(
+    position,
+    listRequest({ limit: 25, order: 'desc' }, 'sessions', workspaceId).binding,
+  );
   return { cursor, position: { createdAt: position.createdAt, id: position.id } };
 }
 

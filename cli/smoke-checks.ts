@@ -597,11 +597,12 @@ export function smokeChecks(target: SmokeTarget): Check[] {
 export interface Tally {
   passed: number;
   failed: number;
+  skipped: number;
 }
 
 /** Runs the checks in order, one line each; the tally is printed last by the caller. */
 export async function runChecks(checks: Check[], print: (line: string) => void): Promise<Tally> {
-  const tally = { passed: 0, failed: 0 };
+  const tally = { passed: 0, failed: 0, skipped: 0 };
   for (const check of checks) {
     try {
       const detail = await check.run();
@@ -609,6 +610,7 @@ export async function runChecks(checks: Check[], print: (line: string) => void):
       print(`pass  ${check.name}: ${detail}`);
     } catch (error) {
       if (error instanceof Skip) {
+        tally.skipped++;
         print(`skip  ${check.name}: ${error.message}`);
         continue;
       }

@@ -2,7 +2,7 @@ import type { Scope } from '#contract/routes.ts';
 import type { AdminTarget } from './admin.ts';
 import { stageAdmin } from './admin.ts';
 import { CliError, parse, run, say, UsageError } from './common.ts';
-import { runChecks, type SmokeTarget, smokeChecks } from './smoke-checks.ts';
+import { runChecks, type SmokeTarget, smokeChecks, type Tally } from './smoke-checks.ts';
 
 const usage = `
 Usage:
@@ -19,7 +19,7 @@ and local servers, not prod); with
 (the workspace must be on the standard tier; the local server needs LOCAL_LIMITS=on).
 With --stage it reads ApiUrl from the stack and mints short-lived keys through the admin function,
 in --workspace or in a workspace of its own ("Smoke tests", created once), revoking them at the end.
-One line per check; the last line is "<n> passed, <n> failed"; the exit status is 1 on any failure.`;
+One line per check; the last line is "<n> passed, <n> failed, <n> skipped"; the exit status is 1 on any failure.`;
 
 export const SMOKE_WORKSPACE = 'Smoke tests';
 const KEY_LIFETIME = '30m';
@@ -63,7 +63,7 @@ await run('smoke', usage, async () => {
   if (values.help) return say(usage.trim());
   const write = values.write ?? false;
   const limits = values.limits ?? false;
-  let tally: { passed: number; failed: number };
+  let tally: Tally;
 
   if (values.stage === undefined) {
     if (!values.url || !values.token) throw new UsageError('give --url and --token, or --stage');
@@ -120,6 +120,6 @@ await run('smoke', usage, async () => {
       }
     }
   }
-  say(`${tally.passed} passed, ${tally.failed} failed`);
+  say(`${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
   if (tally.failed > 0) process.exitCode = 1;
 });

@@ -941,11 +941,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new agent with its version 1. */
+            /** @description The new agent with its version 1; `ETag` is what `GET /agents/{agentId}` answers. */
             201: {
                 headers: {
                     /** @description The request id; also in every problem body. */
                     "x-request-id"?: string;
+                    /** @description The strong entity tag of the agent as answered, `"<agentId>.<updatedAt in epoch ms>"`: send it back in `If-Match` to change the agent. */
+                    etag?: string;
                     /** @description The URL of the new agent: this request's URL and its id. */
                     location?: string;
                     /** @description `true` when this is a replayed answer; absent otherwise. */
@@ -1075,7 +1077,10 @@ export interface operations {
     getAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags the client holds (weak comparison), or `*`: 304 without a body when one is the current ETag. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The agent's id (cuid2, at most 24 characters). */
                 agentId: string;
@@ -1096,6 +1101,17 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Agent"];
                 };
+            };
+            /** @description `If-None-Match` names the current ETag: the copy the client holds is current. No body. */
+            304: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description The strong entity tag of the agent as answered, `"<agentId>.<updatedAt in epoch ms>"`: send it back in `If-Match` to change the agent. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A query parameter was given (this operation takes none); `errors` names each. */
             400: {
@@ -1531,7 +1547,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The agent is archived, or has no published version and none was named; or the Idempotency-Key is in flight. */
+            /** @description The agent is archived, or has no published version and none was named; the email and the phone belong to two different persons (`errors` names both); or the Idempotency-Key is in flight. */
             409: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2783,7 +2799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The session is `COMPLETED` (problem `illegal-transition`; `errors` names the session's `status`). */
+            /** @description The session is `COMPLETED` (problem `illegal-transition`; `errors` names the session's `status`), or its agent was archived since it was created (problem `conflict`; `errors` names `agentId`). */
             409: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3001,7 +3017,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description A query parameter, or a body field, was given that the operation does not take. */
+            /** @description A query parameter or a field the operation does not take, or an invalid one: an `endedAt` that is no real instant, is before the session started (or, never started, was created) or is more than 300 s ahead of the server; `errors` names each. */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */

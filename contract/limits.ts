@@ -23,6 +23,12 @@ export const IDEMPOTENCY_KEY_HOURS = 24;
 export const SESSION_STALE_AFTER_SECONDS = 300;
 
 /**
+ * A session's `endedAt` may be at most this many seconds ahead of the server's clock (a caller's
+ * clock runs a little fast); later is refused, as is one before the session started.
+ */
+export const ENDED_AT_SKEW_SECONDS = 300;
+
+/**
  * Events are kept at least this many days (GET /events replays that far back); after it, the
  * scheduled purge deletes those the relay has already published.
  */

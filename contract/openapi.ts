@@ -1,6 +1,7 @@
 import { type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import {
+  ENDED_AT_SKEW_SECONDS,
   EVENT_RETENTION_DAYS,
   IDEMPOTENCY_KEY_HOURS,
   MAX_BODY_BYTES,
@@ -212,9 +213,10 @@ const createOperation = {
   requestBody: { required: true, content: { 'application/json': { schema: ref('CreateAgentBody') } } },
   responses: {
     '201': {
-      description: 'The new agent with its version 1.',
+      description: 'The new agent with its version 1; `ETag` is what `GET /agents/{agentId}` answers.',
       headers: {
         ...requestIdHeader,
+        ...etagHeader,
         ...locationHeader('agent'),
         'idempotent-replayed': header('`true` when this is a replayed answer; absent otherwise.', {
           type: 'string',
@@ -233,11 +235,25 @@ const createOperation = {
 };
 
 const getAgentOperation = {
+  parameters: [
+    {
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description:
+        'ETags the client holds (weak comparison), or `*`: 304 without a body when one is the current ETag.',
+      schema: { type: 'string' },
+    },
+  ],
   responses: {
     '200': {
       description: 'The agent, with its latest version: the same shape as an item of `GET /agents`.',
       headers: { ...requestIdHeader, ...etagHeader },
       content: { 'application/json': { schema: ref('Agent') } },
+    },
+    '304': {
+      description: '`If-None-Match` names the current ETag: the copy the client holds is current. No body.',
+      headers: { ...requestIdHeader, ...etagHeader },
     },
     '400': problemResponse('A query parameter was given (this operation takes none); `errors` names each.'),
     ...commonResponses,
@@ -421,7 +437,7 @@ const createSessionOperation = {
       'Malformed JSON, an invalid field, no `Idempotency-Key`, or an `agentId`/`agentVersionId` that is not the workspace’s; `errors` names each.',
     ),
     '409': problemResponse(
-      'The agent is archived, or has no published version and none was named; or the Idempotency-Key is in flight.',
+      'The agent is archived, or has no published version and none was named; the email and the phone belong to two different persons (`errors` names both); or the Idempotency-Key is in flight.',
     ),
     '413': problemResponse(`The body exceeds ${MAX_BODY_BYTES} bytes.`),
     '415': problemResponse('Content-Type is not application/json.'),
@@ -435,7 +451,9 @@ const startSessionOperation = {
   responses: {
     '200': sessionAnswer('The session, `IN_PROGRESS` (a repeat answers it unchanged).'),
     ...transitionProblems,
-    '409': illegalTransition('The session is `COMPLETED`'),
+    '409': problemResponse(
+      "The session is `COMPLETED` (problem `illegal-transition`; `errors` names the session's `status`), or its agent was archived since it was created (problem `conflict`; `errors` names `agentId`).",
+    ),
     ...commonResponses,
     '404': noSuchResponse('session'),
   },
@@ -465,6 +483,10 @@ const completeSessionOperation = {
       'The session, `COMPLETED`, with its ledger entry when usage was booked (a repeat answers it as the first did; the first usage stands).',
     ),
     ...transitionProblems,
+    '400': problemResponse(
+      'A query parameter or a field the operation does not take, or an invalid one: an `endedAt` that is no real instant, ' +
+        `is before the session started (or, never started, was created) or is more than ${ENDED_AT_SKEW_SECONDS} s ahead of the server; \`errors\` names each.`,
+    ),
     ...commonResponses,
     '404': noSuchResponse('session'),
   },

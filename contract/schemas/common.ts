@@ -12,6 +12,19 @@ export const Timestamp = v.pipe(
   v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be an ISO 8601 UTC timestamp'),
 );
 
+/**
+ * A timestamp a client sends: `Timestamp`'s shape and a real instant (not month 13, 2026-02-30,
+ * hour 99 or second 60), refused with a message naming the field rather than reaching `Date`. Year
+ * 0000 too: Postgres has none.
+ */
+export const Instant = v.pipe(
+  Timestamp,
+  v.check((s) => {
+    const ms = Date.parse(s);
+    return Number.isFinite(ms) && new Date(ms).toISOString() === s && !s.startsWith('0000');
+  }, 'must be a real instant'),
+);
+
 /** E.164 shape as the spec words it: `+`, a digit 1-9, then 1 to 15 digits. */
 export const E164 = /^\+[1-9]\d{1,15}$/;
 
@@ -152,6 +165,28 @@ export const strictJsonObject = <E extends v.ObjectEntries>(entries: E) =>
     v.check((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be a JSON object'),
     knownKeysOnly(entries),
   );
+
+/**
+ * A free-form JSON object a client sends (`person.properties`): an object, not an array, without
+ * the reserved keys (`__proto__`, `constructor`, `prototype`), each one found refused by name
+ * rather than dropped: what is stored is what was sent.
+ */
+export const FreeFormInput = v.pipe(
+  v.unknown(),
+  v.check((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be a JSON object'),
+  v.rawCheck<unknown>(({ dataset, addIssue }) => {
+    const input = dataset.value as Keyed;
+    if (typeof input !== 'object' || input === null) return;
+    for (const key of RESERVED) {
+      if (!Object.hasOwn(input, key)) continue;
+      addIssue({
+        message: `is a reserved key (${RESERVED.join(', ')} are refused)`,
+        path: [{ type: 'object', origin: 'key', input, key, value: input[key] }] as [v.ObjectPathItem],
+      });
+    }
+  }),
+  FreeFormObject,
+);
 
 /** The body of an operation that takes no fields (an empty object, or no body): POST .../start, .../heartbeat. */
 export const EmptyBody = strictJsonObject({});

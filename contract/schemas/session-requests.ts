@@ -4,12 +4,13 @@ import {
   atMost,
   choiceOf,
   E164,
+  FreeFormInput,
   Id,
+  Instant,
   Int32,
   readableName,
   readableText,
   strictJsonObject,
-  Timestamp,
 } from './common.ts';
 
 const nonEmpty = (max: number) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), atMost(max));
@@ -28,7 +29,7 @@ const SessionPerson = v.pipe(
       v.pipe(v.string(), v.regex(E164, 'must be an E.164 number (+ and 2 to 16 digits)')),
       null,
     ),
-    properties: v.optional(v.record(v.string(), v.unknown()), () => ({})),
+    properties: v.optional(FreeFormInput, () => ({})),
   }),
   v.check(
     (p) => p.email !== null || p.phone !== null,
@@ -50,12 +51,6 @@ export const CreateSessionBody = strictJsonObject({
   person: SessionPerson,
 });
 export type CreateSessionBody = v.InferOutput<typeof CreateSessionBody>;
-
-/** A timestamp as the API writes them, and a real instant (not 2026-02-30). */
-const Instant = v.pipe(
-  Timestamp,
-  v.check((s) => new Date(s).toISOString() === s, 'must be a real instant'),
-);
 
 /** POST /sessions/{sessionId}/complete: all optional; `usage` books one VOICE_USAGE ledger entry. */
 export const CompleteSessionBody = strictJsonObject({

@@ -13,6 +13,20 @@ export const columnOf = (column: DrizzleColumn, alias?: string) =>
 export const isoTimestamp = (expr: SQL) =>
   sql`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+// Written without a backslash (the generated module holds the statement in a template literal):
+// chr(92) is one, folded to a constant when the statement is planned. A string, else `:` or `,`
+// followed by the space jsonb puts after it.
+const BACKSLASHES = `chr(92) || chr(92)`;
+const JSON_TOKEN = `'("(?:[^"' || ${BACKSLASHES} || ']|' || ${BACKSLASHES} || '.)*")|([:,]) '`;
+const KEEP_STRING_OR_MARK = `chr(92) || '1' || chr(92) || '2'`;
+
+/**
+ * A jsonb value as compact JSON, as the rest of an answer (and every answer built in the function)
+ * is written: jsonb's text form puts a space after each `:` and `,`; dropped here outside strings.
+ */
+export const compactJson = (expr: SQL) =>
+  sql`regexp_replace(${expr}::text, ${sql.raw(JSON_TOKEN)}, ${sql.raw(KEEP_STRING_OR_MARK)}, 'g')::json`;
+
 /** A column of `T` by its TypeScript property name (the API's field name). */
 export type FieldOf<T extends PgTable> = keyof T['_']['columns'] & string;
 
@@ -32,8 +46,10 @@ export function jsonOf<T extends PgTable>(
   embedded: Record<string, SQL> = {},
   indent = '',
 ): SQL {
+  const columns = getTableColumns(table);
   const pairs: [string, SQL][] = columnsOf(table, fields).map(([column, field, timestamp]) => {
     const ref = sql.raw(`${alias}.${sqlName(column)}`);
+    if (columns[field]?.columnType === 'PgJsonb') return [field, compactJson(ref)];
     return [field, timestamp ? isoTimestamp(ref) : ref];
   });
   pairs.push(...Object.entries(embedded));

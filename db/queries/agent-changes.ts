@@ -26,7 +26,8 @@ export type Operation = (typeof agentChangeOperation)[number];
 /**
  * What a change came to. `missing`: the workspace holds no such agent. `stale`: `If-Match` named
  * none of its ETag. `refused`: its status forbids the change. `unknownVersion`: the version named
- * is not one of the agent's. `unchanged`: nothing to do (archiving an archived agent).
+ * is not one of the agent's. `unchanged`: nothing to do (archiving an archived agent, a PATCH
+ * naming the values the agent has).
  */
 export type ChangeOutcome<T> =
   | { kind: 'missing' }
@@ -50,6 +51,11 @@ interface ChangeParts {
   /** Whether the agent's current row (`cur`) allows the change; when not, `noop` says it is already done. */
   allowed: Sql;
   noop?: boolean;
+  /**
+   * Whether the change would change the current row `cur` at all; when not, nothing is written (no
+   * `updated_at`, no history, no event) and the answer is the agent as it is (`unchanged`).
+   */
+  changes?: Sql;
   /** The CTE `target` selecting the version the change is about (at most one row); none: no version. */
   target?: Sql;
   /** `set` assignments on the agent row `a` besides `updated_at` and `updated_by`. */
@@ -102,12 +108,12 @@ async function change<T>(
     ), target as (${target}),
     ok as (
       select cur.${A.id}, cur.etag, ${matched} as matched, ${parts.allowed} as allowed,
-        exists (select 1 from target) as found
+        exists (select 1 from target) as found, ${parts.changes ?? raw('true')} as changes
       from cur
     ), upd as (
       update ${A.$} a set ${A.updatedAt} = greatest(now(), a.${A.updatedAt} + interval '1 millisecond'),
         ${A.updatedBy} = ${of.principalId}${parts.set.length > 0 ? sql`, ${join(parts.set, ', ')}` : raw('')}
-      from ok where a.${A.id} = ok.${A.id} and ok.matched and ok.allowed and ok.found
+      from ok where a.${A.id} = ok.${A.id} and ok.matched and ok.allowed and ok.found and ok.changes
       returning a.*
     )${parts.newVersion ? sql`, nv as (${parts.newVersion})` : raw('')}, recorded as (
       insert into ${C.$} (${C.id}, ${C.createdAt}, ${C.workspaceId}, ${C.agentId}, ${C.agentVersionId},
@@ -259,13 +265,23 @@ export interface AgentEdit {
   slug?: string;
 }
 
-/** Changes the agent's own fields (DRAFT or PUBLISHED agents); a slug another agent holds throws `SlugTaken`. */
+/**
+ * Changes the agent's own fields (DRAFT or PUBLISHED agents); a slug another agent holds throws
+ * `SlugTaken`. An edit naming only the values the agent has writes nothing (`unchanged`).
+ */
 export async function updateAgent(runner: SqlRunner, of: ChangeOf, edit: AgentEdit) {
-  const set = [
-    edit.name === undefined ? undefined : sql`${A.name} = ${edit.name}`,
-    edit.description === undefined ? undefined : sql`${A.description} = ${edit.description}`,
-    edit.slug === undefined ? undefined : sql`${A.slug} = ${edit.slug}`,
-  ].filter((s): s is Sql => s !== undefined);
+  const fields = [
+    edit.name === undefined ? undefined : ([A.name, sql`${edit.name}::varchar`] as const),
+    edit.description === undefined
+      ? undefined
+      : ([A.description, sql`${edit.description}::varchar`] as const),
+    edit.slug === undefined ? undefined : ([A.slug, sql`${edit.slug}::varchar`] as const),
+  ].filter((f) => f !== undefined);
+  const set = fields.map(([column, value]) => sql`${column} = ${value}`);
+  const changes = join(
+    fields.map(([column, value]) => sql`cur.${column} is distinct from ${value}`),
+    ' or ',
+  );
   try {
     return await inSavepoint(runner, (r) =>
       change(
@@ -275,6 +291,7 @@ export async function updateAgent(runner: SqlRunner, of: ChangeOf, edit: AgentEd
           operation: 'update-agent',
           allowed: EDITABLE,
           set,
+          changes: sql`(${changes})`,
           recordVersion: raw('null'),
           version: latestVersion,
         },

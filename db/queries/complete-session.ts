@@ -1,4 +1,5 @@
 import sql from 'sql-template-tag';
+import { ENDED_AT_SKEW_SECONDS } from '#contract/limits.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { clock } from './clock.ts';
@@ -36,12 +37,17 @@ export async function completeSession(
   const by = completion.principalId;
   const now = clock(completion.at);
   const createId = await idMaker();
-  await tx.rows(sql`
+  const ended = sql`${completion.endedAt}::timestamptz`;
+  // Why an endedAt is refused for the session `s` as it was; null: it is not.
+  const refusal = sql`case when ${ended} < coalesce(s.${S.startedAt}, s.${S.createdAt}) then 'before'
+    when ${ended} > ${now} + ${`${ENDED_AT_SKEW_SECONDS} seconds`}::interval then 'future' end`;
+  const [row] = await tx.rows<{ refused: 'before' | 'future' | null }>(sql`
     with done as (
       update ${S.$} s set ${S.status} = 'COMPLETED', ${S.completedAt} = ${now},
         ${S.endedAt} = coalesce(${completion.endedAt}::timestamptz, ${now}), ${S.completedMeta} = ${meta}::jsonb,
         ${S.updatedAt} = greatest(${now}, s.${S.updatedAt} + interval '1 millisecond')
       where s.${S.id} = ${sessionId} and s.${S.workspaceId} = ${ws} and s.${S.status} <> 'COMPLETED'
+        and (${refusal}) is null
       returning s.*
     ), booked as (
       -- After done (it reads its count): the row lock first, then the ledger's unique key, in
@@ -67,7 +73,23 @@ export async function completeSession(
       now,
     )})
     select (select count(*) from done)::int as completed, (select count(*) from booked)::int as booked,
-      (select count(*) from ended)::int as ended
+      (select count(*) from ended)::int as ended,
+      (select ${refusal} from ${S.$} s where s.${S.id} = ${sessionId} and s.${S.workspaceId} = ${ws}
+        and s.${S.status} <> 'COMPLETED' and not exists (select 1 from done)) as refused
     where ${keyIsLive(caller.keyId)}`);
+  if (row?.refused === 'before') {
+    return {
+      kind: 'refused',
+      path: 'endedAt',
+      message: 'must not be before the session started (or, never started, was created)',
+    };
+  }
+  if (row?.refused === 'future') {
+    return {
+      kind: 'refused',
+      path: 'endedAt',
+      message: `must not be more than ${ENDED_AT_SKEW_SECONDS} seconds ahead of the server's clock`,
+    };
+  }
   return unchanged(tx, caller, sessionId, 'COMPLETED');
 }

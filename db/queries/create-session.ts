@@ -41,12 +41,20 @@ export class AgentUnusable extends Error {
   }
 }
 
+/** The email and the phone given belong to two different persons of the workspace: neither is chosen. */
+export class PersonsClash extends Error {
+  constructor() {
+    super('the email and the phone belong to two different persons');
+  }
+}
+
 /**
  * A PENDING session of the agent, in the caller's transaction: the version (given, else the
  * published one), the person (upserted by email, else phone; concurrent creates for the same
  * person are serialised by a transaction-scoped advisory lock per identifier), the conversation
  * (the person's latest unarchived one with this agent, else a new one), then the session. The
- * first statement carries the calling key's guard: a key no longer live fails before any write.
+ * first statement carries the calling key's guard: a key no longer live fails before any write,
+ * and holds the agent's row (for share) to the end: an archive waits, never passing a create.
  */
 export async function createSession(
   tx: SqlRunner,
@@ -59,7 +67,8 @@ export async function createSession(
     from ${A.$} a
     left join ${V.$} v on v.${V.agentId} = a.${A.id}
       and v.${V.id} = coalesce(${input.agentVersionId}::varchar, a.${A.publishedVersionId})
-    where a.${A.id} = ${input.agentId} and a.${A.workspaceId} = ${ws} and ${keyIsLive(input.keyId)}`);
+    where a.${A.id} = ${input.agentId} and a.${A.workspaceId} = ${ws} and ${keyIsLive(input.keyId)}
+    for share of a`);
   if (!agent) throw new AgentUnusable('unknown-agent');
   if (agent.archived) throw new AgentUnusable('archived');
   if (!agent.versionId) throw new AgentUnusable(input.agentVersionId ? 'unknown-version' : 'unpublished');
@@ -98,7 +107,10 @@ export async function createSession(
   return { id: sessionId, item: created.item };
 }
 
-/** The person with this email, else this phone, touched as seen `now`; or a new one. Returns its id. */
+/**
+ * The person with this email, else this phone, touched as seen `now` (an identifier it lacks is
+ * added); or a new one. Returns its id. An email and a phone of two different persons: `PersonsClash`.
+ */
 async function upsertPerson(
   tx: SqlRunner,
   ws: string,
@@ -113,19 +125,24 @@ async function upsertPerson(
       (${phone === null ? null : `person:${ws}:phone:${phone}`}::text)) x(k) where k is not null order by k) keys`);
   const properties = JSON.stringify(person.properties);
   const newId = (await idMaker())();
-  const [row] = await tx.rows<{ id: string }>(sql`
-    with found as (
-      select p.${P.id} from ${P.$} p
-      where p.${P.workspaceId} = ${ws} and p.${P.deletedAt} is null and p.${P.id} = p.${P.rootPersonId}
-        and (p.${P.email} = ${email}::varchar or p.${P.phone} = ${phone}::varchar)
-      order by (p.${P.email} is not distinct from ${email}::varchar) desc, p.${P.createdAt}, p.${P.id}
-      limit 1
+  // Live persons only (not deleted, not merged into another): one per email and one per phone in a
+  // workspace (the unique indexes persons_workspace_email and _phone).
+  const live = sql`p.${P.workspaceId} = ${ws} and p.${P.deletedAt} is null and p.${P.id} = p.${P.rootPersonId}`;
+  const [row] = await tx.rows<{ id: string | null; clash: boolean }>(sql`
+    with by_email as (
+      select p.${P.id} from ${P.$} p where ${live} and p.${P.email} = ${email}::varchar
+    ), by_phone as (
+      select p.${P.id} from ${P.$} p where ${live} and p.${P.phone} = ${phone}::varchar
+    ), clash as (
+      select 1 from by_email e, by_phone f where e.${P.id} <> f.${P.id}
+    ), found as (
+      select ${P.id} from by_email union all select ${P.id} from by_phone where not exists (select 1 from by_email)
     ), touched as (
       update ${P.$} p set ${P.lastSeenAt} = ${now},
         ${P.updatedAt} = greatest(${now}, p.${P.updatedAt} + interval '1 millisecond'),
         ${P.email} = coalesce(p.${P.email}, ${email}::varchar), ${P.phone} = coalesce(p.${P.phone}, ${phone}::varchar),
         ${P.properties} = p.${P.properties} || ${properties}::jsonb
-      from found where p.${P.id} = found.${P.id}
+      from found where p.${P.id} = found.${P.id} and not exists (select 1 from clash)
       returning p.${P.id}
     ), made as (
       insert into ${P.$} (${P.id}, ${P.createdAt}, ${P.updatedAt}, ${P.firstSeenAt}, ${P.lastSeenAt}, ${P.workspaceId},
@@ -135,7 +152,9 @@ async function upsertPerson(
       where not exists (select 1 from found)
       returning ${P.id}
     )
-    select ${P.id} as id from touched union all select ${P.id} from made`);
-  if (!row) throw new Error('the person was neither found nor made');
+    select ${P.id} as id, false as clash from touched union all select ${P.id}, false from made
+    union all select null, true from clash`);
+  if (row?.clash) throw new PersonsClash();
+  if (!row?.id) throw new Error('the person was neither found nor made');
   return row.id;
 }

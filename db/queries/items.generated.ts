@@ -64,7 +64,7 @@ page_agents as materialized (
       v.authentication as authentication,
       v.system_prompt as "systemPrompt",
       v.agent_flow_id as "agentFlowId",
-      v.config as config
+      regexp_replace(v.config::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as config
     ) j) as version
   ) j) as agent
   from (select distinct agent_id, agent_version_id from page_sessions) d,
@@ -90,7 +90,7 @@ select t.total, case when s.id is null then null else (select row_to_json(j) fro
   s.workspace_id as "workspaceId",
   s.person_id as "personId",
   s.conversation_id as "conversationId",
-  s.completed_meta as "completedMeta",
+  regexp_replace(s.completed_meta::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as "completedMeta",
   ag.agent as agent,
   (select (select row_to_json(j) from (select
       c.id as id,
@@ -112,7 +112,7 @@ select t.total, case when s.id is null then null else (select row_to_json(j) fro
       to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
       to_char(p.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt",
       p.workspace_id as "workspaceId",
-      p.properties as properties,
+      regexp_replace(p.properties::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as properties,
       to_char(p.first_seen_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "firstSeenAt",
       to_char(p.last_seen_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastSeenAt",
       to_char(p.identified_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "identifiedAt",
@@ -122,7 +122,7 @@ select t.total, case when s.id is null then null else (select row_to_json(j) fro
       p.root_person_id as "rootPersonId",
       p.merged_by as "mergedBy",
       to_char(p.merged_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "mergedAt",
-      p.merge_meta as "mergeMeta"
+      regexp_replace(p.merge_meta::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as "mergeMeta"
     ) j)
     from persons p where p.id = s.person_id) as person,
   (select (select row_to_json(j) from (select
@@ -201,7 +201,7 @@ select t.total, (
         v.authentication as authentication,
         v.system_prompt as "systemPrompt",
         v.agent_flow_id as "agentFlowId",
-        v.config as config
+        regexp_replace(v.config::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as config
       ) j)
       from agent_versions v where v.agent_id = a.id
       order by v.version desc limit 1) as version
@@ -262,7 +262,7 @@ select (select row_to_json(j) from (select
         v.authentication as authentication,
         v.system_prompt as "systemPrompt",
         v.agent_flow_id as "agentFlowId",
-        v.config as config
+        regexp_replace(v.config::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as config
       ) j)
       from agent_versions v where v.agent_id = a.id
       order by v.version desc limit 1) as version
@@ -303,7 +303,7 @@ select t.total, t.found, (
     v.authentication as authentication,
     v.system_prompt as "systemPrompt",
     v.agent_flow_id as "agentFlowId",
-    v.config as config
+    regexp_replace(v.config::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as config
   ) j)
   from agent_versions v where v.id = page.id
 )::text as item
@@ -342,7 +342,7 @@ select exists (select 1 from agents a where a.id = ${agentId} and a.workspace_id
     v.authentication as authentication,
     v.system_prompt as "systemPrompt",
     v.agent_flow_id as "agentFlowId",
-    v.config as config
+    regexp_replace(v.config::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as config
   ) j)
   from agent_versions v
   where v.id = ${versionId} and v.agent_id = ${agentId} and v.workspace_id = ${workspaceId})::text as item
@@ -370,7 +370,7 @@ select exists (select 1 from agents a where a.id = ${agentId} and a.workspace_id
     v.authentication as authentication,
     v.system_prompt as "systemPrompt",
     v.agent_flow_id as "agentFlowId",
-    v.config as config
+    regexp_replace(v.config::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as config
   ) j)
   from agent_versions v
   where v.id = ${versionId} and v.agent_id = ${agentId} and v.workspace_id = ${workspaceId})::text as "from",
@@ -390,7 +390,7 @@ select exists (select 1 from agents a where a.id = ${agentId} and a.workspace_id
     v.authentication as authentication,
     v.system_prompt as "systemPrompt",
     v.agent_flow_id as "agentFlowId",
-    v.config as config
+    regexp_replace(v.config::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as config
   ) j)
   from agent_versions v
   where v.id = ${toVersionId} and v.agent_id = ${agentId} and v.workspace_id = ${workspaceId})::text as "to"
@@ -447,7 +447,7 @@ select (select row_to_json(j) from (select
   s.workspace_id as "workspaceId",
   s.person_id as "personId",
   s.conversation_id as "conversationId",
-  s.completed_meta as "completedMeta",
+  regexp_replace(s.completed_meta::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as "completedMeta",
   (select (select row_to_json(j) from (select
       a.id as id,
       to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
@@ -492,7 +492,7 @@ select (select row_to_json(j) from (select
         v.authentication as authentication,
         v.system_prompt as "systemPrompt",
         v.agent_flow_id as "agentFlowId",
-        v.config as config
+        regexp_replace(v.config::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as config
       ) j) as version
     ) j)
     from agents a, agent_versions v
@@ -517,7 +517,7 @@ select (select row_to_json(j) from (select
       to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
       to_char(p.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt",
       p.workspace_id as "workspaceId",
-      p.properties as properties,
+      regexp_replace(p.properties::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as properties,
       to_char(p.first_seen_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "firstSeenAt",
       to_char(p.last_seen_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastSeenAt",
       to_char(p.identified_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "identifiedAt",
@@ -527,7 +527,7 @@ select (select row_to_json(j) from (select
       p.root_person_id as "rootPersonId",
       p.merged_by as "mergedBy",
       to_char(p.merged_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "mergedAt",
-      p.merge_meta as "mergeMeta"
+      regexp_replace(p.merge_meta::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json as "mergeMeta"
     ) j)
     from persons p where p.id = s.person_id) as person,
   (select (select row_to_json(j) from (select

@@ -8,7 +8,7 @@ import { clock } from './clock.ts';
 import { eventInsert, sessionEventData } from './events.ts';
 import { sessionOne } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
-import { conversations as C, sessions as S } from './names.generated.ts';
+import { agents as A, conversations as C, sessions as S } from './names.generated.ts';
 
 // The session write path (issue 26): the transitions that make no ids, and the stale sweep, here;
 // the create (create-session.ts) and the completion (complete-session.ts), which make ids, apart,
@@ -21,7 +21,11 @@ export type Status = (typeof sessionStatus)[number];
 export type Transition =
   | { kind: 'done'; item: JsonText<Session> }
   | { kind: 'missing' }
-  | { kind: 'illegal'; status: Status };
+  | { kind: 'illegal'; status: Status }
+  /** A value the session's state refuses (a field of the request, why). */
+  | { kind: 'refused'; path: string; message: string }
+  /** The session's agent was archived since it was created: it runs no more sessions. */
+  | { kind: 'agent-archived' };
 
 /** `updated_at` of a row changed at `now`: never the same instant twice (the ETag rule of docs/decisions.md). */
 const bumped = (now: Sql) => sql`greatest(${now}, ${S.updatedAt} + interval '1 millisecond')`;
@@ -69,15 +73,21 @@ export async function startSession(
 ): Promise<Transition> {
   const { workspaceId: ws } = caller;
   const now = clock(at);
+  // The agent's row is held (for share) by the statement that starts: an archive waits for it, and
+  // a start after an archive finds the agent archived.
   await tx.rows(sql`
     with started as (
-      update ${S.$} set ${S.status} = 'IN_PROGRESS', ${S.startedAt} = ${now}, ${S.lastHeartbeatAt} = ${now},
+      update ${S.$} s set ${S.status} = 'IN_PROGRESS', ${S.startedAt} = ${now}, ${S.lastHeartbeatAt} = ${now},
         ${S.updatedAt} = ${bumped(now)}
-      where ${S.id} = ${sessionId} and ${S.workspaceId} = ${ws} and ${S.status} = 'PENDING'
+      where s.${S.id} = ${sessionId} and s.${S.workspaceId} = ${ws} and s.${S.status} = 'PENDING'
+        and exists (select 1 from ${A.$} a where a.${A.id} = s.${S.agentId} and a.${A.archivedAt} is null
+          and a.${A.status} <> 'ARCHIVED' for share)
       returning *
     ), ev as (${eventInsert('session.started', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('started')} as data from started`, now)})
     select 1 where ${keyIsLive(caller.keyId)}`);
-  return unchanged(tx, caller, sessionId, 'IN_PROGRESS');
+  const outcome = await unchanged(tx, caller, sessionId, 'IN_PROGRESS');
+  // Still PENDING after the start: only its agent's archive holds it back.
+  return outcome.kind === 'illegal' && outcome.status === 'PENDING' ? { kind: 'agent-archived' } : outcome;
 }
 
 /**

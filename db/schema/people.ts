@@ -1,5 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, foreignKey, index, jsonb, pgTable, unique, varchar } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  foreignKey,
+  jsonb,
+  pgTable,
+  unique,
+  uniqueIndex,
+  varchar,
+} from 'drizzle-orm/pg-core';
 import { auditTimes, id, primaryId, timestamptz } from './columns.ts';
 import { workspaces } from './workspaces.ts';
 
@@ -30,9 +39,14 @@ export const persons = pgTable(
     check('persons_properties_object', sql`jsonb_typeof(${t.properties}) = 'object'`),
     check('persons_merge_meta_object', sql`jsonb_typeof(${t.mergeMeta}) = 'object'`),
     unique('persons_workspace_id').on(t.workspaceId, t.id),
-    // POST /sessions finds the person by email, else by phone (db/queries/session-writes.ts).
-    index('persons_workspace_email').on(t.workspaceId, t.email),
-    index('persons_workspace_phone').on(t.workspaceId, t.phone),
+    // One live person per email and per phone in a workspace (merged-away and deleted ones aside);
+    // POST /sessions finds the person by email, else by phone, through them (db/queries/create-session.ts).
+    uniqueIndex('persons_workspace_email')
+      .on(t.workspaceId, t.email)
+      .where(sql`${t.deletedAt} is null and ${t.id} = ${t.rootPersonId}`),
+    uniqueIndex('persons_workspace_phone')
+      .on(t.workspaceId, t.phone)
+      .where(sql`${t.deletedAt} is null and ${t.id} = ${t.rootPersonId}`),
   ],
 );
 

@@ -5,6 +5,7 @@ import type { SqlRunner } from '#db/database.ts';
 import { createAgent, type NewAgent, SlugsExhausted, SlugTaken } from '#db/queries/create-agent.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { parseJsonBody } from '../http/body.ts';
+import { agentEtag } from '../http/etag.ts';
 import { locationOf } from '../http/host.ts';
 import { idempotencyKeyOf, idempotent } from '../http/idempotency.ts';
 import { conflict } from '../http/problem.ts';
@@ -22,7 +23,10 @@ export const build = (deps: Deps) =>
     const key = idempotencyKeyOf(req);
     const create = async (sql: SqlRunner) => {
       const created = await createOrConflict(sql, agent);
-      return json(req.requestId, 201, created, locationOf(req.event, created.id));
+      return json(req.requestId, 201, created, {
+        etag: agentEtag(created),
+        ...locationOf(req.event, created.id),
+      });
     };
     return key ? idempotent(deps.database, req, key, body, create) : create(req.runner);
   });

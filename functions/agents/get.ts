@@ -2,6 +2,7 @@ import { routes } from '#contract/routes.ts';
 import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
 import { getAgentJson } from '#db/queries/agents.ts';
 import { type Deps, lambda } from '../deps.ts';
+import { noneMatchHits, notModified } from '../http/etag.ts';
 import { noSuch, pathParam } from '../http/path.ts';
 import { parseQuery } from '../http/query.ts';
 import { jsonText } from '../http/respond.ts';
@@ -14,6 +15,7 @@ export const build = (deps: Deps) =>
     parseQuery(NoQuery, noQueryParams, req.event);
     const found = await getAgentJson(req.runner, req.caller, agentId);
     if (!found) throw noSuch('agent');
+    if (noneMatchHits(req.event, found.etag)) return notModified(req.requestId, found.etag);
     return jsonText(req.requestId, 200, found.item, { etag: found.etag });
   });
 

@@ -13,7 +13,7 @@ export const build = (deps: Deps) =>
     const agentId = pathParam(req.event, 'agentId', 'agent');
     const query = parseQuery(AgentChangeListQuery, agentChangeListParams, req.event);
     // A cursor is one agent's: bound to it as to the list.
-    const list = listRequest(query, `history ${agentId}`);
+    const list = listRequest(query, `history ${agentId}`, req.caller.workspaceId);
     const page = await pageAgentHistoryJson(
       req.runner,
       req.caller,

@@ -10,7 +10,7 @@ import { route } from '../http/route.ts';
 export const build = (deps: Deps) =>
   route(routes.listAgents, deps, async (req) => {
     const query = parseQuery(AgentListQuery, agentListParams, req.event);
-    const list = listRequest(query, 'agents');
+    const list = listRequest(query, 'agents', req.caller.workspaceId);
     const page = await pageAgentsJson(
       req.runner,
       req.caller,

@@ -1,5 +1,6 @@
 import { preconditionRequired, validationFailed } from './problem.ts';
-import type { ApiEvent } from './types.ts';
+import { baseHeaders } from './respond.ts';
+import type { ApiEvent, ApiResult } from './types.ts';
 
 /**
  * An agent's ETag: the strong tag `"<agentId>.<updatedAt in epoch ms>"`. Every change moves
@@ -104,3 +105,30 @@ export function optionalIfMatch(
  */
 export const matchingTags = (condition: IfMatch | undefined): readonly string[] | undefined =>
   condition?.kind === 'tags' ? condition.tags : undefined;
+
+/**
+ * Whether `If-None-Match` (RFC 9110 §13.1.2) names the current ETag: `*`, or any tag of the list
+ * by weak comparison (`W/"x"` matches `"x"`). A header that is not a valid list matches nothing:
+ * the full answer, as to a client that sent none.
+ */
+export function noneMatchHits(
+  event: Pick<ApiEvent, 'headers' | 'multiValueHeaders'>,
+  current: string,
+): boolean {
+  const values = headerValues(event, 'if-none-match');
+  if (values === undefined) return false;
+  const elements = values
+    .flatMap((value) => value.split(','))
+    .map((element) => element.trim())
+    .filter((element) => element !== '');
+  if (elements.length === 1 && elements[0] === '*') return true;
+  const opaque = current.replace(/^W\//, '');
+  return elements.some((element) => ENTITY_TAG.exec(element)?.[2] === opaque);
+}
+
+/** 304 Not Modified: no body, the ETag the client holds (RFC 9110 §15.4.5). */
+export const notModified = (requestId: string, etag: string): ApiResult => ({
+  statusCode: 304,
+  headers: { ...baseHeaders(requestId), etag },
+  body: '',
+});

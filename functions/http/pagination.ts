@@ -20,23 +20,25 @@ export interface ListRequest<F> {
   filters: F;
   /** Cursor paging was asked for (`cursor` present, even empty). */
   byCursor: boolean;
-  /** What a cursor is bound to: this list, this order and these filters. */
+  /** What a cursor is bound to: this workspace, list, order and these filters. */
   binding: string;
 }
 
 /**
  * Splits a parsed list query into the window to read and the filters, resolving the cursor, which
- * is bound to this list (`agents`, `sessions`): a position in one list means nothing in another.
+ * is bound to this list (`agents`, `sessions`) in the caller's workspace: a position in one list
+ * means nothing in another.
  */
 export function listRequest<Q extends PagingQuery>(
   query: Q,
   list: string,
+  workspaceId: string,
 ): ListRequest<Omit<Q, keyof PagingQuery>> {
   const { limit, offset, cursor, order, includeTotal: _, ...filters } = query;
   // Hashed only when a cursor is read or written: most list requests page by offset.
   let binding: string | undefined;
   const bound = () => {
-    binding ??= fingerprint({ list, order, filters }).slice(0, 32);
+    binding ??= fingerprint({ workspaceId, list, order, filters }).slice(0, 32);
     return binding;
   };
   const after = cursor === undefined ? undefined : decodeCursor(cursor, bound());

@@ -2,7 +2,7 @@ import { routes } from '#contract/routes.ts';
 import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
 import { CreateSessionBody } from '#contract/schemas/session-requests.ts';
 import type { SqlRunner } from '#db/database.ts';
-import { AgentUnusable, createSession, type NewSession } from '#db/queries/create-session.ts';
+import { AgentUnusable, createSession, type NewSession, PersonsClash } from '#db/queries/create-session.ts';
 import { type Deps, lambda } from '../deps.ts';
 import { parseJsonBody } from '../http/body.ts';
 import { locationOf } from '../http/host.ts';
@@ -27,11 +27,23 @@ export const build = (deps: Deps) =>
 
 export const handler = lambda(build);
 
-/** The data layer's refusals, as the client's: a reference to nothing (400), an agent not usable now (409). */
+/**
+ * The data layer's refusals, as the client's: a reference to nothing (400), an agent not usable now
+ * or an email and a phone of two persons (409).
+ */
 async function createOrRefuse(tx: SqlRunner, session: NewSession) {
   try {
     return await createSession(tx, session);
   } catch (error) {
+    if (error instanceof PersonsClash) {
+      throw conflict(
+        'The email and the phone belong to two different persons of this workspace: send one of them.',
+        [
+          { path: 'person.email', message: 'belongs to another person than person.phone' },
+          { path: 'person.phone', message: 'belongs to another person than person.email' },
+        ],
+      );
+    }
     if (!(error instanceof AgentUnusable)) throw error;
     switch (error.why) {
       case 'unknown-agent':

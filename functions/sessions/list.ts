@@ -10,7 +10,7 @@ import { route } from '../http/route.ts';
 export const build = (deps: Deps) =>
   route(routes.listSessions, deps, async (req) => {
     const query = parseQuery(SessionListQuery, sessionListParams, req.event);
-    const list = listRequest(query, 'sessions');
+    const list = listRequest(query, 'sessions', req.caller.workspaceId);
     const page = await pageSessionsJson(
       req.runner,
       req.caller,

@@ -1,6 +1,6 @@
 import type { Transition } from '#db/queries/session-writes.ts';
 import { noSuch } from '../http/path.ts';
-import { HttpProblem, problemType } from '../http/problem.ts';
+import { conflict, HttpProblem, problemType, validationFailed } from '../http/problem.ts';
 import { jsonText } from '../http/respond.ts';
 import type { ApiResult } from '../http/types.ts';
 
@@ -13,7 +13,7 @@ export const illegalTransition = (action: string, status: string) =>
     [{ path: 'status', message: `is ${status}` }],
   );
 
-/** A transition's outcome as the answer: the session (200), 404, or 409. */
+/** A transition's outcome as the answer: the session (200), 404, 400 (a value refused) or 409. */
 export function answer(requestId: string, action: string, outcome: Transition): ApiResult {
   switch (outcome.kind) {
     case 'done':
@@ -22,5 +22,13 @@ export function answer(requestId: string, action: string, outcome: Transition): 
       throw noSuch('session');
     case 'illegal':
       throw illegalTransition(action, outcome.status);
+    case 'refused':
+      throw validationFailed(`The request body is invalid: ${outcome.path} ${outcome.message}.`, [
+        { path: outcome.path, message: outcome.message },
+      ]);
+    case 'agent-archived':
+      throw conflict('The session’s agent is archived: it runs no more sessions.', [
+        { path: 'agentId', message: 'is archived' },
+      ]);
   }
 }

@@ -13,7 +13,7 @@ export const build = (deps: Deps) =>
     const agentId = pathParam(req.event, 'agentId', 'agent');
     const query = parseQuery(VersionListQuery, versionListParams, req.event);
     // A cursor is bound to this agent's list: a position among one agent's versions means nothing in another's.
-    const list = listRequest(query, `agents/${agentId}/versions`);
+    const list = listRequest(query, `agents/${agentId}/versions`, req.caller.workspaceId);
     const page = await pageVersionsJson(
       req.runner,
       req.caller,

@@ -259,6 +259,36 @@ describe('changes to an agent', () => {
       expect(bodyOf(Agent, await get(agent.id))).toEqual(changed);
     });
 
+    it('a patch that changes nothing answers 200 with the same ETag and writes nothing (no history, no event)', async () => {
+      const agent = await created({ name: 'Same', description: 'kept', slug: 'same-slug' });
+      const etag = await etagOf(agent.id);
+      const events = async () =>
+        rowsOf<{ n: number }>(
+          await handle.db.execute(
+            sql`select count(*)::int as n from events where data->>'agentId' = ${agent.id}`,
+          ),
+        )[0]?.n;
+      const eventsBefore = await events();
+      for (const body of [
+        { name: ' Same ' },
+        { description: 'kept', slug: 'same-slug' },
+        { name: 'Same', description: 'kept' },
+      ]) {
+        const result = await writesNothing(agent.id, () => patch(agent.id, { body, headers: ifMatch(etag) }));
+        expect(result.statusCode).toBe(200);
+        expect(result.headers.etag).toBe(etag);
+        expect(bodyOf(Agent, result)).toEqual(bodyOf(Agent, await get(agent.id)));
+      }
+      expect(await events()).toBe(eventsBefore);
+      // A stale ETag is still a 412, and one member that differs is a change.
+      expectProblem(await patch(agent.id, { body: { name: 'Same' }, headers: ifMatch('"stale.1"') }), 412);
+      const changed = await patch(agent.id, {
+        body: { name: 'Same', description: null },
+        headers: ifMatch(etag),
+      });
+      expect(changed.headers.etag).not.toBe(etag);
+    });
+
     it('409 when the slug is taken (nothing written); 400 for an empty patch; 415 for another media type', async () => {
       const taken = await created({ name: 'Taken', slug: 'taken-slug' });
       const agent = await created({ name: 'Wants it' });

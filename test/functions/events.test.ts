@@ -265,6 +265,29 @@ describe('the outbox and GET /events', () => {
     expect(seen.every((e) => e.workspaceId === writer.workspaceId)).toBe(true);
   });
 
+  it('issues opaque cursors bound to the workspace: another workspace’s is a 400 naming cursor', async () => {
+    const { answer } = await feed('limit=1');
+    const cursor = answer.headers['x-next-cursor'] as string;
+    expect(cursor).toMatch(/^[\w-]{59}$/);
+    // The position (the writing transaction's id) does not read in it, nor in its bytes.
+    const [first] = rowsOf<{ txid: string }>(
+      await handle.db.execute(
+        sql`select txid::text as txid from events where workspace_id = ${tenant.workspaceId} order by txid, seq limit 1`,
+      ),
+    );
+    const txid = first?.txid as string;
+    expect(cursor).not.toContain(txid);
+    expect(Buffer.from(cursor, 'base64url').toString('latin1')).not.toContain(txid);
+    expect((await feed(`limit=1&cursor=${cursor}`)).answer.statusCode).toBe(200);
+    const stranger = await createTenant(handle.db);
+    const refused = expectProblem(await list(`cursor=${cursor}`, stranger), 400, ['cursor']);
+    expect(refused.errors?.[0]?.message).toMatch(/another|this workspace/);
+    // One bit changed: refused too.
+    const bytes = Buffer.from(cursor, 'base64url');
+    bytes[20] = (bytes[20] as number) ^ 1;
+    expectProblem(await list(`cursor=${bytes.toString('base64url')}`), 400, ['cursor']);
+  });
+
   it('describes the data of every event type (the OpenAPI document says what each one holds)', () => {
     expect(EventSchema.options.map((o) => o.entries.type.literal)).toEqual([...eventTypes]);
   });

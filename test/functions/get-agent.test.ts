@@ -37,7 +37,10 @@ describe('GET /agents/{agentId}', () => {
   });
   afterAll(() => handle.close());
 
-  const get = (id: string, init: { caller?: Tenant; query?: string; scopes?: string } = {}) =>
+  const get = (
+    id: string,
+    init: { caller?: Tenant; query?: string; scopes?: string; headers?: Record<string, string> } = {},
+  ) =>
     getAgent(
       apiEvent({
         path: `/agents/${encodeURIComponent(id)}`,
@@ -46,6 +49,7 @@ describe('GET /agents/{agentId}', () => {
         caller: init.caller ?? tenant,
         query: init.query,
         scopes: init.scopes,
+        headers: init.headers,
       }),
     );
   const touch = (id: string, updatedAt: string) =>
@@ -78,6 +82,59 @@ describe('GET /agents/{agentId}', () => {
     const result = await get(agent.id, { caller: t });
     expect(bodyOf(Agent, result)).toEqual(agent);
     expect(result.headers.etag).toBe(agentEtag(agent));
+    // The 201 carries the ETag a GET answers.
+    expect(created.headers.etag).toBe(result.headers.etag);
+  });
+
+  it('writes one JSON formatting, compact: a list item is the single GET and the 201, byte for byte', async () => {
+    const t = await createTenant(handle.db);
+    const created = await buildCreate({ database: handle, logger: silentLogger })(
+      apiEvent({
+        method: 'POST',
+        path: '/agents',
+        caller: t,
+        body: {
+          name: 'Bytes',
+          version: { config: { llm: { provider: 'LLM_PROVIDER_1', temperature: 0.5 } } },
+        },
+      }),
+    );
+    const { id } = bodyOf(Agent, created);
+    const single = (await get(id, { caller: t })).body;
+    const listed = (await listAgents(apiEvent({ path: '/agents', caller: t }))).body;
+    expect(listed).toBe(`[${single}]`);
+    expect(single).toBe(created.body);
+    expect(single).toBe(JSON.stringify(JSON.parse(single)));
+  });
+
+  it('answers 304 with the ETag and no body when If-None-Match names the current ETag (weak comparison), or is *', async () => {
+    const { agentId: id } = await insertAgent(handle.db, tenant, { n: 7 });
+    const etag = (await get(id)).headers.etag as string;
+    for (const value of [etag, `W/${etag}`, `"other", ${etag}`, ` "a" , W/${etag} ,`, '*']) {
+      const result = await get(id, { headers: { 'if-none-match': value } });
+      expect(result).toEqual({
+        statusCode: 304,
+        headers: {
+          'x-request-id': result.headers['x-request-id'],
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+          etag,
+        },
+        body: '',
+      });
+    }
+    // Another tag, a malformed list, or the agent changed since: the full answer.
+    for (const value of ['"other"', 'not-a-tag', `${etag.slice(0, -2)}"`]) {
+      const result = await get(id, { headers: { 'if-none-match': value } });
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(Agent, result).id).toBe(id);
+    }
+    await touch(id, '2026-11-02T11:00:00.000Z');
+    const changed = await get(id, { headers: { 'if-none-match': etag } });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.headers.etag).not.toBe(etag);
+    // Not this workspace's: a 404 still, whatever the condition.
+    expectProblem(await get(othersAgentId, { headers: { 'if-none-match': '*' } }), 404);
   });
 
   it('changes the ETag when the agent changes, computed in SQL as agentEtag computes it (ms cut down)', async () => {

@@ -11,7 +11,7 @@ describe('a list body joined from JSON text', () => {
     const items = Array.from({ length: count }, (_, i) => item(i + 1));
     const answer = listResponse(
       { event, requestId: 'r' },
-      listRequest({ limit: 3, order: 'desc' }, 'sessions'),
+      listRequest({ limit: 3, order: 'desc' }, 'sessions', 'w'),
       items,
     );
     expect(JSON.parse(answer.body)).toEqual(items.map((text) => JSON.parse(text)));
@@ -21,7 +21,7 @@ describe('a list body joined from JSON text', () => {
     const items = [1, 2, 3].map(item);
     const answer = listResponse(
       { event, requestId: 'r' },
-      listRequest({ limit: 2, order: 'desc' }, 'sessions'),
+      listRequest({ limit: 2, order: 'desc' }, 'sessions', 'w'),
       items,
     );
     expect(JSON.parse(answer.body)).toEqual(items.slice(0, 2).map((text) => JSON.parse(text)));

@@ -133,6 +133,11 @@ describe('list filters', () => {
       ['createdAfter=2026-02-30', 'createdAfter'],
       ['createdAfter=2026-11-21T10:00:00', 'createdAfter'],
       ['createdBefore=2026-13-01', 'createdBefore'],
+      ['createdAfter=2026-01-32T10:00:00Z', 'createdAfter'],
+      ['createdAfter=2026-01-01T99:00:00Z', 'createdAfter'],
+      ['createdAfter=2026-01-01T24:00:00Z', 'createdAfter'],
+      ['createdBefore=2026-01-01T10:60:00Z', 'createdBefore'],
+      ['createdBefore=2026-01-01T10:00:60.000Z', 'createdBefore'],
       ['hasLedger=yes', 'hasLedger'],
       ['hasLedger=true&hasLedger=false', 'hasLedger'],
       ['order=newest', 'order'],
@@ -193,6 +198,12 @@ describe('list filters', () => {
       expect((await use(`cursor=${cursor}&limit=2&status=COMPLETED`)).statusCode).toBe(200);
       expectProblem(await use(`cursor=${cursor}&status=PENDING`), 400, ['cursor']);
       expectProblem(await use(`cursor=${cursor}&status=COMPLETED&order=asc`), 400, ['cursor']);
+      // Bound to the workspace too: another's, with the same list and filters, is refused.
+      const stranger = await createTenant(handle.db);
+      const theirs = listSessions(
+        apiEvent({ path: '/sessions', query: `cursor=${cursor}&limit=2&status=COMPLETED`, caller: stranger }),
+      );
+      expectProblem(await theirs, 400, ['cursor']);
       const tampered = `${cursor.slice(0, 5)}${cursor[5] === 'A' ? 'B' : 'A'}${cursor.slice(6)}`;
       expectProblem(await use(`cursor=${tampered}&status=COMPLETED`), 400, ['cursor']);
     });

@@ -6,7 +6,7 @@ import { silentLogger } from '#functions/http/log.ts';
 import { build } from '#functions/sessions/list.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
-import { at, insertAgent, insertSession } from '#test/helpers/fixtures.ts';
+import { at, fixturePhone, insertAgent, insertSession } from '#test/helpers/fixtures.ts';
 import { bodyOf, expectProblem } from '#test/helpers/responses.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 
@@ -59,7 +59,7 @@ describe('GET /sessions', () => {
       completedAt: at(65),
       completedMeta: { traceId: 'trace-5' },
       conversation: { name: 'Conversation 5', workspaceId: tenant.workspaceId },
-      person: { email: 'person5@example.com', phone: '+14155550100', properties: { plan: 'pro' } },
+      person: { email: 'person5@example.com', phone: fixturePhone(5), properties: { plan: 'pro' } },
       ledger: { amount: -120, reason: 'VOICE_USAGE', sessionId: ids[4] },
     });
     expect(newest?.person.id).toBe(newest?.personId);

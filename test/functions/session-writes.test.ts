@@ -11,7 +11,7 @@ import { build as buildHeartbeat } from '#functions/sessions/heartbeat.ts';
 import { build as buildList } from '#functions/sessions/list.ts';
 import { build as buildStart } from '#functions/sessions/start.ts';
 import { build as buildSweep } from '#functions/sessions/sweep.ts';
-import { freshDatabase } from '#test/helpers/database.ts';
+import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { insertAgent } from '#test/helpers/fixtures.ts';
 import { bodyOf, expectProblem } from '#test/helpers/responses.ts';
@@ -138,7 +138,7 @@ describe('the session write path', () => {
       Date.parse(started.lastHeartbeatAt as string),
     );
 
-    const endedAt = new Date(Date.now() - 1000).toISOString();
+    const endedAt = new Date().toISOString();
     const completed = bodyOf(
       Session,
       await transition('complete', pending.id, {
@@ -208,6 +208,79 @@ describe('the session write path', () => {
     const people = new Set(answers.map((r) => bodyOf(Session, r).personId));
     expect(people.size).toBe(1);
     expect(await count(sql`select count(*)::int as n from persons where email = ${email}`)).toBe(1);
+  });
+
+  it('refuses person.properties that is not a JSON object, or has a reserved key, with a 400 naming it', async () => {
+    const people = await count(sql`select count(*)::int as n from persons`);
+    const person = (properties: unknown) => ({ email: `props-${++keys}@example.com`, properties });
+    for (const properties of [['a', 'b'], 'text', 7, null]) {
+      const answer = await create({ agentId: agent.agentId, type: 'WEB_VOICE', person: person(properties) });
+      expectProblem(answer, 400, ['person.properties']);
+    }
+    // As a client sends them: JSON text, where `__proto__` is a key like any other.
+    const reserved = await create({
+      agentId: agent.agentId,
+      type: 'WEB_VOICE',
+      person: JSON.parse(
+        '{"email":"r@example.com","properties":{"__proto__":{"x":1},"constructor":2,"prototype":3,"ok":4}}',
+      ),
+    });
+    const problem = expectProblem(reserved, 400, [
+      'person.properties.__proto__',
+      'person.properties.constructor',
+      'person.properties.prototype',
+    ]);
+    expect(problem.errors?.[0]?.message).toMatch(/^is a reserved key/);
+    expect(await count(sql`select count(*)::int as n from persons`)).toBe(people);
+    // An object is kept as sent.
+    const kept = await newSession({
+      email: `kept-${++keys}@example.com`,
+      properties: { plan: 'pro', n: [1, 2] },
+    });
+    expect(kept.person.properties).toEqual({ plan: 'pro', n: [1, 2] });
+  });
+
+  it('keeps one person per email and per phone: an email and a phone of two persons is a 409 naming both', async () => {
+    const email = `one-${++keys}@example.com`;
+    const phone = `+1415555${String(1000 + keys).slice(-4)}`;
+    const byEmail = await newSession({ email });
+    const byPhone = await newSession({ phone });
+    expect(byPhone.personId).not.toBe(byEmail.personId);
+    const people = await count(sql`select count(*)::int as n from persons`);
+    const sessions = await count(sql`select count(*)::int as n from sessions`);
+    const clash = await create({ agentId: agent.agentId, type: 'WEB_VOICE', person: { email, phone } });
+    expect(expectProblem(clash, 409, ['person.email', 'person.phone']).detail).toMatch(
+      /two different persons/,
+    );
+    expect(await count(sql`select count(*)::int as n from persons`)).toBe(people);
+    expect(await count(sql`select count(*)::int as n from sessions`)).toBe(sessions);
+    // Each is still found by its own identifier.
+    expect((await newSession({ phone })).personId).toBe(byPhone.personId);
+    expect((await newSession({ email })).personId).toBe(byEmail.personId);
+    // The database holds the rule itself: a second live person with that phone is refused.
+    await expect(
+      handle.db.execute(sql`insert into persons (id, workspace_id, root_person_id, phone)
+        values ('dupe', ${tenant.workspaceId}, 'dupe', ${phone})`),
+    ).rejects.toThrow();
+  });
+
+  it('keeps one person per email and per phone under concurrent creates naming either or both', async () => {
+    const email = `race-${++keys}@example.com`;
+    const phone = `+1415556${String(1000 + keys).slice(-4)}`;
+    const people = [{ email }, { phone }, { email, phone }];
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        create({ agentId: agent.agentId, type: 'WEB_VOICE', person: people[i % 3] }),
+      ),
+    );
+    for (const answer of answers) expect([201, 409]).toContain(answer.statusCode);
+    const live = sql`workspace_id = ${tenant.workspaceId} and deleted_at is null and id = root_person_id`;
+    expect(await count(sql`select count(*)::int as n from persons where ${live} and email = ${email}`)).toBe(
+      1,
+    );
+    expect(await count(sql`select count(*)::int as n from persons where ${live} and phone = ${phone}`)).toBe(
+      1,
+    );
   });
 
   it('runs on a named version of the agent, even one not published', async () => {
@@ -336,6 +409,136 @@ describe('the session write path', () => {
     );
     expect(bodyOf(Session, await transition('start', session.id, { body: {} })).status).toBe('IN_PROGRESS');
   });
+
+  it.each([
+    ['month 13', '2026-13-01T10:00:00.000Z'],
+    ['day 32', '2026-01-32T10:00:00.000Z'],
+    ['February 30', '2026-02-30T10:00:00.000Z'],
+    ['hour 99', '2026-01-01T99:00:00.000Z'],
+    ['hour 24', '2026-01-01T24:00:00.000Z'],
+    ['minute 60', '2026-01-01T10:60:00.000Z'],
+    ['second 60', '2026-01-01T10:00:60.000Z'],
+    ['year 0000', '0000-01-01T10:00:00.000Z'],
+  ])(
+    'refuses an endedAt that is no instant (%s) with a 400 naming endedAt, changing nothing',
+    async (_, endedAt) => {
+      const session = await newSession();
+      const body = expectProblem(await transition('complete', session.id, { body: { endedAt } }), 400, [
+        'endedAt',
+      ]);
+      expect(body.errors?.[0]?.message).toBe('must be a real instant');
+      expect(
+        await count(
+          sql`select count(*)::int as n from sessions where id = ${session.id} and status = 'PENDING'`,
+        ),
+      ).toBe(1);
+    },
+  );
+
+  it('refuses an endedAt before the session started, or more than the skew ahead, with a 400 naming endedAt', async () => {
+    const session = await newSession();
+    const started = bodyOf(Session, await transition('start', session.id));
+    const before = new Date(Date.parse(started.startedAt as string) - 1).toISOString();
+    for (const endedAt of [
+      before,
+      '2099-01-01T00:00:00.000Z',
+      new Date(Date.now() + 6 * 60_000).toISOString(),
+    ]) {
+      const problem = expectProblem(await transition('complete', session.id, { body: { endedAt } }), 400, [
+        'endedAt',
+      ]);
+      expect(problem.errors?.[0]?.message).toMatch(/^must not be (before|more than 300 seconds ahead)/);
+    }
+    // Never started: not before it was created.
+    const pending = await newSession();
+    const created = new Date(Date.parse(pending.createdAt) - 1000).toISOString();
+    expectProblem(await transition('complete', pending.id, { body: { endedAt: created } }), 400, ['endedAt']);
+    expect(
+      await count(
+        sql`select count(*)::int as n from sessions where id in (${session.id}, ${pending.id}) and status <> 'COMPLETED'`,
+      ),
+    ).toBe(2);
+    expect(
+      await count(
+        sql`select count(*)::int as n from events where data->>'id' = ${session.id} and type = 'session.completed'`,
+      ),
+    ).toBe(0);
+    // Its start, and a little ahead of the clock, are fine.
+    const ahead = new Date(Date.now() + 60_000).toISOString();
+    expect(
+      bodyOf(Session, await transition('complete', pending.id, { body: { endedAt: ahead } })).endedAt,
+    ).toBe(ahead);
+    const done = bodyOf(
+      Session,
+      await transition('complete', session.id, { body: { endedAt: started.startedAt } }),
+    );
+    expect(done.endedAt).toBe(started.startedAt);
+  });
+
+  it('refuses to start a PENDING session of an agent archived since (409), starting nothing', async () => {
+    const archivable = await insertAgent(handle.db, tenant, { n: 40 });
+    await publish(archivable.agentId, archivable.versionIds[0] as string);
+    const of = async () =>
+      bodyOf(
+        Session,
+        await create({
+          agentId: archivable.agentId,
+          type: 'WEB_VOICE',
+          person: { email: `a${++keys}@example.com` },
+        }),
+      );
+    const pending = await of();
+    const raced = await of();
+    await handle.db.execute(
+      sql`update agents set archived_at = now(), status = 'ARCHIVED' where id = ${archivable.agentId}`,
+    );
+    expectProblem(await transition('start', pending.id), 409, ['agentId']);
+    // Completing it is still allowed: that ends it.
+    expect(bodyOf(Session, await transition('complete', pending.id)).status).toBe('COMPLETED');
+    expect(
+      await count(sql`select count(*)::int as n from sessions where id = ${raced.id} and status = 'PENDING'`),
+    ).toBe(1);
+    expect(
+      await count(
+        sql`select count(*)::int as n from events where data->>'id' = ${pending.id} and type = 'session.started'`,
+      ),
+    ).toBe(0);
+  });
+
+  it.skipIf(!usingPostgres())(
+    'a start racing an archive waits for it, then finds the agent archived',
+    async () => {
+      const archivable = await insertAgent(handle.db, tenant, { n: 41 });
+      await publish(archivable.agentId, archivable.versionIds[0] as string);
+      const session = bodyOf(
+        Session,
+        await create({
+          agentId: archivable.agentId,
+          type: 'WEB_VOICE',
+          person: { email: `race${++keys}@example.com` },
+        }),
+      );
+      let start: Promise<ApiResult> | undefined;
+      await handle.db.transaction(async (tx) => {
+        await tx.execute(
+          sql`update agents set archived_at = now(), status = 'ARCHIVED' where id = ${archivable.agentId}`,
+        );
+        start = transition('start', session.id);
+        // The start holds on the agent's row until the archive commits.
+        const settled = await Promise.race([
+          start.then(() => true),
+          new Promise((r) => setTimeout(() => r(false), 300)),
+        ]);
+        expect(settled).toBe(false);
+      });
+      expectProblem(await (start as Promise<ApiResult>), 409, ['agentId']);
+      expect(
+        await count(
+          sql`select count(*)::int as n from sessions where id = ${session.id} and status = 'PENDING'`,
+        ),
+      ).toBe(1);
+    },
+  );
 
   it('sweeps sessions gone quiet: completed with the reason, usage still booked once afterwards', async () => {
     const quiet = await newSession();

@@ -159,7 +159,11 @@ describe('GET /agents/{agentId}/versions and GET /agents/{agentId}/versions/{ver
   });
 
   it("starts nowhere from a well-formed cursor naming no version of the agent (an empty page, no other agent's)", async () => {
-    const binding = listRequest({ limit: 25, order: 'desc' }, `agents/${agent.agentId}/versions`).binding;
+    const binding = listRequest(
+      { limit: 25, order: 'desc' },
+      `agents/${agent.agentId}/versions`,
+      tenant.workspaceId,
+    ).binding;
     const [theirVersion] = theirs.versionIds as [string];
     for (const id of [theirVersion, sibling.versionIds[0] as string, 'zzzzzzzzzzzz']) {
       const cursor = encodeCursor({ createdAt: '2026-11-01T09:00:00.000Z', id }, binding);

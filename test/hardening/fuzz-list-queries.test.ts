@@ -152,7 +152,10 @@ describe('fuzzing the list query strings at the handler', () => {
           )
           .map(([createdAt, id, order, list]) =>
             // A cursor forged with the (public) checksum: it must still stay inside the caller's workspace.
-            encodeCursor({ createdAt, id }, listRequest({ limit: 25, order, cursor: '' }, list).binding),
+            encodeCursor(
+              { createdAt, id },
+              listRequest({ limit: 25, order, cursor: '' }, list, ours.workspaceId).binding,
+            ),
           ),
       ),
       order: fc.constantFrom('asc', 'desc', 'ASC', 'random'),

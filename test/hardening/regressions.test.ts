@@ -89,7 +89,11 @@ describe('defects found by fuzzing', () => {
   // The cursor's checksum is public, so a cursor can be forged with any `c` Date.parse accepts; it
   // stays within the caller's workspace, but reached the database as is.
   it('names cursor when a forged cursor holds a time Postgres cannot read', async () => {
-    const binding = listRequest({ limit: 25, order: 'desc', cursor: '' }, 'agents').binding;
+    const binding = listRequest(
+      { limit: 25, order: 'desc', cursor: '' },
+      'agents',
+      tenant.workspaceId,
+    ).binding;
     const cursor = encodeCursor({ createdAt: '1 2', id: 'x' }, binding);
     const result = await listAgents(`cursor=${cursor}`);
     expect(result.statusCode).toBe(400);

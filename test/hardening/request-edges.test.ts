@@ -163,7 +163,7 @@ describe('request edges, each refused or answered by name', () => {
     expect(foreign.statusCode).toBe(400);
     expect(paths(foreign)).toEqual(['cursor']);
     expect(problemOf('list-sessions', foreign).detail).toBe(
-      'The cursor is invalid: was issued for another list, another order or other filters.',
+      'The cursor is invalid: was issued for another workspace, list, order or filters.',
     );
   });
 

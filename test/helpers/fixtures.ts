@@ -1,7 +1,11 @@
 import { createId } from '@paralleldrive/cuid2';
+import { and, eq } from 'drizzle-orm';
 import type { Database } from '#db/client.ts';
 import { agents, agentVersions, conversations, ledgerEntries, persons, sessions } from '#db/schema/index.ts';
 import type { Tenant } from './tenants.ts';
+
+/** Person n's phone: distinct for each n (E.164, a fictional range). */
+export const fixturePhone = (n: number) => `+1415${String(n).padStart(7, '0')}`;
 
 /** Distinct, increasing timestamps so list order is known: base + n seconds. */
 export const at = (n: number) => new Date(Date.UTC(2026, 10, 1, 9, 0, n)).toISOString();
@@ -53,15 +57,23 @@ export async function insertSession(
   } = {},
 ) {
   const n = options.n ?? 0;
-  const personId = createId();
-  await db.insert(persons).values({
-    id: personId,
-    workspaceId: tenant.workspaceId,
-    rootPersonId: personId,
-    email: `person${n}@example.com`,
-    phone: '+14155550100',
-    properties: { plan: 'pro' },
-  });
+  // Person n, one per workspace (email and phone are unique among its live persons).
+  const email = `person${n}@example.com`;
+  const [known] = await db
+    .select({ id: persons.id })
+    .from(persons)
+    .where(and(eq(persons.workspaceId, tenant.workspaceId), eq(persons.email, email)));
+  const personId = known?.id ?? createId();
+  if (!known) {
+    await db.insert(persons).values({
+      id: personId,
+      workspaceId: tenant.workspaceId,
+      rootPersonId: personId,
+      email,
+      phone: fixturePhone(n),
+      properties: { plan: 'pro' },
+    });
+  }
   const conversationId = createId();
   await db.insert(conversations).values({
     id: conversationId,
