@@ -16,4 +16,3 @@ export const ipRateLimit = (stageRate: number) =>
   Math.floor(stageRate * IP_SHARE_OF_STAGE * RATE_WINDOW_SECONDS);
 /** Per Authorization header: the highest tier's rate with room to spare, a backstop only. */
 export const AUTHORIZATION_RATE_LIMIT = Math.ceil(tiers.pro.rate * RATE_WINDOW_SECONDS * 1.2);
-

@@ -23,7 +23,12 @@ import { AUTHORIZATION_RATE_LIMIT, ipRateLimit, RATE_WINDOW_SECONDS } from './wa
 /** The context key: `-c waf=off` synthesises no web ACL. */
 export const WAF_CONTEXT = 'waf';
 
-export { AUTHORIZATION_RATE_LIMIT, IP_SHARE_OF_STAGE, ipRateLimit, RATE_WINDOW_SECONDS } from './waf-numbers.ts';
+export {
+  AUTHORIZATION_RATE_LIMIT,
+  IP_SHARE_OF_STAGE,
+  ipRateLimit,
+  RATE_WINDOW_SECONDS,
+} from './waf-numbers.ts';
 
 /**
  * The routes whose bodies carry system prompts and descriptions: free text that quotes HTML, code

@@ -36,7 +36,8 @@ export function headerValues(rawHeaders: readonly string[], name: string): strin
 /** The rules `authorization-repeated` and `token-shape`, in the web ACL's order; undefined passes. */
 export function refuseAuthorization(rawHeaders: readonly string[]): HttpAnswer | undefined {
   const values = headerValues(rawHeaders, 'authorization');
-  if (values.length > 1 || values.some((value) => value.includes(','))) return edgeAnswer('authorization-repeated');
+  if (values.length > 1 || values.some((value) => value.includes(',')))
+    return edgeAnswer('authorization-repeated');
   if (!AUTHORIZATION.test(values[0] ?? '')) return edgeAnswer('token-shape');
   return undefined;
 }

@@ -4,6 +4,7 @@ import { isValidHost } from '#functions/http/host.ts';
 import type { Logger } from '#functions/http/log.ts';
 import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
 import { TtlCache } from './cache.ts';
+import { refuseAuthorization } from './edge.ts';
 import {
   apiEvent,
   authorizerEvent,
@@ -13,7 +14,6 @@ import {
   requestParts,
   splitTarget,
 } from './event.ts';
-import { refuseAuthorization } from './edge.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import {
   answerFromResult,
