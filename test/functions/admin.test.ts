@@ -129,7 +129,10 @@ describe('the admin function', () => {
       const placed: string[] = [];
       const withPlans = build(
         { database: handle, logger },
-        { ...preview, usagePlanKeys: { ...noPool, place: async (id, tier) => void placed.push(`${id} ${tier}`) } },
+        {
+          ...preview,
+          usagePlanKeys: { ...noPool, place: async (id, tier) => void placed.push(`${id} ${tier}`) },
+        },
       );
       const { workspace } = resultOf(
         await withPlans({ command: 'workspace.create', name: 'Planned' }),

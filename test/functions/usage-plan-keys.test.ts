@@ -94,10 +94,7 @@ describe("the admin function keeps the stage's pool of usage keys in their tiers
       await admin({ command: 'token.create', workspaceId: workspace.id }),
       'token.create',
     );
-    const authorize = buildAuthorizer(
-      { database, logger: silentLogger },
-      { usageKeyPrefix: PREFIX, refusalTtlMs: 1000, refusalMaxEntries: 10 },
-    );
+    const authorize = buildAuthorizer({ database, logger: silentLogger }, { usageKeyPrefix: PREFIX });
     const answer = await authorize(authorizerEvent(`Bearer ${token}`));
     expect(answer.usageIdentifierKey).toBe(value);
     expect(answer.context).toMatchObject({ tier: 'standard', usageIdentifierKey: value });
