@@ -52,8 +52,8 @@ export const throttled = (id: string) => gatewayAnswer('THROTTLED', id, 'Too Man
 export const quotaExceeded = (id: string) => gatewayAnswer('QUOTA_EXCEEDED', id, 'Limit Exceeded');
 /** The authorizer failed or answered something that is no policy (AUTHORIZER_FAILURE et al.). */
 export const authorizerFailed = (id: string) => gatewayAnswer('DEFAULT_5XX', id, 'Internal server error');
-/** The function failed or answered something a proxy integration cannot map (API Gateway's 502). */
-export const badGateway = (id: string) => gatewayAnswer('DEFAULT_5XX', id, 'Internal server error');
+/** The function failed or answered something a proxy integration cannot map: API Gateway's 502, kept. */
+export const badGateway = (id: string) => gatewayAnswer('DEFAULT_5XX', id, 'Internal server error', 502);
 
 /** A function or authorizer answer API Gateway cannot map. */
 export class MalformedResult extends Error {
