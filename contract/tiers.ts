@@ -36,8 +36,52 @@ export const isTierName = (value: unknown): value is TierName =>
   (tierNames as readonly unknown[]).includes(value);
 
 /**
- * The workspace's usage identifier: the value of its API Gateway API key, which the authorizer
- * returns (API key source AUTHORIZER) so API Gateway counts the request against the key's usage
- * plan. Nobody sends it: it is derived, not a secret (API Gateway wants 20 to 128 characters).
+ * API Gateway usage identifiers: a fixed pool of API keys per tier, so a stage holds any number of
+ * workspaces within the account's 10,000 keys (docs/decisions.md, "Per-workspace limits"). A
+ * workspace is metered on one key of its tier's pool, chosen by a hash of its id: the same key on
+ * every request and after every deploy, another key (with its own bucket) when its tier changes.
+ * Workspaces that share a key share that key's bucket and quota; `USAGE_KEY_SHARDS` sets how many.
  */
-export const usageIdentifierOf = (workspaceId: string) => `vaw_${workspaceId}`;
+export const USAGE_KEY_SHARDS: Readonly<Record<TierName, number>> = { free: 1024, standard: 2048, pro: 512 };
+
+/** 32-bit FNV-1a of the id's UTF-16 code units: cheap, stable across runtimes, well spread on UUIDs. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** The workspace's shard in its tier's pool, 0 ≤ shard < `USAGE_KEY_SHARDS[tier]`. */
+export const usageShardOf = (workspaceId: string, tier: TierName) =>
+  fnv1a(workspaceId) % USAGE_KEY_SHARDS[tier];
+
+/**
+ * A usage key's value (and name): the stage's prefix (its stack name: API key values are unique per
+ * account and region, so stages cannot share one), the tier and the shard. Nobody sends it: it is
+ * derived, not a secret (API Gateway wants 20 to 128 characters).
+ */
+export const usageKeyValue = (prefix: string, tier: TierName, shard: number) =>
+  `vaw_${prefix}_${tier}_${String(shard).padStart(4, '0')}`;
+
+/** The key a workspace is metered on: its tier's pool, its shard. */
+export const usageIdentifierOf = (prefix: string, workspaceId: string, tier: TierName) =>
+  usageKeyValue(prefix, tier, usageShardOf(workspaceId, tier));
+
+/**
+ * The key of requests the authorizer could not identify (the database was away): in the `pro`
+ * plan, so API Gateway lets them reach the function, which answers 503 (never API Gateway's
+ * missing-key 403); the stage's throttle still bounds them.
+ */
+export const deferredUsageKeyValue = (prefix: string) => `vaw_${prefix}_deferred`;
+export const DEFERRED_USAGE_TIER: TierName = 'pro';
+
+/** Every usage key value of a stage's pool, the deferred one included. */
+export function* usageKeyValues(prefix: string): Generator<{ value: string; tier: TierName }> {
+  yield { value: deferredUsageKeyValue(prefix), tier: DEFERRED_USAGE_TIER };
+  for (const tier of tierNames)
+    for (let shard = 0; shard < USAGE_KEY_SHARDS[tier]; shard++)
+      yield { value: usageKeyValue(prefix, tier, shard), tier };
+}

@@ -113,6 +113,7 @@ export class AdminApiStack extends Stack {
     // Per-workspace limits: one usage plan per tier, the admin function keeps each workspace's key.
     this.usagePlans = new UsagePlans(this, 'UsagePlans', { api: this.api.restApi, stage: this.api.stage });
     this.usagePlans.grantKeyManagement(this.functions.admin);
+    this.usagePlans.meterThrough(this.functions.authorizerFunction);
     this.waf = protectStage(
       this,
       { stage: this.api.stage, logRetention: config.logRetention, removalPolicy: config.removalPolicy },

@@ -83,6 +83,14 @@ export const INVALID_KEY = {
 } as const;
 export const invalidKey = () =>
   new HttpProblem(INVALID_KEY.status, problemType(INVALID_KEY.slug), INVALID_KEY.detail);
+/** A header that names the caller came more than once: which one counts is not ours to guess. */
+export const repeatedHeader = (name: string) =>
+  new HttpProblem(
+    400,
+    problemType('duplicate-header'),
+    `The ${name} header came more than once; send it once.`,
+    [{ path: `headers.${name.toLowerCase()}`, message: 'must be sent once' }],
+  );
 export const unauthenticated = () =>
   new HttpProblem(
     401,

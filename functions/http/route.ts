@@ -12,6 +12,7 @@ import {
   invalidKey,
   missingScope,
   problemType,
+  repeatedHeader,
   unauthenticated,
 } from './problem.ts';
 import { problem } from './respond.ts';
@@ -67,6 +68,12 @@ async function callerOf(event: ApiEvent, sql: SqlRunner): Promise<Caller | undef
   >[0]);
 }
 
+/** How many values a header came with, any case of its name. */
+const valuesOf = (headers: Record<string, string[] | undefined> | null | undefined, name: string) =>
+  Object.entries(headers ?? {})
+    .filter(([key]) => key.toLowerCase() === name)
+    .reduce((sum, [, values]) => sum + (values?.length ?? 0), 0);
+
 /**
  * Wraps an operation: checks the caller holds the route's scope, then turns whatever is thrown into
  * a problem response. Nothing below here formats errors, and nothing a client sent can reach a 5xx
@@ -82,6 +89,8 @@ export function route(
     const started = performance.now();
     let result: ApiResult;
     try {
+      // The authorizer saw one of them (API Gateway passes it one value): refuse, whichever it was.
+      if (valuesOf(event.multiValueHeaders, 'authorization') > 1) throw repeatedHeader('Authorization');
       // Within the request deadline: a hung database must be a 503 well before the function's
       // own timeout. A GET only reads, so it may run again after a dropped connection.
       result = await database.run(

@@ -26,7 +26,7 @@ export type AuthContext = {
  * itself and answers 503 while the database is away (see functions/authorizer.ts).
  */
 export type DeferredAuthContext = {
-  deferred: 'database-unavailable';
+  deferred: 'database-unavailable' | 'authorization-repeated';
 };
 
 /** A REST API Lambda proxy event (payload format 1.0). */

@@ -105,7 +105,7 @@ export class Api extends Construct {
     for (const response of gatewayResponses) {
       this.restApi.addGatewayResponse(`${response.type}Response`, {
         type: ResponseType.of(response.type),
-        statusCode: String(response.statusCode),
+        statusCode: 'statusCode' in response ? String(response.statusCode) : undefined,
         responseHeaders: {
           ...Object.fromEntries(
             Object.entries({

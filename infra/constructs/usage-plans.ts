@@ -1,10 +1,11 @@
 /**
  * Per-workspace limits, deployed: one API Gateway usage plan per tier of contract/tiers.ts, with
- * its throttle (rate, burst) and daily quota. The REST API takes its API keys from the authorizer
- * (API key source AUTHORIZER): the authorizer answers the workspace's usage identifier, the value of
- * the one API key per workspace that the admin function keeps in its tier's plan
- * (functions/usage-plan-keys.ts). Usage plans only meter methods that require an API key, so every
- * method behind the authorizer is marked so; callers never send an `x-api-key` themselves.
+ * its throttle (rate, burst) and daily quota per key. The REST API takes its API keys from the
+ * authorizer (API key source AUTHORIZER): the authorizer answers the usage identifier of the
+ * workspace's key in its tier's fixed pool (contract/tiers.ts `USAGE_KEY_SHARDS`, keys named by the
+ * stack), which the admin function keeps in the tier's plan (functions/usage-plan-keys.ts). Usage
+ * plans only meter methods that require an API key, so every method behind the authorizer is
+ * marked so; callers never send an `x-api-key` themselves.
  */
 import { Aspects, Stack, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
@@ -12,7 +13,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, type IConstruct } from 'constructs';
 import { type TierName, tierNames, tiers } from '#contract/tiers.ts';
-import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
+import { USAGE_KEY_PREFIX_ENV, USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
 
 export interface UsagePlansProps {
   api: apigateway.RestApi;
@@ -46,6 +47,16 @@ export class UsagePlans extends Construct {
     this.plans = plans;
   }
 
+  /** The stage's usage key prefix: its stack name (API key values are unique per account and region). */
+  get keyPrefix(): string {
+    return Stack.of(this).stackName;
+  }
+
+  /** The authorizer names each workspace's key of the pool: it needs the stage's prefix. */
+  meterThrough(authorizer: lambda.Function) {
+    authorizer.addEnvironment(USAGE_KEY_PREFIX_ENV, this.keyPrefix);
+  }
+
   /** Each tier's plan id, for USAGE_PLAN_IDS_ENV. */
   planIdsJson(): string {
     const ids = Object.fromEntries(tierNames.map((tier) => [tier, this.plans[tier].usagePlanId]));
@@ -53,11 +64,12 @@ export class UsagePlans extends Construct {
   }
 
   /**
-   * Lets the admin function keep the per-workspace keys: create and find API keys, and add or
-   * remove them in these plans only. API Gateway's IAM resources are paths, not key ids.
+   * Lets the admin function keep the stage's pool of keys: create, find and delete API keys, and
+   * add or remove them in these plans only. API Gateway's IAM resources are paths, not key ids.
    */
   grantKeyManagement(fn: lambda.Function) {
     fn.addEnvironment(USAGE_PLAN_IDS_ENV, this.planIdsJson());
+    fn.addEnvironment(USAGE_KEY_PREFIX_ENV, this.keyPrefix);
     const { region, partition } = Stack.of(this);
     const path = (p: string) => `arn:${partition}:apigateway:${region}::${p}`;
     fn.addToRolePolicy(
@@ -65,6 +77,10 @@ export class UsagePlans extends Construct {
         actions: ['apigateway:GET', 'apigateway:POST'],
         resources: [path('/apikeys')],
       }),
+    );
+    // A preview's teardown deletes its pool; a key's path is its id, unknown until created.
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['apigateway:DELETE'], resources: [path('/apikeys/*')] }),
     );
     fn.addToRolePolicy(
       new iam.PolicyStatement({
@@ -77,6 +93,11 @@ export class UsagePlans extends Construct {
     );
     const stack = Stack.of(this);
     Validations.of(fn).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/apikeys/*]',
+        reason:
+          "Deleting the stage's pool of usage keys: API Gateway names a key by its id, unknown until created",
+      },
       ...tierNames.map((tier) => ({
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/usageplans/<${stack.getLogicalId(this.plans[tier].node.defaultChild as apigateway.CfnUsagePlan)}>/keys/*]`,
         reason:

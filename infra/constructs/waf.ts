@@ -1,27 +1,61 @@
 /**
- * The API's web application firewall: a regional WAF web ACL on the REST API's stage with AWS's
- * managed rule groups (common, known bad inputs, IP reputation), a rate-based rule per client IP
- * (anonymous floods, which would otherwise cost an authorizer call each) and one keyed on the
- * Authorization header (a backstop behind the usage plans), logged with Authorization redacted.
- * The local gateway stands in for the per-IP rule with a bucket on authorizer calls
- * (infra/local/rate-limit.ts). Context `waf=off` leaves it out (previews: a web ACL costs money).
+ * The API's web application firewall: a regional WAF web ACL on the REST API's stage, evaluated
+ * before API Gateway calls the authorizer. In order: a per-IP rate far below the stage's throttle;
+ * a repeated `Authorization`; an `Authorization` missing or not the exact shape of our tokens; a
+ * per-token rate (a backstop behind the usage plans); then AWS's managed rule groups, counted and
+ * blocked by their labels so each block names its group, the common set's body rules left out on
+ * the routes that carry prompts and descriptions. Every block answers a problem naming its rule
+ * (infra/gateway-responses.ts `edgeAnswers`); logged with Authorization redacted. The local
+ * gateway plays the same rules (infra/local/edge.ts). Context `waf=off` leaves it out (previews:
+ * a web ACL costs money).
  */
 import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { tiers } from '#contract/tiers.ts';
+import { type Route, routes } from '#contract/routes.ts';
+import { AUTHORIZATION_PATTERN } from '#functions/http/bearer.ts';
+import { type EdgeAnswer, type EdgeRule, edgeAnswers, MANAGED_RULE_GROUPS } from '../gateway-responses.ts';
+import { API_STAGE_NAME } from './api.ts';
+import { AUTHORIZATION_RATE_LIMIT, ipRateLimit, RATE_WINDOW_SECONDS } from './waf-numbers.ts';
 
 /** The context key: `-c waf=off` synthesises no web ACL. */
 export const WAF_CONTEXT = 'waf';
 
-/** WAF counts rate-based rules over this window (seconds). */
-export const RATE_WINDOW_SECONDS = 300;
-/** Per client IP: the highest tier's rate over the window, so one tenant's backend is never cut off by it. */
-export const IP_RATE_LIMIT = tiers.pro.rate * RATE_WINDOW_SECONDS;
-/** Per Authorization header: the highest tier's rate with room to spare, a backstop only. */
-export const AUTHORIZATION_RATE_LIMIT = Math.ceil(tiers.pro.rate * RATE_WINDOW_SECONDS * 1.2);
+export {
+  AUTHORIZATION_RATE_LIMIT,
+  IP_SHARE_OF_STAGE,
+  ipRateLimit,
+  RATE_WINDOW_SECONDS,
+} from './waf-numbers.ts';
+
+/**
+ * The routes whose bodies carry system prompts and descriptions: free text that quotes HTML, code
+ * and URLs as a matter of course, which the common rule set's body rules (XSS, RFI, LFI, SSRF,
+ * size) would block. The API validates these bodies itself and never renders them (docs/security.md).
+ */
+export const PROMPT_ROUTES: readonly Route[] = [routes.createAgent, routes.createVersion, routes.updateAgent];
+
+/** The common rule set's body rules, by label (they label what they match, blocked or counted). */
+export const COMMON_BODY_LABELS = [
+  'SizeRestrictions_Body',
+  'CrossSiteScripting_Body',
+  'GenericRFI_Body',
+  'GenericLFI_Body',
+  'EC2MetaDataSSRF_Body',
+].map((name) => `awswaf:managed:aws:core-rule-set:${name}`);
+
+/** Each managed group's label namespace. */
+const NAMESPACES: Record<(typeof MANAGED_RULE_GROUPS)[number], string> = {
+  AWSManagedRulesAmazonIpReputationList: 'awswaf:managed:aws:amazon-ip-list:',
+  AWSManagedRulesKnownBadInputsRuleSet: 'awswaf:managed:aws:known-bad-inputs:',
+  AWSManagedRulesCommonRuleSet: 'awswaf:managed:aws:core-rule-set:',
+};
+
+/** A route's path as WAF sees it: on the execute-api host after the stage, on a custom domain without. */
+export const pathPattern = (route: Route) =>
+  `^(/${API_STAGE_NAME})?${route.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`;
 
 export interface ApiWafProps {
   stage: apigateway.Stage;
@@ -36,81 +70,163 @@ const visibility = (metricName: string): wafv2.CfnWebACL.VisibilityConfigPropert
   sampledRequestsEnabled: true,
 });
 
-const managed = (
-  priority: number,
-  name: string,
-  ruleActionOverrides?: wafv2.CfnWebACL.RuleActionOverrideProperty[],
-): wafv2.CfnWebACL.RuleProperty => ({
-  name,
-  priority,
-  overrideAction: { none: {} },
-  statement: { managedRuleGroupStatement: { vendorName: 'AWS', name, ruleActionOverrides } },
-  visibilityConfig: visibility(name),
-});
-
-/** A block answered as our limits answer: 429 problem+json (WAF cannot set a bare Retry-After). */
-const tooMany: wafv2.CfnWebACL.RuleActionProperty = {
-  block: { customResponse: { responseCode: 429, customResponseBodyKey: 'rate-limited' } },
+const block = (rule: EdgeRule): wafv2.CfnWebACL.RuleActionProperty => {
+  const answer: EdgeAnswer = edgeAnswers[rule];
+  const headers = Object.entries(answer.headers ?? {}).map(([name, value]) => ({ name, value }));
+  return {
+    block: {
+      customResponse: {
+        responseCode: answer.statusCode,
+        customResponseBodyKey: rule,
+        ...(headers.length > 0 ? { responseHeaders: headers } : {}),
+      },
+    },
+  };
 };
+
+const authorizationHeader = { singleHeader: { Name: 'authorization' } };
+const none = [{ priority: 0, type: 'NONE' }];
+const not = (statement: wafv2.CfnWebACL.StatementProperty) => ({ notStatement: { statement } });
+const label = (key: string, scope: 'LABEL' | 'NAMESPACE' = 'LABEL') => ({
+  labelMatchStatement: { key, scope },
+});
+const any = (statements: wafv2.CfnWebACL.StatementProperty[]): wafv2.CfnWebACL.StatementProperty =>
+  statements.length === 1
+    ? (statements[0] as wafv2.CfnWebACL.StatementProperty)
+    : { orStatement: { statements } };
+
+/** A request for one of `PROMPT_ROUTES`: its method, and its path by the route table. */
+const promptRoute = any(
+  PROMPT_ROUTES.map((route) => ({
+    andStatement: {
+      statements: [
+        {
+          byteMatchStatement: {
+            fieldToMatch: { method: {} },
+            positionalConstraint: 'EXACTLY',
+            searchString: route.method,
+            textTransformations: none,
+          },
+        },
+        {
+          regexMatchStatement: {
+            fieldToMatch: { uriPath: {} },
+            regexString: pathPattern(route),
+            textTransformations: none,
+          },
+        },
+      ],
+    },
+  })),
+);
+
+/** The stage's steady throttle, as the Api construct set it on every method. */
+function stageRateOf(stage: apigateway.Stage): number {
+  const settings = (stage.node.defaultChild as apigateway.CfnStage).methodSettings;
+  const all = (Array.isArray(settings) ? settings : []) as apigateway.CfnStage.MethodSettingProperty[];
+  const rate = all.find((s) => s.throttlingRateLimit !== undefined)?.throttlingRateLimit;
+  if (typeof rate !== 'number')
+    throw new Error('the stage has no throttle: the per-IP limit is a share of it');
+  return rate;
+}
 
 export class ApiWaf extends Construct {
   readonly webAcl: wafv2.CfnWebACL;
+  /** Requests one address may send over RATE_WINDOW_SECONDS. */
+  readonly ipRateLimit: number;
 
   constructor(scope: Construct, id: string, props: ApiWafProps) {
     super(scope, id);
+    this.ipRateLimit = ipRateLimit(stageRateOf(props.stage));
+    const rules: wafv2.CfnWebACL.RuleProperty[] = [
+      {
+        name: 'rate-per-ip',
+        action: block('rate-per-ip'),
+        statement: {
+          rateBasedStatement: {
+            aggregateKeyType: 'IP',
+            limit: this.ipRateLimit,
+            evaluationWindowSec: RATE_WINDOW_SECONDS,
+          },
+        },
+      },
+      {
+        // WAF has no count of one header's occurrences; if it joins repeated values (as HTTP allows,
+        // with a comma), this names them. The function refuses them either way (functions/http/route.ts).
+        name: 'authorization-repeated',
+        action: block('authorization-repeated'),
+        statement: {
+          byteMatchStatement: {
+            fieldToMatch: authorizationHeader,
+            positionalConstraint: 'CONTAINS',
+            searchString: ',',
+            textTransformations: none,
+          },
+        },
+      },
+      {
+        // Missing (no value to match) or anything but `Bearer vak_…` never reaches the authorizer.
+        name: 'token-shape',
+        action: block('token-shape'),
+        statement: not({
+          regexMatchStatement: {
+            fieldToMatch: authorizationHeader,
+            regexString: AUTHORIZATION_PATTERN,
+            textTransformations: none,
+          },
+        }),
+      },
+      {
+        name: 'rate-per-authorization',
+        action: block('rate-per-authorization'),
+        statement: {
+          rateBasedStatement: {
+            aggregateKeyType: 'CUSTOM_KEYS',
+            customKeys: [{ header: { name: 'authorization', textTransformations: none } }],
+            limit: AUTHORIZATION_RATE_LIMIT,
+            evaluationWindowSec: RATE_WINDOW_SECONDS,
+          },
+        },
+      },
+      // The groups only count (and label); the rules after them block, each with its own answer.
+      ...MANAGED_RULE_GROUPS.map((group) => ({
+        name: group,
+        overrideAction: { count: {} },
+        statement: { managedRuleGroupStatement: { vendorName: 'AWS', name: group } },
+      })),
+      ...MANAGED_RULE_GROUPS.map((group) => ({
+        name: `${group}-block`,
+        action: block(group),
+        statement:
+          group === 'AWSManagedRulesCommonRuleSet'
+            ? {
+                // Everywhere, except a body rule's match on a prompt route.
+                andStatement: {
+                  statements: [
+                    label(NAMESPACES[group], 'NAMESPACE'),
+                    not({
+                      andStatement: {
+                        statements: [promptRoute, any(COMMON_BODY_LABELS.map((l) => label(l)))],
+                      },
+                    }),
+                  ],
+                },
+              }
+            : label(NAMESPACES[group], 'NAMESPACE'),
+      })),
+    ].map((rule, priority) => ({ ...rule, priority, visibilityConfig: visibility(rule.name) }));
+
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       visibilityConfig: visibility('api'),
-      customResponseBodies: {
-        'rate-limited': {
-          contentType: 'APPLICATION_JSON',
-          content: JSON.stringify({
-            type: 'https://voice-agent-admin.dev/problems/rate-limited',
-            title: 'Too Many Requests',
-            status: 429,
-            detail: 'Too many requests from this client; slow down.',
-          }),
-        },
-      },
-      rules: [
-        // The common set blocks bodies over 8 KB; the API takes up to 256 KiB (contract/limits.ts)
-        // and refuses larger ones itself, so that one rule only counts.
-        managed(0, 'AWSManagedRulesCommonRuleSet', [
-          { name: 'SizeRestrictions_BODY', actionToUse: { count: {} } },
+      customResponseBodies: Object.fromEntries(
+        Object.entries(edgeAnswers).map(([key, answer]) => [
+          key,
+          { contentType: 'APPLICATION_JSON', content: JSON.stringify(answer.body) },
         ]),
-        managed(1, 'AWSManagedRulesKnownBadInputsRuleSet'),
-        managed(2, 'AWSManagedRulesAmazonIpReputationList'),
-        {
-          name: 'rate-per-ip',
-          priority: 3,
-          action: tooMany,
-          statement: {
-            rateBasedStatement: {
-              aggregateKeyType: 'IP',
-              limit: IP_RATE_LIMIT,
-              evaluationWindowSec: RATE_WINDOW_SECONDS,
-            },
-          },
-          visibilityConfig: visibility('rate-per-ip'),
-        },
-        {
-          name: 'rate-per-authorization',
-          priority: 4,
-          action: tooMany,
-          statement: {
-            rateBasedStatement: {
-              aggregateKeyType: 'CUSTOM_KEYS',
-              customKeys: [
-                { header: { name: 'authorization', textTransformations: [{ priority: 0, type: 'NONE' }] } },
-              ],
-              limit: AUTHORIZATION_RATE_LIMIT,
-              evaluationWindowSec: RATE_WINDOW_SECONDS,
-            },
-          },
-          visibilityConfig: visibility('rate-per-authorization'),
-        },
-      ],
+      ),
+      rules,
     });
 
     // WAF only logs to a log group whose name starts with aws-waf-logs-.

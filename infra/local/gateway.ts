@@ -24,6 +24,8 @@ export interface GatewayOptions {
   docs?: Record<string, StaticFile>;
   /** The deployed limits, played locally (rate-limit.ts `createRateLimiter()`); off when absent. */
   limits?: RateLimiter;
+  /** The web ACL's Authorization rules (edge.ts), as on a durable stage; off when absent. */
+  waf?: boolean;
   /**
    * The API's public base URL (default: the URL it listens on): `Link` headers and the events'
    * `domainName` are built from it, never from the client's `Host`.
@@ -91,6 +93,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds ?? AUTHORIZER_CACHE_TTL_SECONDS,
     logger: deps.logger,
     limits: options.limits,
+    waf: options.waf,
     closing: () => closing !== undefined,
     baseUrl: () => options.baseUrl ?? url,
   });

@@ -4,6 +4,7 @@ import { isValidHost } from '#functions/http/host.ts';
 import type { Logger } from '#functions/http/log.ts';
 import type { ApiEvent, AuthorizerEvent } from '#functions/http/types.ts';
 import { TtlCache } from './cache.ts';
+import { refuseAuthorization } from './edge.ts';
 import {
   apiEvent,
   authorizerEvent,
@@ -23,6 +24,7 @@ import {
   type HttpAnswer,
   MalformedResult,
   missingRoute,
+  missingUsageKey,
   tooLarge,
   unauthorized,
 } from './result.ts';
@@ -49,8 +51,13 @@ export interface ListenerConfig {
    */
   baseUrl?: () => string | undefined;
   logger: Logger;
-  /** Per-workspace tiers and the per-address authorizer bucket (rate-limit.ts); none when absent. */
+  /**
+   * The usage plans and the web ACL's per-IP rule (rate-limit.ts); none when absent. With them, as
+   * deployed, an allow that names no usage key is API Gateway's INVALID_API_KEY answer.
+   */
   limits?: RateLimiter;
+  /** The web ACL's Authorization rules (edge.ts): refused before the authorizer; off when absent. */
+  waf?: boolean;
   /** True once the server is shutting down: answers then close their connection. */
   closing?: () => boolean;
 }
@@ -66,6 +73,7 @@ interface Decision {
   principalId: string;
   statements: Statement[];
   context: Record<string, unknown>;
+  usageIdentifierKey?: string;
 }
 
 const list = (value: unknown): string[] | undefined =>
@@ -77,7 +85,12 @@ const list = (value: unknown): string[] | undefined =>
 
 /** An IAM policy answer (`principalId`, `policyDocument`, optional scalar `context`); else a 500. */
 function decisionOf(answer: unknown): Decision {
-  const record = answer as { principalId?: unknown; policyDocument?: unknown; context?: unknown } | null;
+  const record = answer as {
+    principalId?: unknown;
+    policyDocument?: unknown;
+    context?: unknown;
+    usageIdentifierKey?: unknown;
+  } | null;
   const document = record?.policyDocument as { Statement?: unknown } | undefined;
   const context = record?.context ?? {};
   if (
@@ -99,7 +112,13 @@ function decisionOf(answer: unknown): Decision {
     }
     return { Effect: st.Effect, Action, Resource } as Statement;
   });
-  return { principalId: record.principalId, statements, context: context as Record<string, unknown> };
+  const { usageIdentifierKey } = record;
+  return {
+    principalId: record.principalId,
+    statements,
+    context: context as Record<string, unknown>,
+    ...(typeof usageIdentifierKey === 'string' ? { usageIdentifierKey } : {}),
+  };
 }
 
 /** IAM wildcard match: `*` any run, `?` any one character. */
@@ -218,6 +237,11 @@ export function createListener(config: ListenerConfig) {
 
   /** Route, size and authorization first, from the headers alone; only then the body. */
   async function answer(req: IncomingMessage, requestId: string): Promise<HttpAnswer> {
+    // The web ACL comes first, before API Gateway routes anything (infra/constructs/waf.ts).
+    const blocked =
+      config.limits?.perAddress(req.socket.remoteAddress) ??
+      (config.waf ? refuseAuthorization(req.rawHeaders) : undefined);
+    if (blocked) return blocked;
     if (req.headers.host !== undefined && !isValidHost(req.headers.host)) return badRequest(requestId);
     const matched = match(req.method ?? 'GET', splitTarget(req.url ?? '/').encodedPath);
     if (!matched) return missingRoute(requestId);
@@ -238,10 +262,6 @@ export function createListener(config: ListenerConfig) {
 
     const event = authorizerEvent(parts);
     let decision = decisions.get(identity);
-    const throttled = decision
-      ? undefined
-      : config.limits?.beforeAuthorizer(req.socket.remoteAddress, requestId);
-    if (throttled) return throttled;
     if (!decision) {
       try {
         decision = decisionOf(await config.authorizer(event));
@@ -256,7 +276,12 @@ export function createListener(config: ListenerConfig) {
     // The cached policy is evaluated against this method: an answer naming one route only would
     // refuse the others while cached, as it does on API Gateway.
     if (!allows(decision, event.methodArn)) return forbidden(requestId);
-    const limited = config.limits?.afterAllow(decision.context, requestId);
+    // Every method requires a usage key (API key source AUTHORIZER): none named, none metered.
+    if (config.limits && decision.usageIdentifierKey === undefined) return missingUsageKey(requestId);
+    const limited = config.limits?.afterAllow(
+      { ...decision.context, usageIdentifierKey: decision.usageIdentifierKey },
+      requestId,
+    );
     if (limited) return limited;
 
     const body = await readBody(req, limit);

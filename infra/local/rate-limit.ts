@@ -1,16 +1,30 @@
 /**
  * The local gateway's limits, standing in for what API Gateway and WAF do when deployed:
- * - per workspace, its tier's token bucket (rate, burst) and daily quota (contract/tiers.ts), as
- *   the tier's usage plan does once the authorizer has named the workspace's usage identifier;
- * - per client address, a bucket on the requests that would reach the authorizer (cache misses),
- *   standing in for WAF's rate-based rule: a flood of made-up tokens costs a lookup each otherwise.
- * Over either: 429 problem+json with `Retry-After` and the headers every answer carries. In memory,
- * per process, like the rest of the local gateway.
+ * - per client address, every request, as the web ACL's `rate-per-ip` rule (infra/constructs/waf.ts):
+ *   a tenth of the stage's throttle, refused with WAF's answer (infra/local/edge.ts);
+ * - per usage key, its tier's token bucket (rate, burst) and daily quota (contract/tiers.ts), as the
+ *   tier's usage plan does for the key the authorizer named (workspaces of one tier's shard share
+ *   it, as deployed; an answer naming no key is keyed by its workspace), 429 problem+json with
+ *   `Retry-After` and the headers every answer carries.
+ * In memory, per process, like the rest of the local gateway.
  */
 import { tiers as contractTiers, isTierName, type Tier, type TierName } from '#contract/tiers.ts';
 import { tooManyRequests } from '#functions/http/problem.ts';
 import { problem } from '#functions/http/respond.ts';
+import { IP_SHARE_OF_STAGE } from '../constructs/waf-numbers.ts';
+import { edgeAnswer } from './edge.ts';
 import { answerFromResult, type HttpAnswer } from './result.ts';
+
+/** The stage the local gateway plays: prod's throttle (infra/stage.ts; test/local/edge.test.ts holds them equal). */
+export const LOCAL_STAGE_RATE = 200;
+/**
+ * Per address: a tenth of the stage's rate, and (as WAF counts over five minutes before it blocks)
+ * the whole window's allowance as the burst.
+ */
+export const LOCAL_PER_ADDRESS: Bucket = {
+  rate: LOCAL_STAGE_RATE * IP_SHARE_OF_STAGE,
+  burst: LOCAL_STAGE_RATE * IP_SHARE_OF_STAGE * 300,
+};
 
 export interface Bucket {
   rate: number;
@@ -19,17 +33,17 @@ export interface Bucket {
 
 export interface RateLimiterOptions {
   tiers?: Readonly<Record<TierName, Tier>>;
-  /** Requests per second (and burst) one address may send to the authorizer; default 10 (20). */
-  authorizerCalls?: Bucket;
+  /** Requests per second (and burst) one address may send; default LOCAL_PER_ADDRESS. */
+  perAddress?: Bucket;
   /** Buckets kept before idle (full) ones are forgotten. */
   maxEntries?: number;
   now?: () => number;
 }
 
 export interface RateLimiter {
-  /** Before a request reaches the authorizer: a 429 when its address has asked too often. */
-  beforeAuthorizer(remoteAddress: string | undefined, requestId: string): HttpAnswer | undefined;
-  /** After the authorizer allowed it: a 429 when its workspace is over its tier's limits. */
+  /** Every request first, as the web ACL: WAF's 429 when its address has sent too many. */
+  perAddress(remoteAddress: string | undefined): HttpAnswer | undefined;
+  /** After the authorizer allowed it: a 429 when its usage key is over its tier's limits. */
   afterAllow(context: unknown, requestId: string): HttpAnswer | undefined;
 }
 
@@ -87,23 +101,22 @@ const limited = (requestId: string, detail: string, retryAfter: number) =>
 
 export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
   const tiers = options.tiers ?? contractTiers;
-  const callers = options.authorizerCalls ?? { rate: 10, burst: 20 };
+  const callers = options.perAddress ?? LOCAL_PER_ADDRESS;
   const now = options.now ?? Date.now;
   const workspaces = new Buckets(options.maxEntries ?? 10_000, now);
   const addresses = new Buckets(options.maxEntries ?? 10_000, now);
 
   return {
-    beforeAuthorizer(remoteAddress, requestId) {
-      const taken = addresses.take(remoteAddress ?? 'unknown', callers);
-      if (taken.ok) return undefined;
-      return limited(requestId, 'Too many requests from this address; slow down.', taken.retryAfter);
+    perAddress(remoteAddress) {
+      return addresses.take(remoteAddress ?? 'unknown', callers).ok ? undefined : edgeAnswer('rate-per-ip');
     },
     afterAllow(context, requestId) {
-      const { workspaceId, tier } = (context ?? {}) as { workspaceId?: unknown; tier?: unknown };
+      const { workspaceId, tier, usageIdentifierKey } = (context ?? {}) as Record<string, unknown>;
       // A deferred answer names no workspace: the handler answers it (503) without a lookup of ours.
       if (typeof workspaceId !== 'string') return undefined;
       const limits = tiers[isTierName(tier) ? tier : 'standard'];
-      const taken = workspaces.take(workspaceId, limits, limits.dailyQuota);
+      const key = typeof usageIdentifierKey === 'string' ? usageIdentifierKey : workspaceId;
+      const taken = workspaces.take(key, limits, limits.dailyQuota);
       if (taken.ok) return undefined;
       const detail = taken.quota
         ? `This workspace has used its daily quota of ${limits.dailyQuota} requests; it resets at 00:00 UTC.`

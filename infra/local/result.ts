@@ -1,6 +1,7 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import {
   GATEWAY_RESPONSE_HEADERS,
+  type GatewayResponse,
   type GatewayResponseType,
   gatewayResponses,
   problemTemplate,
@@ -17,14 +18,20 @@ export interface HttpAnswer {
  * API Gateway's own answer of a type, as the deployed gateway responses shape it: the same
  * template rendered with this request's id and API Gateway's message for it.
  */
-export function gatewayAnswer(type: GatewayResponseType, requestId: string, message: string): HttpAnswer {
-  const response = gatewayResponses.find((r) => r.type === type) ?? gatewayResponses[0];
+export function gatewayAnswer(
+  type: GatewayResponseType,
+  requestId: string,
+  message: string,
+  /** API Gateway's own status, which the two defaults keep. */
+  status = type === 'DEFAULT_5XX' ? 500 : 400,
+): HttpAnswer {
+  const response: GatewayResponse = gatewayResponses.find((r) => r.type === type) ?? gatewayResponses[0];
   const extra = 'headers' in response ? response.headers : {};
   const body = problemTemplate(response)
     .replaceAll('$context.requestId', requestId)
     .replaceAll('$context.error.messageString', JSON.stringify(message));
   return {
-    statusCode: response.statusCode,
+    statusCode: response.statusCode ?? status,
     headers: [...Object.entries({ ...GATEWAY_RESPONSE_HEADERS, ...extra }), ['x-request-id', requestId]],
     body: Buffer.from(body),
   };
@@ -38,10 +45,15 @@ export const unauthorized = (id: string) => gatewayAnswer('UNAUTHORIZED', id, 'U
 export const forbidden = (id: string) =>
   gatewayAnswer('ACCESS_DENIED', id, 'User is not authorized to access this resource with an explicit deny');
 export const tooLarge = (id: string) => gatewayAnswer('REQUEST_TOO_LARGE', id, 'Request Too Long');
+/** The authorizer's allow named no usage key, which every method of ours requires. */
+export const missingUsageKey = (id: string) => gatewayAnswer('INVALID_API_KEY', id, 'Forbidden');
+/** API Gateway's 429s of the usage plans. */
+export const throttled = (id: string) => gatewayAnswer('THROTTLED', id, 'Too Many Requests');
+export const quotaExceeded = (id: string) => gatewayAnswer('QUOTA_EXCEEDED', id, 'Limit Exceeded');
 /** The authorizer failed or answered something that is no policy (AUTHORIZER_FAILURE et al.). */
 export const authorizerFailed = (id: string) => gatewayAnswer('DEFAULT_5XX', id, 'Internal server error');
-/** The function failed or answered something a proxy integration cannot map (API Gateway's 502). */
-export const badGateway = (id: string) => gatewayAnswer('DEFAULT_5XX', id, 'Internal server error');
+/** The function failed or answered something a proxy integration cannot map: API Gateway's 502, kept. */
+export const badGateway = (id: string) => gatewayAnswer('DEFAULT_5XX', id, 'Internal server error', 502);
 
 /** A function or authorizer answer API Gateway cannot map. */
 export class MalformedResult extends Error {

@@ -184,6 +184,8 @@ async function main() {
       docs: referencePageFiles(),
       // Opt-in: a conformance run or a benchmark against `npm start` would otherwise meet 429s.
       limits: process.env.LOCAL_LIMITS === 'on' ? createRateLimiter() : undefined,
+      // The web ACL's Authorization rules, as prod has them (LOCAL_WAF=off: as a preview without one).
+      waf: process.env.LOCAL_WAF !== 'off',
       // Behind a proxy or on a public name: the URL clients use, for the links the API answers.
       ...(process.env.PUBLIC_BASE_URL ? { baseUrl: process.env.PUBLIC_BASE_URL } : {}),
     });

@@ -125,10 +125,14 @@ describe('the admin function', () => {
     });
 
     it('places the API key in the usage plans: standard on create, the new tier on a move', async () => {
+      const noPool = { reconcile: async () => 0, removeAll: async () => 0 };
       const placed: string[] = [];
       const withPlans = build(
         { database: handle, logger },
-        { ...preview, usagePlanKeys: { place: async (id, tier) => void placed.push(`${id} ${tier}`) } },
+        {
+          ...preview,
+          usagePlanKeys: { ...noPool, place: async (id, tier) => void placed.push(`${id} ${tier}`) },
+        },
       );
       const { workspace } = resultOf(
         await withPlans({ command: 'workspace.create', name: 'Planned' }),
@@ -141,7 +145,7 @@ describe('the admin function', () => {
       expect(placed).toEqual([`${workspace.id} standard`, `${workspace.id} pro`]);
       const failing = build(
         { database: handle, logger },
-        { ...preview, usagePlanKeys: { place: () => Promise.reject(new Error('throttled')) } },
+        { ...preview, usagePlanKeys: { ...noPool, place: () => Promise.reject(new Error('throttled')) } },
       );
       const answer = await failing({ command: 'workspace.tier', workspaceId: workspace.id, tier: 'free' });
       expect(answer).toEqual({ ok: false, error: { code: 'internal', message: expect.any(String) } });

@@ -1,15 +1,19 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deferredUsageKeyValue, usageIdentifierOf, usageShardOf } from '#contract/tiers.ts';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
+import { generateToken } from '#db/queries/api-keys.ts';
 import { revokeApiKey } from '#db/queries/manage-api-keys.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { build } from '#functions/authorizer.ts';
+import { Refusals } from '#functions/http/bearer.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import type { AuthorizerEvent } from '#functions/http/types.ts';
 import { build as buildListSessions } from '#functions/sessions/list.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { authorizerContext, isAllowed } from '#test/helpers/policy.ts';
+import { recordStatements } from '#test/helpers/recording-database.ts';
 import { expectProblem } from '#test/helpers/responses.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 
@@ -64,11 +68,78 @@ describe('the bearer authorizer', () => {
         keyId: tenant.keyId,
         scopes: 'sessions:read',
         tier: 'standard',
-        usageIdentifierKey: `vaw_${tenant.workspaceId}`,
+        usageIdentifierKey: usageIdentifierOf('local', tenant.workspaceId, 'standard'),
       },
       // API Gateway meters the call against this key's usage plan (API key source AUTHORIZER).
-      usageIdentifierKey: `vaw_${tenant.workspaceId}`,
+      usageIdentifierKey: usageIdentifierOf('local', tenant.workspaceId, 'standard'),
     });
+  });
+
+  it("names the key of the workspace's tier and shard in the stage's pool", async () => {
+    const prefixed = build(
+      { database: handle, logger: silentLogger },
+      { usageKeyPrefix: 'VoiceAgentAdmin-prod' },
+    );
+    const answer = await prefixed(authorizerEvent(`Bearer ${tenant.token}`));
+    const shard = String(usageShardOf(tenant.workspaceId, 'standard')).padStart(4, '0');
+    expect(answer.usageIdentifierKey).toBe(`vaw_VoiceAgentAdmin-prod_standard_${shard}`);
+  });
+
+  it('looks a made-up token up once: its refusal is kept (bounded), a live key is never refused', async () => {
+    const recorded = recordStatements(handle);
+    const refused = new Refusals(60_000, 3);
+    const authorizeOnce = build(
+      { database: recorded.client, logger: silentLogger },
+      { usageKeyPrefix: 'local', refusals: refused },
+    );
+    const made = [generateToken(), generateToken(), generateToken(), generateToken()];
+    for (const token of [...made.slice(0, 3), ...made.slice(0, 3)])
+      expect(isAllowed(await authorizeOnce(authorizerEvent(`Bearer ${token}`)))).toBe(false);
+    expect(recorded.lookups()).toBe(3);
+    // Bounded: a fourth pushes the oldest out, which then costs a lookup again.
+    await authorizeOnce(authorizerEvent(`Bearer ${made[3]}`));
+    expect(refused.size).toBe(3);
+    await authorizeOnce(authorizerEvent(`Bearer ${made[0]}`));
+    expect(recorded.lookups()).toBe(5);
+    for (let i = 0; i < 2; i++)
+      expect(isAllowed(await authorizeOnce(authorizerEvent(`Bearer ${tenant.token}`)))).toBe(true);
+    expect(recorded.lookups()).toBe(7);
+  });
+
+  it('forgets a refusal after its time', () => {
+    let now = 0;
+    const refused = new Refusals(1_000, 10, () => now);
+    refused.add('vak_x');
+    expect(refused.has('vak_x')).toBe(true);
+    now = 1_000;
+    expect(refused.has('vak_x')).toBe(false);
+  });
+
+  it('defers two Authorization headers to the function, without a lookup, naming the deferred key', async () => {
+    const recorded = recordStatements(handle);
+    const event = authorizerEvent(`Bearer ${tenant.token}`);
+    event.multiValueHeaders = {
+      Authorization: [`Bearer ${tenant.token}`],
+      authorization: [`Bearer ${generateToken()}`],
+    };
+    const answer = await build(
+      { database: recorded.client, logger: silentLogger },
+      { usageKeyPrefix: 'VoiceAgentAdmin-prod' },
+    )(event);
+    expect(answer).toEqual({
+      principalId: 'deferred',
+      policyDocument: policy('Allow'),
+      context: { deferred: 'authorization-repeated' },
+      usageIdentifierKey: deferredUsageKeyValue('VoiceAgentAdmin-prod'),
+    });
+    expect(recorded.lookups()).toBe(0);
+    const listSessions = buildListSessions({ database: handle, logger: silentLogger });
+    const request = apiEvent({ path: '/sessions', caller: tenant });
+    request.multiValueHeaders = event.multiValueHeaders;
+    request.requestContext.authorizer = authorizerContext({ deferred: 'authorization-repeated' });
+    const refused = await listSessions(request);
+    expectProblem(refused, 400);
+    expect(JSON.parse(refused.body).detail).toContain('Authorization');
   });
 
   it("returns the workspace's current tier", async () => {
@@ -137,6 +208,8 @@ describe('the bearer authorizer', () => {
         principalId: 'deferred',
         policyDocument: policy('Allow'),
         context: { deferred: 'database-unavailable' },
+        // A usage key all the same: without one API Gateway answers its own error, never the 503.
+        usageIdentifierKey: deferredUsageKeyValue('local'),
       });
     });
 

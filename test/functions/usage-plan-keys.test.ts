@@ -1,13 +1,24 @@
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AdminAnswer, AdminResults } from '#contract/admin.ts';
-import { tierNames } from '#contract/tiers.ts';
+import {
+  deferredUsageKeyValue,
+  type TierName,
+  tierNames,
+  usageIdentifierOf,
+  usageShardOf,
+} from '#contract/tiers.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { adminSettingsFromEnv, build } from '#functions/admin.ts';
 import { build as buildAuthorizer } from '#functions/authorizer.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import type { AuthorizerEvent } from '#functions/http/types.ts';
-import { USAGE_PLAN_IDS_ENV, usagePlanKeysFromEnv } from '#functions/usage-plan-keys.ts';
+import {
+  USAGE_KEY_PREFIX_ENV,
+  USAGE_PLAN_IDS_ENV,
+  usagePlanKeys,
+  usagePlanKeysFromEnv,
+} from '#functions/usage-plan-keys.ts';
 import { localUsagePlans } from '#infra/local/api-gateway-endpoint.ts';
 import { type AwsEndpoint, startAwsEndpoint } from '#infra/local/aws-endpoint.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
@@ -28,20 +39,23 @@ function resultOf<C extends keyof typeof AdminResults>(answer: AdminAnswer, comm
   return v.parse(AdminResults[command], answer.result);
 }
 
+const PREFIX = 'VoiceAgentAdmin-feature-x';
+
 /** The admin function as deployed, its API Gateway calls made by the real SDK to the local stand-in. */
-describe("the admin function keeps each workspace's API key in its tier's usage plan", () => {
+describe("the admin function keeps the stage's pool of usage keys in their tiers' plans", () => {
   let database: DatabaseHandle;
   let endpoint: AwsEndpoint;
   const state = localUsagePlans(Object.values(planIds));
   const saved = { ...process.env };
   let admin: ReturnType<typeof build>;
 
-  /** Which plans hold the workspace's key, and how many keys carry its name. */
-  const placement = (workspaceId: string) => {
-    const keys = [...state.keys.values()].filter((key) => key.name === `vaw_${workspaceId}`);
+  /** The key of `value` (at most one), and the plans that hold it. */
+  const placement = (value: string) => {
+    const keys = [...state.keys.values()].filter((key) => key.name === value);
     const plans = tierNames.filter((tier) => keys.some((key) => state.plans.get(planIds[tier])?.has(key.id)));
     return { keys, plans };
   };
+  const keyOf = (workspaceId: string, tier: TierName) => usageIdentifierOf(PREFIX, workspaceId, tier);
 
   beforeAll(async () => {
     database = await freshDatabase();
@@ -52,7 +66,11 @@ describe("the admin function keeps each workspace's API key in its tier's usage 
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
     });
-    const env = { STAGE: 'feature-x', [USAGE_PLAN_IDS_ENV]: JSON.stringify(planIds) };
+    const env = {
+      STAGE: 'feature-x',
+      [USAGE_PLAN_IDS_ENV]: JSON.stringify(planIds),
+      [USAGE_KEY_PREFIX_ENV]: PREFIX,
+    };
     admin = build({ database, logger: silentLogger }, adminSettingsFromEnv(env));
   });
   afterAll(async () => {
@@ -61,78 +79,106 @@ describe("the admin function keeps each workspace's API key in its tier's usage 
     await database?.close();
   });
 
-  it('creates the key with the workspace, in the standard plan, its value what the authorizer answers', async () => {
+  it("places the workspace's key of the standard pool, its value what the authorizer answers", async () => {
     const { workspace } = resultOf(
       await admin({ command: 'workspace.create', name: 'Keyed' }),
       'workspace.create',
     );
-    const { keys, plans } = placement(workspace.id);
-    expect(keys).toEqual([
-      expect.objectContaining({ name: `vaw_${workspace.id}`, value: `vaw_${workspace.id}`, enabled: true }),
-    ]);
+    const value = keyOf(workspace.id, 'standard');
+    const { keys, plans } = placement(value);
+    expect(keys).toEqual([expect.objectContaining({ name: value, value, enabled: true })]);
     expect(plans).toEqual(['standard']);
+    // The deferred key (database away) is in place too, in its plan.
+    expect(placement(deferredUsageKeyValue(PREFIX)).plans).toEqual(['pro']);
     const { token } = resultOf(
       await admin({ command: 'token.create', workspaceId: workspace.id }),
       'token.create',
     );
-    const answer = await buildAuthorizer({ database, logger: silentLogger })(
-      authorizerEvent(`Bearer ${token}`),
-    );
-    expect(answer.context).toMatchObject({ tier: 'standard', usageIdentifierKey: keys[0]?.value });
+    const authorize = buildAuthorizer({ database, logger: silentLogger }, { usageKeyPrefix: PREFIX });
+    const answer = await authorize(authorizerEvent(`Bearer ${token}`));
+    expect(answer.usageIdentifierKey).toBe(value);
+    expect(answer.context).toMatchObject({ tier: 'standard', usageIdentifierKey: value });
   });
 
-  it('moves the same key when the tier changes, and a repeated move changes nothing', async () => {
+  it("meters a tier change on the new tier's key: nothing moves, every key stays in its own plan", async () => {
     const { workspace } = resultOf(
       await admin({ command: 'workspace.create', name: 'Mover' }),
       'workspace.create',
     );
-    const [before] = placement(workspace.id).keys;
-    for (const tier of ['pro', 'free', 'free'] as const) {
+    for (const tier of ['pro', 'free', 'free', 'standard'] as const) {
       resultOf(await admin({ command: 'workspace.tier', workspaceId: workspace.id, tier }), 'workspace.tier');
-      const { keys, plans } = placement(workspace.id);
-      expect(keys.map((key) => key.id)).toEqual([before?.id]);
-      expect(plans).toEqual([tier]);
+      expect(placement(keyOf(workspace.id, tier)).plans).toEqual([tier]);
     }
+    for (const tier of tierNames) expect(placement(keyOf(workspace.id, tier)).keys).toHaveLength(1);
   });
 
-  it('repairs a key that is missing or out of place', async () => {
+  it('repairs a key that is missing or out of its plan on the next command, and by reconcile', async () => {
     const { workspace } = resultOf(
       await admin({ command: 'workspace.create', name: 'Repair' }),
       'workspace.create',
     );
-    const [key] = placement(workspace.id).keys;
+    const value = keyOf(workspace.id, 'standard');
+    const [key] = placement(value).keys;
     state.plans.get(planIds.standard)?.delete(key?.id ?? '');
     resultOf(
       await admin({ command: 'workspace.tier', workspaceId: workspace.id, tier: 'standard' }),
       'workspace.tier',
     );
-    expect(placement(workspace.id).plans).toEqual(['standard']);
+    expect(placement(value).plans).toEqual(['standard']);
+    // Gone altogether: a reconcile over the workspaces (the sweep's) makes it again.
     state.keys.delete(key?.id ?? '');
     state.plans.get(planIds.standard)?.delete(key?.id ?? '');
-    resultOf(
-      await admin({ command: 'workspace.tier', workspaceId: workspace.id, tier: 'pro' }),
-      'workspace.tier',
-    );
-    const repaired = placement(workspace.id);
-    expect(repaired.keys).toHaveLength(1);
-    expect(repaired.plans).toEqual(['pro']);
+    const pool = usagePlanKeys(planIds, PREFIX);
+    expect(await pool.reconcile([{ id: workspace.id, tier: 'standard' }])).toBe(2);
+    expect(placement(value).keys).toHaveLength(1);
+    expect(placement(value).plans).toEqual(['standard']);
   });
 
-  it('answers an error, not a crash, when API Gateway refuses (an unknown plan)', async () => {
+  it("tears the stage's pool down, and only this stage's", async () => {
+    const other = usagePlanKeys(planIds, 'VoiceAgentAdmin-other');
+    await other.place('00000000-0000-4000-8000-000000000001', 'free');
+    const ours = [...state.keys.values()].filter((key) => key.name.startsWith(`vaw_${PREFIX}_`)).length;
+    expect(ours).toBeGreaterThan(1);
+    expect(await usagePlanKeys(planIds, PREFIX).removeAll()).toBe(ours);
+    expect([...state.keys.values()].map((key) => key.name).filter((name) => name.includes(PREFIX))).toEqual(
+      [],
+    );
+    for (const plan of state.plans.values()) for (const id of plan) expect(state.keys.has(id)).toBe(true);
+    expect(
+      [...state.keys.values()].filter((key) => key.name.startsWith('vaw_VoiceAgentAdmin-other_')),
+    ).toHaveLength(2);
+  });
+
+  it('answers an error, not a crash, when API Gateway refuses (an unknown plan); the next command repairs', async () => {
     const broken = build(
       { database, logger: silentLogger },
-      adminSettingsFromEnv({ [USAGE_PLAN_IDS_ENV]: JSON.stringify({ ...planIds, pro: 'no-such-plan' }) }),
+      adminSettingsFromEnv({
+        [USAGE_PLAN_IDS_ENV]: JSON.stringify({ ...planIds, pro: 'no-such-plan' }),
+        [USAGE_KEY_PREFIX_ENV]: PREFIX,
+      }),
     );
     const { workspace } = resultOf(
-      await broken({ command: 'workspace.create', name: 'Refused' }),
+      await admin({ command: 'workspace.create', name: 'Refused' }),
       'workspace.create',
     );
     const answer = await broken({ command: 'workspace.tier', workspaceId: workspace.id, tier: 'pro' });
     expect(answer).toEqual({ ok: false, error: { code: 'internal', message: expect.any(String) } });
+    resultOf(
+      await admin({ command: 'workspace.tier', workspaceId: workspace.id, tier: 'pro' }),
+      'workspace.tier',
+    );
+    expect(placement(keyOf(workspace.id, 'pro')).plans).toEqual(['pro']);
   });
 
-  it('is off without USAGE_PLAN_IDS, and refuses a value that names not every tier', () => {
+  it('is off without USAGE_PLAN_IDS, and refuses a value that names not every tier or no prefix', () => {
     expect(usagePlanKeysFromEnv({})).toBeUndefined();
-    expect(() => usagePlanKeysFromEnv({ [USAGE_PLAN_IDS_ENV]: JSON.stringify({ free: 'a' }) })).toThrow();
+    expect(() =>
+      usagePlanKeysFromEnv({
+        [USAGE_PLAN_IDS_ENV]: JSON.stringify({ free: 'a' }),
+        [USAGE_KEY_PREFIX_ENV]: PREFIX,
+      }),
+    ).toThrow();
+    expect(() => usagePlanKeysFromEnv({ [USAGE_PLAN_IDS_ENV]: JSON.stringify(planIds) })).toThrow();
+    expect(usageShardOf('x', 'free')).toBe(usageShardOf('x', 'free'));
   });
 });

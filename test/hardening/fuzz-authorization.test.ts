@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes, scopes } from '#contract/routes.ts';
 import { pathParamNames } from '#contract/schemas/path.ts';
+import { usageIdentifierOf } from '#contract/tiers.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { generateToken } from '#db/queries/api-keys.ts';
 import { revokeApiKey } from '#db/queries/manage-api-keys.ts';
@@ -132,7 +133,7 @@ describe('fuzzing the Authorization header', () => {
             keyId: as.keyId,
             scopes: scopes.join(' '),
             tier: 'standard',
-            usageIdentifierKey: `vaw_${as.workspaceId}`,
+            usageIdentifierKey: usageIdentifierOf('local', as.workspaceId, 'standard'),
           });
         } else {
           expect(decision.context).toEqual({});

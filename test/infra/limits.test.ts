@@ -3,10 +3,21 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { routeList } from '#contract/routes.ts';
 import { tierNames, tiers } from '#contract/tiers.ts';
+import { generateToken } from '#db/queries/api-keys.ts';
 import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
 import { UsagePlans } from '#infra/constructs/usage-plans.ts';
-import { AUTHORIZATION_RATE_LIMIT, IP_RATE_LIMIT, protectStage } from '#infra/constructs/waf.ts';
+import {
+  AUTHORIZATION_RATE_LIMIT,
+  COMMON_BODY_LABELS,
+  ipRateLimit,
+  PROMPT_ROUTES,
+  protectStage,
+} from '#infra/constructs/waf.ts';
+import { MANAGED_RULE_GROUPS } from '#infra/gateway-responses.ts';
+
+const STAGE_RATE = 200;
 
 /** A minimal REST API as the stack builds one: a Lambda authorizer in front of a proxy method. */
 function restApi(context: Record<string, string> = {}) {
@@ -19,7 +30,13 @@ function restApi(context: Record<string, string> = {}) {
     handler: fn('AuthorizerFn'),
     identitySources: [apigateway.IdentitySource.header('Authorization')],
   });
-  const api = new apigateway.RestApi(stack, 'Api', { deployOptions: { stageName: 'api' } });
+  const api = new apigateway.RestApi(stack, 'Api', {
+    deployOptions: {
+      stageName: 'api',
+      throttlingRateLimit: STAGE_RATE,
+      throttlingBurstLimit: 2 * STAGE_RATE,
+    },
+  });
   api.root.addResource('agents').addMethod('GET', new apigateway.LambdaIntegration(fn('ListAgents')), {
     authorizer,
     authorizationType: apigateway.AuthorizationType.CUSTOM,
@@ -84,42 +101,137 @@ describe('the web ACL', () => {
     const waf = protectStage(stack, { stage: api.deploymentStage });
     return { waf, template: Template.fromStack(stack) };
   };
+  // biome-ignore lint/suspicious/noExplicitAny: template JSON read ad hoc
+  const aclOf = (template: Template): any =>
+    Object.values(template.findResources('AWS::WAFv2::WebACL'))[0]?.Properties;
+  // biome-ignore lint/suspicious/noExplicitAny: template JSON read ad hoc
+  const rulesOf = (template: Template): Record<string, any> =>
+    Object.fromEntries(aclOf(template).Rules.map((rule: { Name: string }) => [rule.Name, rule]));
 
-  it('is regional, with the managed groups and both rate rules answering 429', () => {
+  it('refuses by rate per IP, repeated and malformed Authorization, then per token, then by the managed groups', () => {
     const { template } = build();
-    const acl = Object.values(template.findResources('AWS::WAFv2::WebACL'))[0]?.Properties;
+    const acl = aclOf(template);
     expect(acl.Scope).toBe('REGIONAL');
     expect(acl.DefaultAction).toEqual({ Allow: {} });
-    const rules = Object.fromEntries(acl.Rules.map((rule: { Name: string }) => [rule.Name, rule]));
-    expect(Object.keys(rules)).toEqual([
-      'AWSManagedRulesCommonRuleSet',
-      'AWSManagedRulesKnownBadInputsRuleSet',
-      'AWSManagedRulesAmazonIpReputationList',
+    const ordered = [...acl.Rules].sort((a, b) => a.Priority - b.Priority).map((rule) => rule.Name);
+    expect(ordered).toEqual([
       'rate-per-ip',
+      'authorization-repeated',
+      'token-shape',
       'rate-per-authorization',
+      ...MANAGED_RULE_GROUPS,
+      ...MANAGED_RULE_GROUPS.map((group) => `${group}-block`),
     ]);
-    expect(
-      rules.AWSManagedRulesCommonRuleSet.Statement.ManagedRuleGroupStatement.RuleActionOverrides,
-    ).toEqual([{ Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } }]);
-    expect(rules['rate-per-ip'].Statement.RateBasedStatement).toEqual({
-      AggregateKeyType: 'IP',
-      Limit: IP_RATE_LIMIT,
-      EvaluationWindowSec: 300,
-    });
-    expect(rules['rate-per-authorization'].Statement.RateBasedStatement).toMatchObject({
+  });
+
+  it('limits one address to at most a tenth of the stage throttle', () => {
+    const { template, waf } = build();
+    const rate = rulesOf(template)['rate-per-ip'].Statement.RateBasedStatement;
+    expect(rate).toEqual({ AggregateKeyType: 'IP', Limit: waf?.ipRateLimit, EvaluationWindowSec: 300 });
+    expect(rate.Limit).toBeLessThanOrEqual(0.1 * STAGE_RATE * rate.EvaluationWindowSec);
+    expect(rate.Limit).toBe(ipRateLimit(STAGE_RATE));
+    expect(rulesOf(template)['rate-per-authorization'].Statement.RateBasedStatement).toMatchObject({
       AggregateKeyType: 'CUSTOM_KEYS',
       CustomKeys: [
         { Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } },
       ],
       Limit: AUTHORIZATION_RATE_LIMIT,
     });
-    for (const name of ['rate-per-ip', 'rate-per-authorization']) {
-      expect(rules[name].Action.Block.CustomResponse).toEqual({
-        ResponseCode: 429,
-        CustomResponseBodyKey: 'rate-limited',
-      });
+  });
+
+  it('lets through only an Authorization of the exact shape of our tokens, and refuses a repeated one', () => {
+    const rules = rulesOf(build().template);
+    const shape = rules['token-shape'].Statement.NotStatement.Statement.RegexMatchStatement;
+    expect(shape.FieldToMatch).toEqual({ SingleHeader: { Name: 'authorization' } });
+    const pattern = new RegExp(shape.RegexString);
+    const token = generateToken();
+    for (const good of [`Bearer ${token}`, `bearer ${token}`, `BEARER  ${token} `])
+      expect(pattern.test(good)).toBe(true);
+    for (const bad of [
+      '',
+      token,
+      `Basic ${token}`,
+      `Bearer ${token.slice(0, -1)}`,
+      `Bearer ${token}A`,
+      `Bearer ${token.slice(0, -1)}+`,
+      `Bearer vat_${token.slice(4)}`,
+      `Bearer ${token},Bearer ${generateToken()}`,
+    ])
+      expect(pattern.test(bad)).toBe(false);
+    expect(rules['authorization-repeated'].Statement.ByteMatchStatement).toMatchObject({
+      FieldToMatch: { SingleHeader: { Name: 'authorization' } },
+      SearchString: ',',
+    });
+  });
+
+  it('counts the managed groups and blocks by their labels, the body rules not on the prompt routes', () => {
+    const rules = rulesOf(build().template);
+    for (const group of MANAGED_RULE_GROUPS) {
+      expect(rules[group].OverrideAction).toEqual({ Count: {} });
+      expect(rules[group].Statement.ManagedRuleGroupStatement).toEqual({ VendorName: 'AWS', Name: group });
     }
-    expect(JSON.parse(acl.CustomResponseBodies['rate-limited'].Content)).toMatchObject({ status: 429 });
+    const [namespace, exclusion] =
+      rules['AWSManagedRulesCommonRuleSet-block'].Statement.AndStatement.Statements;
+    expect(namespace.LabelMatchStatement).toEqual({
+      Scope: 'NAMESPACE',
+      Key: 'awswaf:managed:aws:core-rule-set:',
+    });
+    const [where, what] = exclusion.NotStatement.Statement.AndStatement.Statements;
+    expect(
+      what.OrStatement.Statements.map((s: { LabelMatchStatement: unknown }) => s.LabelMatchStatement),
+    ).toEqual(COMMON_BODY_LABELS.map((key) => ({ Key: key, Scope: 'LABEL' })));
+    // The routes the exclusion covers, read back from the template: method and path pattern.
+    const excluded = where.OrStatement.Statements.map(
+      (s: {
+        AndStatement: {
+          Statements: [
+            { ByteMatchStatement: { SearchString: string } },
+            { RegexMatchStatement: { RegexString: string } },
+          ];
+        };
+      }) => ({
+        method: s.AndStatement.Statements[0].ByteMatchStatement.SearchString,
+        path: new RegExp(s.AndStatement.Statements[1].RegexMatchStatement.RegexString),
+      }),
+    );
+    const covered = (method: string, path: string) =>
+      excluded.some((e: { method: string; path: RegExp }) => e.method === method && e.path.test(path));
+    for (const path of ['/v1/agents', '/agents']) expect(covered('POST', path)).toBe(true);
+    expect(covered('POST', '/v1/agents/3f0c/versions')).toBe(true);
+    expect(covered('PATCH', '/v1/agents/3f0c')).toBe(true);
+    // Everything else keeps the body rules: another method, another route, a longer path.
+    expect(covered('GET', '/v1/agents')).toBe(false);
+    expect(covered('POST', '/v1/sessions')).toBe(false);
+    expect(covered('POST', '/v1/agents/3f0c/publish')).toBe(false);
+    expect(covered('PATCH', '/v1/agents/3f0c/versions')).toBe(false);
+    for (const route of routeList) {
+      const carriesPrompts = PROMPT_ROUTES.includes(route);
+      expect(covered(route.method, `/v1${route.path.replace(/\{[^}]+\}/g, 'x1')}`)).toBe(carriesPrompts);
+    }
+    for (const group of [
+      'AWSManagedRulesKnownBadInputsRuleSet',
+      'AWSManagedRulesAmazonIpReputationList',
+    ] as const) {
+      expect(rules[`${group}-block`].Statement.LabelMatchStatement.Scope).toBe('NAMESPACE');
+    }
+  });
+
+  it('answers every block with a problem naming the rule, never a bare 403', () => {
+    const { template } = build();
+    const acl = aclOf(template);
+    const blocking = acl.Rules.filter((rule: { Action?: { Block?: unknown } }) => rule.Action?.Block);
+    expect(blocking.length).toBe(acl.Rules.length - MANAGED_RULE_GROUPS.length);
+    for (const rule of blocking) {
+      const { ResponseCode, CustomResponseBodyKey, ResponseHeaders } = rule.Action.Block.CustomResponse;
+      const body = JSON.parse(acl.CustomResponseBodies[CustomResponseBodyKey].Content);
+      expect(acl.CustomResponseBodies[CustomResponseBodyKey].ContentType).toBe('APPLICATION_JSON');
+      expect(body).toMatchObject({ status: ResponseCode, blockedBy: rule.Name.replace(/-block$/, '') });
+      expect(body.type).toMatch(/^https:\/\/voice-agent-admin\.dev\/problems\//);
+      if (ResponseCode === 429)
+        expect(ResponseHeaders).toEqual([{ Name: 'retry-after', Value: expect.stringMatching(/^\d+$/) }]);
+    }
+    expect(JSON.parse(acl.CustomResponseBodies['token-shape'].Content).status).toBe(401);
+    expect(JSON.parse(acl.CustomResponseBodies['authorization-repeated'].Content).status).toBe(400);
   });
 
   it('is associated with the stage it was given, and logs with Authorization redacted', () => {

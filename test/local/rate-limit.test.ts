@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#contract/routes.ts';
-import { tiers } from '#contract/tiers.ts';
+import { tiers, usageShardOf } from '#contract/tiers.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { generateToken } from '#db/queries/api-keys.ts';
 import { build as buildAuthorizer } from '#functions/authorizer.ts';
@@ -34,6 +34,20 @@ async function expectLimited(res: Response, retryAfter?: number) {
     status: 429,
     detail: expect.any(String),
     requestId,
+  });
+}
+
+/** The web ACL's rate-per-ip answer: its problem as WAF sends it, Retry-After under WAF's prefix. */
+async function expectBlockedByWaf(res: Response) {
+  expect(res.status).toBe(429);
+  expect(res.headers.get('content-type')).toBe('application/json');
+  expect(Number(res.headers.get('x-amzn-waf-retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(await res.json()).toEqual({
+    type: 'https://voice-agent-admin.dev/problems/rate-limited',
+    title: 'Too Many Requests',
+    status: 429,
+    detail: expect.any(String),
+    blockedBy: 'rate-per-ip',
   });
 }
 
@@ -92,14 +106,21 @@ describe('the limiter on its own clock', () => {
     expect(limiter.afterAllow(context('q', 'free'), 'q')).toBeUndefined();
   });
 
-  it('bounds authorizer calls per address, each address on its own', async () => {
+  it("bounds every request per address, each address on its own, with WAF's answer", async () => {
     const time = clock();
-    const limiter = createRateLimiter({ now: time.now, authorizerCalls: { rate: 2, burst: 4 } });
-    for (let i = 0; i < 4; i++) expect(limiter.beforeAuthorizer('10.0.0.1', 'x')).toBeUndefined();
-    await expectLimited(asResponse(limiter.beforeAuthorizer('10.0.0.1', 'x')) as Response, 1);
-    expect(limiter.beforeAuthorizer('10.0.0.2', 'x')).toBeUndefined();
+    const limiter = createRateLimiter({ now: time.now, perAddress: { rate: 2, burst: 4 } });
+    for (let i = 0; i < 4; i++) expect(limiter.perAddress('10.0.0.1')).toBeUndefined();
+    await expectBlockedByWaf(asResponse(limiter.perAddress('10.0.0.1')) as Response);
+    expect(limiter.perAddress('10.0.0.2')).toBeUndefined();
     time.advance(500);
-    expect(limiter.beforeAuthorizer('10.0.0.1', 'x')).toBeUndefined();
+    expect(limiter.perAddress('10.0.0.1')).toBeUndefined();
+  });
+
+  it("shares one usage key's bucket between the workspaces the authorizer metered on it", () => {
+    const limiter = createRateLimiter({ now: clock().now });
+    const shared = (id: string) => ({ ...context(id, 'free'), usageIdentifierKey: 'vaw_local_free_0007' });
+    for (let i = 0; i < tiers.free.burst; i++) expect(limiter.afterAllow(shared('a'), 'a')).toBeUndefined();
+    expect(limiter.afterAllow(shared('b'), 'b')).toBeDefined();
   });
 
   it('keeps at most maxEntries buckets', () => {
@@ -132,7 +153,10 @@ describe('limits through the local gateway', () => {
 
   it('workspace A at 5× its rate gets 429s with Retry-After while B at its normal rate gets none', async () => {
     const a = await createTenant(database.db, { name: 'A' });
-    const b = await createTenant(database.db, { name: 'B' });
+    // B on a usage key of its own: workspaces of one shard share a bucket (contract/tiers.ts).
+    let b = await createTenant(database.db, { name: 'B' });
+    while (usageShardOf(b.workspaceId, 'free') === usageShardOf(a.workspaceId, 'free'))
+      b = await createTenant(database.db, { name: 'B' });
     await database.db.execute(
       sql`update workspaces set tier = 'free' where id in (${a.workspaceId}, ${b.workspaceId})`,
     );
@@ -189,7 +213,7 @@ describe('unauthenticated floods through the local gateway', () => {
       },
       authorizerCacheTtlSeconds: 60,
       logger: silentLogger,
-      limits: createRateLimiter({ authorizerCalls: bucket }),
+      limits: createRateLimiter({ perAddress: bucket }),
     });
     server = createServer(listener);
     url = await listen(server);
@@ -214,7 +238,7 @@ describe('unauthenticated floods through the local gateway', () => {
     expect(calls).toBeLessThanOrEqual(bucket.burst + Math.ceil(bucket.rate * elapsed));
     expect(statuses.filter((s) => s === 403)).toHaveLength(calls);
     expect(statuses.filter((s) => s === 429)).toHaveLength(flood - calls);
-    await expectLimited(answers[statuses.indexOf(429)] as Response);
+    await expectBlockedByWaf(answers[statuses.indexOf(429)] as Response);
     await Promise.all(answers.filter((res) => !res.bodyUsed).map((res) => res.body?.cancel()));
   });
 });
