@@ -16,7 +16,9 @@ import {
   conversations,
   events,
   idempotencyKeys,
+  ledgerBalances,
   ledgerEntries,
+  ledgerUsageHourly,
   persons,
   sessions,
   themes,
@@ -46,6 +48,9 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   [conversations, ['SELECT', 'INSERT', 'UPDATE']],
   [sessions, ['SELECT', 'INSERT', 'UPDATE']],
   [ledgerEntries, ['SELECT', 'INSERT']],
+  // Kept by the ledger's trigger as the app books entries (an upsert); UPDATE also sets the threshold.
+  [ledgerBalances, ['SELECT', 'INSERT', 'UPDATE']],
+  [ledgerUsageHourly, ['SELECT', 'INSERT', 'UPDATE']],
   // The outbox: written with each change; UPDATE marks an event published (the relay), DELETE
   // purges published ones past the retention window (the scheduled sweep).
   [events, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],
