@@ -38,17 +38,20 @@ const Day = v.pipe(
  * An IANA time zone name both Node (Intl) and Postgres know, as `Europe/Paris` or `UTC`. POSIX
  * forms (`+05`, `EST5EDT`-like offsets) are refused: Postgres reads their sign the other way round.
  */
-export const TimeZone = v.pipe(
-  v.string(),
-  v.regex(/^[A-Za-z][A-Za-z_]*(\/[A-Za-z0-9_+-]+)*$/, 'must be an IANA time zone name, as Europe/Paris'),
-  v.check((zone) => {
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: zone });
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'is not a known time zone'),
+export const TimeZone = v.config(
+  v.pipe(
+    v.string(),
+    v.regex(/^[A-Za-z][A-Za-z_]*(\/[A-Za-z0-9_+-]+)*$/, 'must be an IANA time zone name, as Europe/Paris'),
+    v.check((zone) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'is not a known time zone'),
+  ),
+  { abortPipeEarly: true },
 );
 
 /** The longest report: a year and a day. */
