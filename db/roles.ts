@@ -19,6 +19,7 @@ import {
   ledgerBalances,
   ledgerEntries,
   ledgerUsageHourly,
+  ledgerUsageReasonHourly,
   persons,
   sessions,
   themes,
@@ -51,6 +52,7 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   // Kept by the ledger's trigger as the app books entries (an upsert); UPDATE also sets the threshold.
   [ledgerBalances, ['SELECT', 'INSERT', 'UPDATE']],
   [ledgerUsageHourly, ['SELECT', 'INSERT', 'UPDATE']],
+  [ledgerUsageReasonHourly, ['SELECT', 'INSERT', 'UPDATE']],
   // The outbox: written with each change; UPDATE marks an event published (the relay), DELETE
   // purges published ones past the retention window (the scheduled sweep).
   [events, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],

@@ -2,7 +2,8 @@
 -- ledger): after each INSERT statement on ledger_entries, its rows (a transition table, so a bulk
 -- load costs one aggregate, not a trigger per row) move the workspace's balance and last entry,
 -- add to the hourly usage rollup, and write `balance.low` to the outbox when the balance went from
--- above the workspace's threshold to at or below it. The balance row is locked first, so bookings of
+-- above the workspace's threshold to at or below it; the hourly rollups are two: with the agent
+-- (GET /usage by agent) and without it (by day or reason: far fewer rows). The balance row is locked first, so bookings of
 -- one workspace are serialised on it and cannot deadlock on the rollup's rows. Entries are never
 -- updated nor deleted (the app role may only insert them).
 CREATE FUNCTION "ledger_entries_booked"() RETURNS trigger
@@ -37,6 +38,17 @@ BEGIN
   ON CONFLICT ON CONSTRAINT "ledger_usage_hourly_key" DO UPDATE SET "amount" = u."amount" + excluded."amount",
     "entries" = u."entries" + excluded."entries", "sessions" = u."sessions" + excluded."sessions",
     "voice_seconds" = u."voice_seconds" + excluded."voice_seconds";
+
+  INSERT INTO "ledger_usage_reason_hourly" AS u
+    ("workspace_id", "hour", "reason", "amount", "entries", "sessions", "voice_seconds")
+  SELECT e."workspace_id", date_trunc('hour', e."created_at", 'UTC'), e."reason", sum(e."amount"),
+    count(*), count(e."session_id"), coalesce(sum("ledger_voice_seconds"(s."started_at", s."ended_at")), 0)
+  FROM "booked" e
+  LEFT JOIN "sessions" s ON e."reason" = 'VOICE_USAGE' AND s."id" = e."session_id"
+  GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+  ON CONFLICT ("workspace_id", "hour", "reason") DO UPDATE SET "amount" = u."amount" + excluded."amount",
+    "entries" = u."entries" + excluded."entries", "sessions" = u."sessions" + excluded."sessions",
+    "voice_seconds" = u."voice_seconds" + excluded."voice_seconds";
   RETURN NULL;
 END
 $$;--> statement-breakpoint
@@ -60,4 +72,8 @@ SELECT e."workspace_id", date_trunc('hour', e."created_at", 'UTC'), e."agent_id"
   count(*), count(e."session_id"), coalesce(sum("ledger_voice_seconds"(s."started_at", s."ended_at")), 0)
 FROM "ledger_entries" e
 LEFT JOIN "sessions" s ON e."reason" = 'VOICE_USAGE' AND s."id" = e."session_id"
-GROUP BY 1, 2, 3, 4;
+GROUP BY 1, 2, 3, 4;--> statement-breakpoint
+INSERT INTO "ledger_usage_reason_hourly"
+  ("workspace_id", "hour", "reason", "amount", "entries", "sessions", "voice_seconds")
+SELECT "workspace_id", "hour", "reason", sum("amount"), sum("entries"), sum("sessions"), sum("voice_seconds")
+FROM "ledger_usage_hourly" GROUP BY 1, 2, 3;

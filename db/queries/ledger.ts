@@ -1,4 +1,4 @@
-import sql, { raw, type Sql } from 'sql-template-tag';
+import sql, { join, raw, type Sql } from 'sql-template-tag';
 import type { ledgerReason, refillReasons } from '#contract/enums.ts';
 import type { Balance, UsageReport } from '#contract/schemas/ledger.ts';
 import type { LedgerEntry } from '#contract/schemas/session.ts';
@@ -139,6 +139,67 @@ export async function bookCredit(
   return { item: row.item, booked: inserted !== undefined };
 }
 
+/** The local calendar day of an instant in a time zone, `YYYY-MM-DD` (a formatter per zone: making one is slow). */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+function localDay(ms: number, zone: string): string {
+  let format = dayFormats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    dayFormats.set(zone, format);
+  }
+  return format.format(ms);
+}
+
+/** Where the local midnight that starts `day` falls, as an instant (the zone's offset then). */
+function localMidnight(day: string, zone: string): number {
+  const wall = Date.parse(`${day}T00:00:00.000Z`);
+  const offsetAt = (ms: number) => {
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    }).formatToParts(ms);
+    const n = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+    return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - ms;
+  };
+  return wall - offsetAt(wall - offsetAt(wall));
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The window of whole local days as UTC instants, from the first UTC hour it touches (`lo`) to past
+ * the last (`hi`), and the hours the rollup cannot stand for: cut by the window's edges or by a
+ * local midnight (none in a zone with a whole-hour offset), each with the part inside the window.
+ */
+export function usageWindow(from: string, to: string, zone: string) {
+  const start = localMidnight(from, zone);
+  const end = localMidnight(
+    new Date(Date.parse(`${to}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10),
+    zone,
+  );
+  const lo = Math.floor(start / HOUR_MS) * HOUR_MS;
+  const hi = Math.ceil(end / HOUR_MS) * HOUR_MS;
+  const split: { hour: string; start: string; end: string }[] = [];
+  for (let h = lo; h < hi; h += HOUR_MS) {
+    const cut = h < start || h + HOUR_MS > end || localDay(h, zone) !== localDay(h + HOUR_MS - 1, zone);
+    if (!cut) continue;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    split.push({ hour: iso(h), start: iso(Math.max(h, start)), end: iso(Math.min(h + HOUR_MS, end)) });
+  }
+  return { lo: new Date(lo).toISOString(), hi: new Date(hi).toISOString(), split };
+}
+
 const GROUP_KEYS = {
   day: raw(`to_char(day, 'YYYY-MM-DD')`),
   agent: raw('agent_id'),
@@ -146,7 +207,7 @@ const GROUP_KEYS = {
 } as const;
 
 /**
- * Usage totals per group over whole local days `from`..`to` in `timezone`, in one statement. The
+ * Usage totals per group over whole local days `from`..`to` in `timezone`, in one statement. An
  * hourly rollup stands for every UTC hour that lies inside the window and inside one local day
  * (all of them, in a zone with a whole-hour offset); the entries themselves are read for the other
  * hours (a zone offset by 30 or 45 minutes splits one hour a day). Every entry of the window is
@@ -159,6 +220,27 @@ export async function usageReport(
 ): Promise<UsageReport> {
   const ws = caller.workspaceId;
   const tz = q.timezone;
+  // By agent needs the rollup with the agent; by day or reason the one without (far fewer rows).
+  const [rollup, rolled] =
+    q.groupBy === 'agent'
+      ? [
+          raw('ledger_usage_hourly'),
+          raw('u.agent_id, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds'),
+        ]
+      : [
+          raw('ledger_usage_reason_hourly'),
+          raw('null::varchar, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds'),
+        ];
+  const w = usageWindow(q.from, q.to, tz);
+  // Each split hour's part of the window as constants: the planner estimates each range from its statistics.
+  const splitRanges = w.split.length
+    ? join(
+        w.split.map(
+          (r) => sql`(e.created_at >= ${r.start}::timestamptz and e.created_at < ${r.end}::timestamptz)`,
+        ),
+        ' or ',
+      )
+    : raw('false');
   const rows = await runner.rows<{
     key: string | null;
     amount: string;
@@ -166,27 +248,19 @@ export async function usageReport(
     sessions: string;
     voiceSeconds: string;
   }>(sql`
-    with w as (
-      select (${q.from}::date::timestamp at time zone ${tz}) as lo,
-        ((${q.to}::date + 1)::timestamp at time zone ${tz}) as hi
-    ), hours as (
-      select h, (h at time zone ${tz})::date as day,
-        h >= w.lo and h + interval '1 hour' <= w.hi
-          and (h at time zone ${tz})::date = ((h + interval '1 hour' - interval '1 millisecond') at time zone ${tz})::date
-          as whole
-      from w, generate_series(date_trunc('hour', w.lo, 'UTC'), w.hi - interval '1 millisecond', interval '1 hour') h
+    with hours as (
+      select h, (h at time zone ${tz})::date as day
+      from generate_series(${w.lo}::timestamptz, ${w.hi}::timestamptz - interval '1 hour', interval '1 hour') h
+      where not (h = any(${`{${w.split.map((r) => r.hour).join(',')}}`}::timestamptz[]))
     ), counted as (
-      select hours.day, u.agent_id, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds
-      from hours join ledger_usage_hourly u on u.workspace_id = ${ws} and u.hour = hours.h
-      where hours.whole
+      select hours.day, ${rolled}
+      from hours join ${rollup} u on u.workspace_id = ${ws} and u.hour = hours.h
       union all
       select (e.created_at at time zone ${tz})::date, e.agent_id, e.reason, e.amount, 1,
         (e.session_id is not null)::int, ledger_voice_seconds(s.started_at, s.ended_at)
-      from w, hours
-      join ledger_entries e on e.workspace_id = ${ws}
-        and e.created_at >= hours.h and e.created_at < hours.h + interval '1 hour'
+      from ledger_entries e
       left join sessions s on e.reason = 'VOICE_USAGE' and s.id = e.session_id
-      where not hours.whole and e.created_at >= w.lo and e.created_at < w.hi
+      where e.workspace_id = ${ws} and (${splitRanges})
     )
     select ${GROUP_KEYS[q.groupBy]} as key, sum(amount)::text as amount, sum(entries)::text as entries,
       sum(sessions)::text as sessions, coalesce(sum(voice_seconds), 0)::text as "voiceSeconds"

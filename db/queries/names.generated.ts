@@ -175,6 +175,18 @@ export const ledgerUsageHourly = {
   voiceSeconds: name("voice_seconds"),
 } as const;
 
+/** `ledgerUsageReasonHourly` of db/schema: `$` is the table. */
+export const ledgerUsageReasonHourly = {
+  $: name("ledger_usage_reason_hourly"),
+  workspaceId: name("workspace_id"),
+  hour: name("hour"),
+  reason: name("reason"),
+  amount: name("amount"),
+  entries: name("entries"),
+  sessions: name("sessions"),
+  voiceSeconds: name("voice_seconds"),
+} as const;
+
 /** `persons` of db/schema: `$` is the table. */
 export const persons = {
   $: name("persons"),

@@ -1,4 +1,4 @@
-import { bigint, integer, pgTable, timestamp, unique } from 'drizzle-orm/pg-core';
+import { bigint, integer, pgTable, primaryKey, timestamp, unique } from 'drizzle-orm/pg-core';
 import { LOW_BALANCE_THRESHOLD_DEFAULT } from '#contract/limits.ts';
 import { id, timestamptz } from './columns.ts';
 import { ledgerReason } from './enums.ts';
@@ -45,4 +45,24 @@ export const ledgerUsageHourly = pgTable(
     // The trigger's upsert key, and GET /usage's range: a workspace's hours in order.
     unique('ledger_usage_hourly_key').on(t.workspaceId, t.hour, t.agentId, t.reason).nullsNotDistinct(),
   ],
+);
+
+/**
+ * The same usage without the agent (workspace, UTC hour, reason): what a report by day or by reason
+ * adds up, a few rows an hour however many agents the workspace has.
+ */
+export const ledgerUsageReasonHourly = pgTable(
+  'ledger_usage_reason_hourly',
+  {
+    workspaceId: id('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    hour: timestamp('hour', { withTimezone: true, mode: 'string' }).notNull(),
+    reason: ledgerReason('reason').notNull(),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    entries: bigint('entries', { mode: 'number' }).notNull(),
+    sessions: bigint('sessions', { mode: 'number' }).notNull(),
+    voiceSeconds: bigint('voice_seconds', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.hour, t.reason] })],
 );
