@@ -69,6 +69,9 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
 export const APP_FUNCTIONS: readonly string[] = [
   // The live-key guard of every route's statement (db/queries/api-keys.ts `keyIsLive`).
   'api_key_live(varchar)',
+  // The ledger's trigger (it runs as the booking's role) and the seconds of voice GET /usage reads.
+  'ledger_entries_booked()',
+  'ledger_voice_seconds(timestamptz,timestamptz)',
 ];
 
 /** Multi-user rotation alternates the secret between `<name>` and `<name>_clone`, a member of `<name>`. */

@@ -58,6 +58,9 @@ CREATE FUNCTION "ledger_voice_seconds"("started_at" timestamptz, "ended_at" time
 LANGUAGE sql IMMUTABLE AS $$
   SELECT coalesce(greatest(0, ceil(extract(epoch FROM "ended_at" - "started_at")))::bigint, 0)
 $$;--> statement-breakpoint
+-- Only the app role may call them (db/roles.ts APP_FUNCTIONS grants it on every deploy).
+REVOKE EXECUTE ON FUNCTION "ledger_entries_booked"() FROM PUBLIC;--> statement-breakpoint
+REVOKE EXECUTE ON FUNCTION "ledger_voice_seconds"(timestamptz, timestamptz) FROM PUBLIC;--> statement-breakpoint
 CREATE TRIGGER "ledger_entries_booked" AFTER INSERT ON "ledger_entries"
 REFERENCING NEW TABLE AS "booked" FOR EACH STATEMENT EXECUTE FUNCTION "ledger_entries_booked"();--> statement-breakpoint
 -- The entries booked before the trigger, counted once.
