@@ -16,7 +16,7 @@ import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { insertAgent } from '#test/helpers/fixtures.ts';
 import { bodyOf, expectProblem } from '#test/helpers/responses.ts';
-import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
+import { createTenant } from '#test/helpers/tenants.ts';
 
 const SCOPES = 'sessions:write sessions:read usage:read billing:write';
 let keys = 0;
