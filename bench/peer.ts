@@ -1,5 +1,5 @@
 import { createId } from '@paralleldrive/cuid2';
-import { and, desc, eq, lt, or, relations, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, or, relations, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import * as v from 'valibot';
@@ -19,6 +19,7 @@ const {
   agentVersions,
   conversations,
   events,
+  ledgerBalances,
   ledgerEntries,
   persons,
   sessions,
@@ -55,7 +56,9 @@ export type PeerOperation =
   | { kind: 'agent'; agentId: string }
   | { kind: 'create' }
   | { kind: 'publish'; agentId: string; versionId: string }
-  | { kind: 'heartbeat'; sessionId: string };
+  | { kind: 'heartbeat'; sessionId: string }
+  | { kind: 'balance' }
+  | { kind: 'usage'; from: string; to: string };
 
 export function peer(client: postgres.Sql, workspaceId: string, principalId: string, keyId: string) {
   const db = drizzle({ client, schema });
@@ -270,6 +273,51 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
     return found ? 409 : 404;
   }
 
+  /** The balance as an ORM user reads it: the row by its key. */
+  async function balance() {
+    const row = await db.query.ledgerBalances.findFirst({
+      where: eq(ledgerBalances.workspaceId, workspaceId),
+    });
+    return {
+      workspaceId,
+      balance: row?.balance ?? 0,
+      lastEntryId: row?.lastEntryId ?? null,
+      lastEntryAt: iso(row?.lastEntryAt ?? null),
+      lowBalanceThreshold: row?.lowBalanceThreshold ?? 0,
+    };
+  }
+
+  /** Usage per UTC day as an ORM user writes it: a group-by over the entries of the window. */
+  async function usage(op: Extract<PeerOperation, { kind: 'usage' }>) {
+    const day = sql<string>`to_char(${ledgerEntries.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
+    const groups = await db
+      .select({
+        key: day,
+        amount: sql<string>`sum(${ledgerEntries.amount})`,
+        entries: sql<string>`count(*)`,
+        sessions: sql<string>`count(${ledgerEntries.sessionId})`,
+      })
+      .from(ledgerEntries)
+      .where(
+        and(
+          eq(ledgerEntries.workspaceId, workspaceId),
+          gte(ledgerEntries.createdAt, `${op.from}T00:00:00.000Z`),
+          lt(
+            ledgerEntries.createdAt,
+            new Date(Date.parse(`${op.to}T00:00:00.000Z`) + 86_400_000).toISOString(),
+          ),
+        ),
+      )
+      .groupBy(day)
+      .orderBy(day);
+    return groups.map((g) => ({
+      ...g,
+      amount: Number(g.amount),
+      entries: Number(g.entries),
+      sessions: Number(g.sessions),
+    }));
+  }
+
   /** Status and the JSON body; a list also gets its `Link` when another page follows. */
   return async (
     op: PeerOperation,
@@ -285,6 +333,8 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
       return agent ? { status: 200, body: JSON.stringify(agent) } : { status: 404, body: '{}' };
     }
     if (op.kind === 'heartbeat') return { status: await heartbeat(op), body: '' };
+    if (op.kind === 'balance') return { status: 200, body: JSON.stringify(await balance()) };
+    if (op.kind === 'usage') return { status: 200, body: JSON.stringify(await usage(op)) };
     if (op.kind === 'publish') {
       const { versionId } = v.parse(PublishAgentBody, JSON.parse(body));
       const agent = await publish(op, versionId);

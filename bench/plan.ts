@@ -119,6 +119,8 @@ export function operations(
   heartbeatSessionId: string,
 ): Operation[] {
   let created = 0;
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const month = { from: day(Date.now() - 29 * 86_400_000), to: day(Date.now()) };
   const all: Operation[] = [
     {
       name: 'GET /sessions limit 25',
@@ -186,6 +188,20 @@ export function operations(
       path: `/sessions/${heartbeatSessionId}/heartbeat`,
       fixedIds: [heartbeatSessionId],
       peer: { kind: 'heartbeat', sessionId: heartbeatSessionId },
+    },
+    {
+      // One primary-key read.
+      name: 'GET /balance',
+      method: 'GET',
+      path: '/balance',
+      peer: { kind: 'balance' },
+    },
+    {
+      // The last 30 days by day over the metered entries the seed adds (ten a session).
+      name: 'GET /usage month by day',
+      method: 'GET',
+      path: `/usage?from=${month.from}&to=${month.to}&groupBy=day`,
+      peer: { kind: 'usage', ...month },
     },
   ];
   const wanted = options.only?.split(',') ?? [''];

@@ -15,13 +15,15 @@ export function shapeOf(sessions: number) {
     agentVersions: agents * VERSIONS_PER_AGENT,
     persons: Math.max(1, Math.round(sessions / 5)),
     conversations: Math.max(1, Math.round(sessions / 4)),
-    // One usage entry per completed session, one refill per agent.
-    ledgerEntries: sessions - open + agents,
+    // One usage entry per completed session, one refill per agent, the workspace's trial credit, and
+    // metered usage (ten entries a session, over the last 30 days: GET /usage's month).
+    ledgerEntries: sessions - open + agents + 1 + sessions * METERED_PER_SESSION,
   };
 }
 export type Shape = ReturnType<typeof shapeOf>;
 
 const VERSIONS_PER_AGENT = 3;
+const METERED_PER_SESSION = 10;
 
 /** A valid stored version config (spec: Version configuration). */
 const CONFIG = JSON.stringify({
@@ -116,6 +118,15 @@ export async function seedWorkspace(db: Database, input: SeedInput): Promise<See
     select 'c' || left(md5('refill:' || a.id), 23), a.created_at, a.created_at, ${by}, ${by}, a.workspace_id,
       10000, 'PURCHASE_REFILL'::ledger_reason, 'Monthly top-up', a.id, null
     from agents a where a.workspace_id = ${ws}`);
+
+  // Metered usage without a session (the ledger's trigger keeps the balance and the rollup).
+  await db.execute(sql`
+    insert into ledger_entries (id, created_at, updated_at, created_by, updated_by, workspace_id, amount, reason,
+      reason_details, agent_id)
+    select ${id('metered', sql`i`)}, t, t, ${by}, ${by}, ${ws}, -(1 + i % 5),
+      (case when i % 3 = 0 then 'SMS_USAGE' else 'VOICE_USAGE' end)::ledger_reason, 'Metered', ${agentId(sql`i % ${agents}::int`)}
+    from generate_series(0, ${sessions * METERED_PER_SESSION - 1}::int) i,
+      lateral (select ${newest} - i * (interval '30 days' / ${sessions * METERED_PER_SESSION}::int) as t) x`);
 
   return { workspaceId: ws, name: input.name, shape };
 }

@@ -4,9 +4,11 @@
  * or command is refused, never ignored.
  */
 import * as v from 'valibot';
+import { refillReasons } from './enums.ts';
 import { NAME_MAX } from './limits.ts';
 import { scopes } from './routes.ts';
 import { choiceOf, Id, readableName, Timestamp } from './schemas/common.ts';
+import { IdempotencyKey } from './schemas/headers.ts';
 import { TierSchema } from './tiers.ts';
 
 const MINUTE_MS = 60_000;
@@ -77,6 +79,32 @@ export const SeedDemo = v.strictObject({
   ),
 });
 
+/** Adds credit to a workspace (a refill entry), once per `idempotencyKey` as POST /ledger/credits does. */
+export const LedgerCredit = v.strictObject({
+  command: v.literal('ledger.credit'),
+  workspaceId: Id,
+  amount: v.pipe(
+    v.number(),
+    v.integer('must be a whole number'),
+    v.minValue(1, 'must be from 1 to 2147483647'),
+    v.maxValue(2147483647, 'must be from 1 to 2147483647'),
+  ),
+  reason: v.picklist(refillReasons, `must be one of ${refillReasons.join(', ')}`),
+  reasonDetails: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(255), ...readableName)),
+  idempotencyKey: IdempotencyKey,
+});
+/** Sets the balance under which a workspace's `balance.low` event fires. */
+export const LedgerThreshold = v.strictObject({
+  command: v.literal('ledger.threshold'),
+  workspaceId: Id,
+  threshold: v.pipe(
+    v.number(),
+    v.integer('must be a whole number'),
+    v.minValue(-2147483648),
+    v.maxValue(2147483647),
+  ),
+});
+
 export const AdminCommand = v.variant('command', [
   WorkspaceCreate,
   WorkspaceList,
@@ -85,6 +113,8 @@ export const AdminCommand = v.variant('command', [
   TokenList,
   TokenRevoke,
   SeedDemo,
+  LedgerCredit,
+  LedgerThreshold,
 ]);
 export type AdminCommand = v.InferOutput<typeof AdminCommand>;
 export type AdminCommandName = AdminCommand['command'];
@@ -120,6 +150,13 @@ export const AdminResults = {
     counts: v.record(v.string(), v.number()),
     token: Token,
   }),
+  'ledger.credit': v.strictObject({
+    workspaceId: Id,
+    entryId: Id,
+    booked: v.boolean(),
+    balance: v.number(),
+  }),
+  'ledger.threshold': v.strictObject({ workspaceId: Id, threshold: v.number(), balance: v.number() }),
 } as const satisfies Record<AdminCommandName, v.GenericSchema>;
 export type AdminResult<C extends AdminCommandName = AdminCommandName> = v.InferOutput<
   (typeof AdminResults)[C]

@@ -23,6 +23,13 @@ export const ledgerReason = [
   'VOICE_USAGE',
   'SMS_USAGE',
 ] as const;
+/** The reasons that add credit (POST /ledger/credits); the others record usage. */
+export const refillReasons = [
+  'INITIAL_BALANCE',
+  'PURCHASE_REFILL',
+  'SUBSCRIPTION_REFILL',
+  'REDEMPTION_CODE',
+] as const;
 /**
  * What a change to an agent did, as its history records it: the name of the operation (the route
  * table's `name`) that made it.
@@ -47,4 +54,5 @@ export const eventTypes = [
   'session.started',
   'session.completed',
   'usage.booked',
+  'balance.low',
 ] as const;

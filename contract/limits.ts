@@ -33,3 +33,8 @@ export const ENDED_AT_SKEW_SECONDS = 300;
  * scheduled purge deletes those the relay has already published.
  */
 export const EVENT_RETENTION_DAYS = 30;
+
+/** A workspace's low-balance threshold until the operator sets one: `balance.low` when it reaches zero. */
+export const LOW_BALANCE_THRESHOLD_DEFAULT = 0;
+/** The credit a new workspace opens with (its INITIAL_BALANCE entry). */
+export const TRIAL_CREDIT = 10_000;

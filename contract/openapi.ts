@@ -16,6 +16,7 @@ import {
   AgentCreatedData,
   AgentPublishedData,
   AgentUnarchivedData,
+  BalanceLowData,
   Event,
   EventList,
   SessionEventData,
@@ -24,6 +25,8 @@ import {
 import { eventListParams } from './schemas/event-list-query.ts';
 import { IdempotencyKey } from './schemas/headers.ts';
 import { JsonPatch } from './schemas/json-patch.ts';
+import { Balance, LedgerEntryList, UsageGroup, UsageReport } from './schemas/ledger.ts';
+import { CreditBody, ledgerListParams, usageParams } from './schemas/ledger-requests.ts';
 import { agentChangeListParams, agentListParams, versionListParams } from './schemas/list-queries.ts';
 import { type PathParamName, pathParamNames, pathParams } from './schemas/path.ts';
 import { Problem } from './schemas/problem.ts';
@@ -64,6 +67,12 @@ const schemas = {
   AgentUnarchivedData,
   SessionEventData,
   UsageBookedData,
+  BalanceLowData,
+  LedgerEntryList,
+  Balance,
+  UsageGroup,
+  UsageReport,
+  CreditBody,
 };
 type SchemaName = keyof typeof schemas;
 
@@ -513,10 +522,76 @@ const listEventsOperation = {
   },
 };
 
+const ledgerListOperation = (() => {
+  const list = listOperation(ledgerListParams, 'LedgerEntryList');
+  const ok = list.responses['200'];
+  const csv = {
+    'text/csv': {
+      schema: {
+        type: 'string',
+        description:
+          'RFC 4180: a header line of the fields, then one CRLF-ended line per entry; null is empty.',
+      },
+    },
+  };
+  return {
+    ...list,
+    responses: { ...list.responses, '200': { ...ok, content: { ...ok.content, ...csv } } },
+  };
+})();
+
+const creditOperation = {
+  parameters: [
+    {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: true,
+      description: `Required: a retry must not credit twice. Stored as the entry's \`idempotencyKey\`; replays the first answer for ${IDEMPOTENCY_KEY_HOURS} h for the same body (422 for another, 409 while in flight), and never books a second entry under the same key.`,
+      schema: jsonSchemaOf(IdempotencyKey),
+    },
+  ],
+  requestBody: { required: true, content: { 'application/json': { schema: ref('CreditBody') } } },
+  responses: {
+    '201': {
+      description: 'The credit booked: a ledger entry with a positive `amount`.',
+      headers: { ...requestIdHeader, ...replayedHeader },
+      content: { 'application/json': { schema: ref('LedgerEntry') } },
+    },
+    '200': {
+      description:
+        "An entry with this Idempotency-Key was booked before (after the key's replay window): that entry.",
+      headers: requestIdHeader,
+      content: { 'application/json': { schema: ref('LedgerEntry') } },
+    },
+    '400': problemResponse('Malformed JSON, an invalid field or no `Idempotency-Key`; `errors` names each.'),
+    '409': problemResponse('The Idempotency-Key is in flight.'),
+    '413': problemResponse(`The body exceeds ${MAX_BODY_BYTES} bytes.`),
+    '415': problemResponse('Content-Type is not application/json.'),
+    '422': problemResponse('The Idempotency-Key was used with a different body.'),
+    ...commonResponses,
+  },
+};
+
+const usageOperation = {
+  parameters: queryParameters(usageParams),
+  responses: {
+    '200': {
+      description: 'The groups with usage, in key order (days without entries are absent), and their total.',
+      headers: requestIdHeader,
+      content: { 'application/json': { schema: ref('UsageReport') } },
+    },
+    '400': problemResponse(
+      'A parameter is missing or invalid (an unknown time zone, `to` before `from`, more than 366 days); `errors` names each.',
+    ),
+    ...commonResponses,
+  },
+};
+
 const tags = [
   { name: 'Agents', description: 'Voice agents and their versions (configuration, prompt, input modes).' },
   { name: 'Sessions', description: 'Calls and web voice interactions people had with the agents.' },
   { name: 'Events', description: 'What changed, in order: the outbox as a pull feed.' },
+  { name: 'Ledger', description: 'Credit and usage: the entries, the balance, usage reports, credits.' },
 ];
 
 const pagingNote =
@@ -671,6 +746,55 @@ const operations: Record<string, { tag: string; description: string; operation: 
       `${EVENT_RETENTION_DAYS} days; then purged once the relay has published them. A cursor whose events ` +
       'were purged goes on with the oldest event still kept after it.',
     operation: listEventsOperation,
+  },
+  [routeKey(routes.listLedger)]: {
+    tag: 'Ledger',
+    description:
+      "The workspace's ledger entries: credits (positive `amount`) and usage (negative). With " +
+      '`Accept: text/csv` the same page is RFC 4180 CSV, with the same `Link` and `X-Total-Count`. ' +
+      pagingNote,
+    operation: ledgerListOperation,
+  },
+  [routeKey(routes.getLedgerEntry)]: {
+    tag: 'Ledger',
+    description: "One ledger entry of the workspace (another workspace's is a 404, as an unknown one).",
+    operation: readOneOperation(
+      'The entry, as `GET /ledger` lists it.',
+      'LedgerEntry',
+      noSuchResponse('ledger entry'),
+    ),
+  },
+  [routeKey(routes.createCredit)]: {
+    tag: 'Ledger',
+    description:
+      'Books a credit: `amount` (1 or more), `reason` (INITIAL_BALANCE, PURCHASE_REFILL, SUBSCRIPTION_REFILL, ' +
+      'REDEMPTION_CODE; the last names `redemptionCodeId`), `reasonDetails`. Once per Idempotency-Key.',
+    operation: creditOperation,
+  },
+  [routeKey(routes.getBalance)]: {
+    tag: 'Ledger',
+    description:
+      "The workspace's balance (the sum of all its entries, kept with each booking), the last entry it " +
+      'includes, and the threshold under which `balance.low` is sent. One primary-key read.',
+    operation: {
+      responses: {
+        '200': {
+          description: 'The balance.',
+          headers: requestIdHeader,
+          content: { 'application/json': { schema: ref('Balance') } },
+        },
+        '400': noQueryResponse,
+        ...commonResponses,
+      },
+    },
+  },
+  [routeKey(routes.getUsage)]: {
+    tag: 'Ledger',
+    description:
+      'Usage totals (amount, entries, sessions, seconds of voice) per day, agent or reason over the whole days ' +
+      '`from` to `to` in `timezone`: every entry of the window counted once, so the groups add up to the ' +
+      'entries to the unit. Served by an hourly rollup kept with each booking.',
+    operation: usageOperation,
   },
 };
 

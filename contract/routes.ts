@@ -6,7 +6,8 @@
 /**
  * `agents:publish` guards what changes what callers of a published agent get (publish, archive,
  * unarchive), apart from `agents:write`, which only drafts (docs/api.md, "Scopes"). `sessions:write`
- * is meant for a voice runtime's keys, not people's.
+ * is meant for a voice runtime's keys, not people's. `billing:write` adds credit to the ledger;
+ * `usage:read` reads the ledger, the balance and the usage report.
  */
 export const scopes = [
   'agents:read',
@@ -15,6 +16,8 @@ export const scopes = [
   'sessions:read',
   'sessions:write',
   'events:read',
+  'usage:read',
+  'billing:write',
 ] as const;
 export type Scope = (typeof scopes)[number];
 
@@ -185,6 +188,47 @@ export const routes = {
     entry: 'functions/events/list.ts',
     scope: 'events:read',
     summary: 'The event feed, in order, from a cursor',
+  },
+  // The ledger (issue 39): reading it needs usage:read, crediting billing:write.
+  listLedger: {
+    name: 'list-ledger',
+    method: 'GET',
+    path: '/ledger',
+    entry: 'functions/ledger/list.ts',
+    scope: 'usage:read',
+    summary: "The workspace's ledger entries, newest first (JSON, or CSV)",
+  },
+  getLedgerEntry: {
+    name: 'get-ledger-entry',
+    method: 'GET',
+    path: '/ledger/{entryId}',
+    entry: 'functions/ledger/get.ts',
+    scope: 'usage:read',
+    summary: 'Read one ledger entry',
+  },
+  createCredit: {
+    name: 'create-credit',
+    method: 'POST',
+    path: '/ledger/credits',
+    entry: 'functions/ledger/credit.ts',
+    scope: 'billing:write',
+    summary: 'Add credit to the workspace (a refill entry), once per Idempotency-Key',
+  },
+  getBalance: {
+    name: 'get-balance',
+    method: 'GET',
+    path: '/balance',
+    entry: 'functions/ledger/balance.ts',
+    scope: 'usage:read',
+    summary: "The workspace's balance and the last entry it includes",
+  },
+  getUsage: {
+    name: 'get-usage',
+    method: 'GET',
+    path: '/usage',
+    entry: 'functions/ledger/usage.ts',
+    scope: 'usage:read',
+    summary: 'Usage totals over a window of days, by day, agent or reason',
   },
 } as const satisfies Record<string, Route>;
 

@@ -16,7 +16,10 @@ import {
   conversations,
   events,
   idempotencyKeys,
+  ledgerBalances,
   ledgerEntries,
+  ledgerUsageHourly,
+  ledgerUsageReasonHourly,
   persons,
   sessions,
   themes,
@@ -46,6 +49,10 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   [conversations, ['SELECT', 'INSERT', 'UPDATE']],
   [sessions, ['SELECT', 'INSERT', 'UPDATE']],
   [ledgerEntries, ['SELECT', 'INSERT']],
+  // Kept by the ledger's trigger as the app books entries (an upsert); UPDATE also sets the threshold.
+  [ledgerBalances, ['SELECT', 'INSERT', 'UPDATE']],
+  [ledgerUsageHourly, ['SELECT', 'INSERT', 'UPDATE']],
+  [ledgerUsageReasonHourly, ['SELECT', 'INSERT', 'UPDATE']],
   // The outbox: written with each change; UPDATE marks an event published (the relay), DELETE
   // purges published ones past the retention window (the scheduled sweep).
   [events, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],
@@ -62,6 +69,9 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
 export const APP_FUNCTIONS: readonly string[] = [
   // The live-key guard of every route's statement (db/queries/api-keys.ts `keyIsLive`).
   'api_key_live(varchar)',
+  // The ledger's trigger (it runs as the booking's role) and the seconds of voice GET /usage reads.
+  'ledger_entries_booked()',
+  'ledger_voice_seconds(timestamptz,timestamptz)',
 ];
 
 /** Multi-user rotation alternates the secret between `<name>` and `<name>_clone`, a member of `<name>`. */

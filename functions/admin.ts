@@ -19,6 +19,7 @@ import { scopes as allScopes } from '#contract/routes.ts';
 import { DEFAULT_TIER } from '#contract/tiers.ts';
 import { type Database, withDrizzle } from '#db/client.ts';
 import { isDatabaseUnavailable, sqlState } from '#db/errors.ts';
+import { creditWorkspace, setLowBalanceThreshold } from '#db/queries/ledger-admin.ts';
 import { createApiKey, listApiKeys, revokeApiKeyOf } from '#db/queries/manage-api-keys.ts';
 import { setWorkspaceTier } from '#db/queries/workspace-tiers.ts';
 import { createWorkspace, listWorkspaces, workspaceExists } from '#db/queries/workspaces.ts';
@@ -172,6 +173,22 @@ export async function execute(
         ...revoked,
         keyId: command.keyId,
       };
+    }
+    case 'ledger.credit': {
+      const { workspaceId, reasonDetails, ...credit } = command;
+      const done = await creditWorkspace(db, {
+        workspaceId,
+        reasonDetails: reasonDetails ?? null,
+        ...credit,
+      });
+      if (!done) throw noWorkspace(workspaceId);
+      return { result: { workspaceId, ...done }, workspaceId };
+    }
+    case 'ledger.threshold': {
+      const { workspaceId, threshold } = command;
+      const done = await setLowBalanceThreshold(db, workspaceId, threshold);
+      if (!done) throw noWorkspace(workspaceId);
+      return { result: { workspaceId, threshold, balance: done.balance }, workspaceId };
     }
     case 'seed.demo': {
       if (!settings.demoSeed) {

@@ -53,6 +53,13 @@ export const UsageBookedData = v.strictObject({
   reason: v.picklist(ledgerReason),
 });
 
+/** `balance.low`: a booking took the workspace's balance from above its threshold to at or below it. */
+export const BalanceLowData = v.strictObject({
+  balance: v.pipe(v.number(), v.safeInteger()),
+  threshold: Int32,
+  lastEntryId: Ref,
+});
+
 const dataOf = {
   'agent.created': AgentCreatedData,
   'agent.published': AgentPublishedData,
@@ -62,6 +69,7 @@ const dataOf = {
   'session.started': SessionEventData,
   'session.completed': SessionEventData,
   'usage.booked': UsageBookedData,
+  'balance.low': BalanceLowData,
 } satisfies Record<EventType, v.GenericSchema>;
 
 /** The envelope of one type of event. */
@@ -88,6 +96,7 @@ export const Event = v.variant('type', [
   envelope('session.started'),
   envelope('session.completed'),
   envelope('usage.booked'),
+  envelope('balance.low'),
 ]);
 export const EventList = v.array(Event);
 export type Event = v.InferOutput<typeof Event>;

@@ -24,6 +24,7 @@ export const pathParams = {
     description: 'The id of the agent version the patch leads to (cuid2, at most 24 characters).',
   },
   sessionId: idParam('session'),
+  entryId: idParam('ledger entry'),
 } as const satisfies Record<string, PathParam>;
 
 export type PathParamName = keyof typeof pathParams;

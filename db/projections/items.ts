@@ -45,6 +45,8 @@ const [versionId, toVersionId, sessionId] = ['versionId', 'toVersionId', 'sessio
   SQL,
 ];
 const HISTORY_SLOTS = ['page', 'dir', 'total', 'found', 'live'] as const;
+const LEDGER_ONE_SLOTS = ['entryId', 'workspaceId', 'live'] as const;
+const entryId = slot('entryId');
 const found = slot('found');
 
 /**
@@ -224,6 +226,28 @@ from (select ${total} as total, ${found} as found) t
 left join page on true
 where ${live}
 order by page.${c(agentChanges.createdAt)} ${dir}, page.${c(agentChanges.id)} ${dir}`,
+    },
+    ledgerEntryPage: {
+      doc: "A page of a workspace's ledger entries, each read by primary key.",
+      slots: PAGE_SLOTS,
+      text: sql`
+with ${page}
+select t.total, (
+  select ${jsonOf(ledgerEntries, 'l', LEDGER_ENTRY_FIELDS, {}, '  ')}
+  from ${t(ledgerEntries)} l where ${c(ledgerEntries.id, 'l')} = page.${c(ledgerEntries.id)}
+)::text as item
+from (select ${total} as total) t
+left join page on true
+where ${live}
+order by page.${c(ledgerEntries.createdAt)} ${dir}, page.${c(ledgerEntries.id)} ${dir}`,
+    },
+    ledgerEntryOne: {
+      doc: 'One ledger entry of a workspace; no row when the workspace holds no such entry.',
+      slots: LEDGER_ONE_SLOTS,
+      text: sql`
+select ${jsonOf(ledgerEntries, 'l', LEDGER_ENTRY_FIELDS, {}, '')}::text as item
+from ${t(ledgerEntries)} l
+where ${c(ledgerEntries.id, 'l')} = ${entryId} and ${c(ledgerEntries.workspaceId, 'l')} = ${workspaceId} and ${live}`,
     },
     sessionOne: {
       doc:

@@ -424,6 +424,56 @@ where ${live}
 order by page.created_at ${dir}, page.id ${dir}`;
 
 /**
+ * A page of a workspace's ledger entries, each read by primary key.
+ */
+export const ledgerEntryPage = (page: Sql, dir: Sql, total: Sql, live: Sql): Sql => sql`
+with ${page}
+select t.total, (
+  select (select row_to_json(j) from (select
+    l.id as id,
+    to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+    to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt",
+    l.created_by as "createdBy",
+    l.updated_by as "updatedBy",
+    l.workspace_id as "workspaceId",
+    l.amount as amount,
+    l.reason as reason,
+    l.reason_details as "reasonDetails",
+    l.redemption_code_id as "redemptionCodeId",
+    l.agent_id as "agentId",
+    l.session_id as "sessionId",
+    l.idempotency_key as "idempotencyKey"
+  ) j)
+  from ledger_entries l where l.id = page.id
+)::text as item
+from (select ${total} as total) t
+left join page on true
+where ${live}
+order by page.created_at ${dir}, page.id ${dir}`;
+
+/**
+ * One ledger entry of a workspace; no row when the workspace holds no such entry.
+ */
+export const ledgerEntryOne = (entryId: Sql, workspaceId: Sql, live: Sql): Sql => sql`
+select (select row_to_json(j) from (select
+  l.id as id,
+  to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+  to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt",
+  l.created_by as "createdBy",
+  l.updated_by as "updatedBy",
+  l.workspace_id as "workspaceId",
+  l.amount as amount,
+  l.reason as reason,
+  l.reason_details as "reasonDetails",
+  l.redemption_code_id as "redemptionCodeId",
+  l.agent_id as "agentId",
+  l.session_id as "sessionId",
+  l.idempotency_key as "idempotencyKey"
+) j)::text as item
+from ledger_entries l
+where l.id = ${entryId} and l.workspace_id = ${workspaceId} and ${live}`;
+
+/**
  * One session of a workspace, as the session page's items are (its agent with the version it ran
  * on, conversation, person and ledger entry): the answer of the session write path. No row when
  * the workspace holds no such session.

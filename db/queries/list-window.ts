@@ -1,7 +1,7 @@
 import sql, { join, raw, type Sql } from 'sql-template-tag';
 import type { SqlRunner } from '../database.ts';
 import type { JsonText } from './json-text.ts';
-import type { agentChanges, agents, sessions } from './names.generated.ts';
+import type { agentChanges, agents, ledgerEntries, sessions } from './names.generated.ts';
 
 /**
  * Which slice of a list to read: every list is ordered by (created_at, id), newest first unless
@@ -16,7 +16,7 @@ export interface ListWindow {
 }
 
 /** A listed table's names (db/queries/names.generated.ts). */
-export type ListTable = typeof sessions | typeof agents | typeof agentChanges;
+export type ListTable = typeof sessions | typeof agents | typeof agentChanges | typeof ledgerEntries;
 
 /** AND of the conditions. */
 export const allOf = (conditions: Sql[]) => join(conditions, ' and ');

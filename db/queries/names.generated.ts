@@ -134,6 +134,16 @@ export const idempotencyKeys = {
   createdAt: name("created_at"),
 } as const;
 
+/** `ledgerBalances` of db/schema: `$` is the table. */
+export const ledgerBalances = {
+  $: name("ledger_balances"),
+  workspaceId: name("workspace_id"),
+  balance: name("balance"),
+  lastEntryId: name("last_entry_id"),
+  lastEntryAt: name("last_entry_at"),
+  lowBalanceThreshold: name("low_balance_threshold"),
+} as const;
+
 /** `ledgerEntries` of db/schema: `$` is the table. */
 export const ledgerEntries = {
   $: name("ledger_entries"),
@@ -150,6 +160,31 @@ export const ledgerEntries = {
   agentId: name("agent_id"),
   sessionId: name("session_id"),
   idempotencyKey: name("idempotency_key"),
+} as const;
+
+/** `ledgerUsageHourly` of db/schema: `$` is the table. */
+export const ledgerUsageHourly = {
+  $: name("ledger_usage_hourly"),
+  workspaceId: name("workspace_id"),
+  hour: name("hour"),
+  agentId: name("agent_id"),
+  reason: name("reason"),
+  amount: name("amount"),
+  entries: name("entries"),
+  sessions: name("sessions"),
+  voiceSeconds: name("voice_seconds"),
+} as const;
+
+/** `ledgerUsageReasonHourly` of db/schema: `$` is the table. */
+export const ledgerUsageReasonHourly = {
+  $: name("ledger_usage_reason_hourly"),
+  workspaceId: name("workspace_id"),
+  hour: name("hour"),
+  reason: name("reason"),
+  amount: name("amount"),
+  entries: name("entries"),
+  sessions: name("sessions"),
+  voiceSeconds: name("voice_seconds"),
 } as const;
 
 /** `persons` of db/schema: `$` is the table. */

@@ -1,5 +1,6 @@
 import { createId } from '@paralleldrive/cuid2';
 import { type AnyColumn, asc, sql } from 'drizzle-orm';
+import { TRIAL_CREDIT } from '#contract/limits.ts';
 import type { Database } from '../client.ts';
 import { themes, workspaces } from '../schema/index.ts';
 import { rowsOf } from './rows.ts';
@@ -7,7 +8,10 @@ import { rowsOf } from './rows.ts';
 /** A column's bare name, as an insert's column list wants it (Drizzle writes columns qualified). */
 const c = (column: AnyColumn) => sql.identifier(column.name);
 
-/** A workspace always comes with its default theme (new agent versions point at it). */
+/**
+ * A workspace always comes with its default theme (new agent versions point at it), and opens with
+ * its trial credit, an INITIAL_BALANCE entry (docs/decisions.md, the ledger).
+ */
 export async function createWorkspace(
   db: Database,
   name: string,
@@ -19,6 +23,9 @@ export async function createWorkspace(
       with w as (
         insert into ${workspaces} (${c(workspaces.id)}, ${c(workspaces.name)}) values (${id}, ${name})
         returning ${c(workspaces.id)} as id, ${c(workspaces.createdAt)} as created_at
+      ), trial as (
+        insert into ledger_entries (id, created_at, updated_at, workspace_id, amount, reason, reason_details)
+        select ${createId()}, w.created_at, w.created_at, w.id, ${TRIAL_CREDIT}, 'INITIAL_BALANCE', 'Trial credit' from w
       )
       insert into ${themes} (${c(themes.id)}, ${c(themes.workspaceId)}, ${c(themes.name)}, ${c(themes.isDefault)})
       select ${themeId}, w.id, 'Default', true from w

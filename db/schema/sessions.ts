@@ -107,6 +107,16 @@ export const ledgerEntries = pgTable(
     uniqueIndex('ledger_entries_session').on(t.sessionId).where(sql`${t.sessionId} is not null`),
     // Serves the agent foreign key when an agent is deleted.
     index('ledger_entries_workspace_agent').on(t.workspaceId, t.agentId),
+    // A credit's Idempotency-Key books it once, also after the key's 24 hours (POST /ledger/credits).
+    uniqueIndex('ledger_entries_idempotency')
+      .on(t.workspaceId, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null`),
+    // Serves GET /ledger: a workspace's entries, newest first, and GET /usage's split hours.
+    index('ledger_entries_workspace_created').on(
+      t.workspaceId,
+      t.createdAt.desc().nullsFirst(),
+      t.id.desc().nullsFirst(),
+    ),
     foreignKey({
       name: 'ledger_entries_session_fk',
       columns: [t.workspaceId, t.sessionId],

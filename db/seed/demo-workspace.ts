@@ -6,6 +6,7 @@ import { drizzleRunner } from '../drizzle-runner.ts';
 import type { CallingKey } from '../queries/api-keys.ts';
 import { completeSession } from '../queries/complete-session.ts';
 import { createSession } from '../queries/create-session.ts';
+import { bookCredit, type NewCredit } from '../queries/ledger.ts';
 import { createApiKey } from '../queries/manage-api-keys.ts';
 import { heartbeatSession, startSession } from '../queries/session-writes.ts';
 import { createWorkspace } from '../queries/workspaces.ts';
@@ -58,11 +59,21 @@ export async function seedDemoWorkspace(db: Database, options: SeedOptions = {})
     });
     await t.insert(agents).values(plan.agents);
     await t.insert(agentVersions).values(plan.agentVersions);
-    await t.insert(ledgerEntries).values(plan.openingLedger);
-
     const runner = drizzleRunner(t, true);
     // As the demo key: the write path's statements hold the calling key to being live.
     const caller = { workspaceId: workspace.id, keyId: key.id };
+    // Through the credit path of POST /ledger/credits, each at its planned time.
+    for (const [i, credit] of plan.openingLedger.entries()) {
+      await bookCredit(runner, caller, {
+        amount: credit.amount,
+        reason: credit.reason as NewCredit['reason'],
+        reasonDetails: credit.reasonDetails ?? null,
+        redemptionCodeId: null,
+        idempotencyKey: `demo-credit-${i + 1}`,
+        principalId,
+        at: credit.createdAt as string,
+      });
+    }
     for (const step of calls(plan.sessions)) await step.run(runner, caller, principalId);
 
     for (const { agentId, at } of plan.archived) {

@@ -86,10 +86,10 @@ export function planDemoWorkspace(input: PlanInput): DemoPlan {
   };
 }
 
-/** The workspace's trial credit and first refill. */
+/** The workspace's refills (its trial credit came with the workspace). */
 function openingLedger({ workspaceId, principalId: by, now }: PlanInput): DemoPlan['openingLedger'] {
   const opening = [
-    { amount: 5000, reason: 'INITIAL_BALANCE', reasonDetails: 'Trial credit' },
+    { amount: 5000, reason: 'SUBSCRIPTION_REFILL', reasonDetails: 'Monthly plan' },
     { amount: 10000, reason: 'PURCHASE_REFILL', reasonDetails: 'Invoice 2041' },
   ] as const;
   return opening.map((entry, i) => {

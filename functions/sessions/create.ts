@@ -11,6 +11,7 @@ import { conflict, validationFailed } from '../http/problem.ts';
 import { parseQuery } from '../http/query.ts';
 import { jsonText } from '../http/respond.ts';
 import { route } from '../http/route.ts';
+import { requireCredit } from '../ledger/admission.ts';
 
 /** POST /sessions */
 export const build = (deps: Deps) =>
@@ -21,6 +22,7 @@ export const build = (deps: Deps) =>
     const session: NewSession = { workspaceId: req.caller.workspaceId, keyId: req.caller.keyId, ...body };
     return idempotent(deps.database, req, key, body, async (tx) => {
       const { id, item } = await createOrRefuse(tx, session);
+      await requireCredit(tx, session.workspaceId);
       return jsonText(req.requestId, 201, item, locationOf(req.event, id));
     });
   });

@@ -7,6 +7,7 @@ import { parseOptionalJsonBody } from '../http/body.ts';
 import { pathParam } from '../http/path.ts';
 import { parseQuery } from '../http/query.ts';
 import { route } from '../http/route.ts';
+import { requireCredit } from '../ledger/admission.ts';
 import { answer } from './transition.ts';
 
 /** POST /sessions/{sessionId}/start */
@@ -15,7 +16,11 @@ export const build = (deps: Deps) =>
     const sessionId = pathParam(req.event, 'sessionId', 'session');
     parseQuery(NoQuery, noQueryParams, req.event);
     parseOptionalJsonBody(EmptyBody, req.event);
-    const outcome = await req.runner.transaction((tx) => startSession(tx, req.caller, sessionId));
+    const outcome = await req.runner.transaction(async (tx) => {
+      const started = await startSession(tx, req.caller, sessionId);
+      if (started.kind === 'done') await requireCredit(tx, req.caller.workspaceId);
+      return started;
+    });
     return answer(req.requestId, 'started', outcome);
   });
 

@@ -35,7 +35,7 @@ describe('the bench seeder, at a small size', () => {
       agentVersions: 12,
       persons: 24,
       conversations: 30,
-      ledgerEntries: 120 - 24 + 4,
+      ledgerEntries: 120 - 24 + 4 + 1 + 1200,
     });
     expect(await countRows(handle.db, a.workspaceId)).toEqual(shapeOf(120));
     expect(await countRows(handle.db, b.workspaceId)).toEqual(shapeOf(95));

@@ -379,7 +379,9 @@ describe('hostile input on every route', () => {
           const { problem } = checkAnswer(nameOf(key), answer);
           expect(answer.statusCode, `${sent.path}: ${answer.body}`).toBe(404);
           expect(problem?.type).toBe('https://voice-agent-admin.dev/problems/resource-not-found');
-          expect(problem?.detail).toMatch(/^No (agent|version|session) with this id in this workspace\.$/);
+          expect(problem?.detail).toMatch(
+            /^No (agent|version|session|ledger entry) with this id in this workspace\.$/,
+          );
           // An id-shaped value passes to the statement: a keyed create then records its 404 (decisions.md).
           await expectNothingWritten(handle.db, before, {
             status: 404,

@@ -7,6 +7,7 @@ import { archiveAgent, type ChangeOf, createVersion, publishAgent } from '#db/qu
 import type { CallingKey } from '#db/queries/api-keys.ts';
 import { createAgent } from '#db/queries/create-agent.ts';
 import { createSession } from '#db/queries/create-session.ts';
+import { bookCredit } from '#db/queries/ledger.ts';
 import { createApiKey } from '#db/queries/manage-api-keys.ts';
 import { startSession } from '#db/queries/session-writes.ts';
 import { agentEtag } from '#functions/http/etag.ts';
@@ -150,6 +151,35 @@ export const routeRequests: Record<RouteKey, (world: World) => Promise<RouteRequ
     status: 200,
   }),
   listEvents: async () => ({ method: 'GET', path: '/events', status: 200 }),
+  listLedger: async () => ({ method: 'GET', path: '/ledger', status: 200 }),
+  getLedgerEntry: async (world) => {
+    const credit = {
+      amount: 5,
+      reason: 'PURCHASE_REFILL',
+      reasonDetails: null,
+      redemptionCodeId: null,
+    } as const;
+    const { item } = await bookCredit(world.database.sql, world.writer, {
+      ...credit,
+      idempotencyKey: `fixture-${randomUUID()}`,
+      principalId: world.writer.principalId,
+    });
+    return { method: 'GET', path: `/ledger/${(JSON.parse(item) as { id: string }).id}`, status: 200 };
+  },
+  createCredit: async () => ({
+    method: 'POST',
+    path: '/ledger/credits',
+    headers: { 'idempotency-key': `fixture-${randomUUID()}` },
+    body: { amount: 100, reason: 'PURCHASE_REFILL', reasonDetails: 'Invoice 1' },
+    status: 201,
+  }),
+  getBalance: async () => ({ method: 'GET', path: '/balance', status: 200 }),
+  getUsage: async () => ({
+    method: 'GET',
+    path: '/usage',
+    query: 'from=2026-01-01&to=2026-01-31',
+    status: 200,
+  }),
 };
 
 /** A new workspace, its caller and writer keys, a published agent with a newer draft, and a session of it. */

@@ -5,8 +5,9 @@ import { Agent, AgentList, AgentVersion, AgentVersionList } from '#contract/sche
 import { AgentChangeList } from '#contract/schemas/agent-change.ts';
 import { EventList } from '#contract/schemas/event.ts';
 import { JsonPatch } from '#contract/schemas/json-patch.ts';
+import { Balance, LedgerEntryList, UsageReport } from '#contract/schemas/ledger.ts';
 import { Problem } from '#contract/schemas/problem.ts';
-import { Session, SessionList } from '#contract/schemas/session.ts';
+import { LedgerEntry, Session, SessionList } from '#contract/schemas/session.ts';
 import type { Database } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { apiKeys } from '#db/schema/index.ts';
@@ -22,6 +23,11 @@ import { build as buildAuthorizer } from '#functions/authorizer.ts';
 import type { Deps } from '#functions/deps.ts';
 import { build as buildListEvents } from '#functions/events/list.ts';
 import type { ApiResult } from '#functions/http/types.ts';
+import { build as buildGetBalance } from '#functions/ledger/balance.ts';
+import { build as buildCreateCredit } from '#functions/ledger/credit.ts';
+import { build as buildGetLedgerEntry } from '#functions/ledger/get.ts';
+import { build as buildListLedger } from '#functions/ledger/list.ts';
+import { build as buildGetUsage } from '#functions/ledger/usage.ts';
 import { build as buildCompleteSession } from '#functions/sessions/complete.ts';
 import { build as buildCreateSession } from '#functions/sessions/create.ts';
 import { build as buildGetSession } from '#functions/sessions/get.ts';
@@ -57,6 +63,11 @@ export function buildApp(deps: Deps) {
     heartbeatSession: buildHeartbeatSession(deps),
     completeSession: buildCompleteSession(deps),
     listEvents: buildListEvents(deps),
+    listLedger: buildListLedger(deps),
+    getLedgerEntry: buildGetLedgerEntry(deps),
+    createCredit: buildCreateCredit(deps),
+    getBalance: buildGetBalance(deps),
+    getUsage: buildGetUsage(deps),
     authorize: buildAuthorizer(deps),
   };
 }
@@ -87,6 +98,11 @@ export const successSchema = {
   'heartbeat-session': null,
   'complete-session': Session,
   'list-events': EventList,
+  'list-ledger': LedgerEntryList,
+  'get-ledger-entry': LedgerEntry,
+  'create-credit': LedgerEntry,
+  'get-balance': Balance,
+  'get-usage': UsageReport,
 } as const satisfies Record<RouteName, v.GenericSchema | null>;
 
 /** Every table a request could write to (test/helpers/table-states.ts), and the API keys: no route may make one. */

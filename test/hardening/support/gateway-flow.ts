@@ -29,6 +29,11 @@ const handlerOf = (app: App, route: RouteName) =>
     'heartbeat-session': app.heartbeatSession,
     'complete-session': app.completeSession,
     'list-events': app.listEvents,
+    'list-ledger': app.listLedger,
+    'get-ledger-entry': app.getLedgerEntry,
+    'create-credit': app.createCredit,
+    'get-balance': app.getBalance,
+    'get-usage': app.getUsage,
   })[route];
 
 /** The authorizer's event for a handler event, as API Gateway derives it. */

@@ -1,0 +1,299 @@
+import { parse } from 'csv-parse/sync';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TRIAL_CREDIT } from '#contract/limits.ts';
+import { Balance, LedgerEntryList, UsageReport } from '#contract/schemas/ledger.ts';
+import { LedgerEntry } from '#contract/schemas/session.ts';
+import type { DatabaseHandle } from '#db/client.ts';
+import { rowsOf } from '#db/queries/rows.ts';
+import { silentLogger } from '#functions/http/log.ts';
+import { build as buildBalance } from '#functions/ledger/balance.ts';
+import { build as buildCredit } from '#functions/ledger/credit.ts';
+import { build as buildGet } from '#functions/ledger/get.ts';
+import { build as buildList } from '#functions/ledger/list.ts';
+import { build as buildUsage } from '#functions/ledger/usage.ts';
+import { freshDatabase } from '#test/helpers/database.ts';
+import { apiEvent } from '#test/helpers/events.ts';
+import { insertAgent, insertSession } from '#test/helpers/fixtures.ts';
+import { bodyOf, expectProblem } from '#test/helpers/responses.ts';
+import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
+
+const READ = 'usage:read';
+const BILLING = 'billing:write usage:read';
+let keys = 0;
+const freshKey = () => `credit-${++keys}-${Date.now()}`;
+
+describe('the ledger: entries, balance, usage, credits', () => {
+  let handle: DatabaseHandle;
+  let app: {
+    list: ReturnType<typeof buildList>;
+    get: ReturnType<typeof buildGet>;
+    balance: ReturnType<typeof buildBalance>;
+    usage: ReturnType<typeof buildUsage>;
+    credit: ReturnType<typeof buildCredit>;
+  };
+  let tenant: Tenant;
+  let other: Tenant;
+  let agentId: string;
+
+  /** An entry booked at `at` (the trigger keeps the balance and the rollup as for any other). */
+  const book = (t: Tenant, at: string, amount: number, reason: string, agent: string | null = null) =>
+    handle.db.execute(sql`
+      insert into ledger_entries (id, created_at, updated_at, workspace_id, amount, reason, agent_id)
+      values (${`e${Math.random().toString(36).slice(2, 14)}${++keys}`}, ${at}, ${at}, ${t.workspaceId}, ${amount},
+        ${reason}::ledger_reason, ${agent})`);
+
+  beforeAll(async () => {
+    handle = await freshDatabase();
+    const deps = { database: handle, logger: silentLogger };
+    app = {
+      list: buildList(deps),
+      get: buildGet(deps),
+      balance: buildBalance(deps),
+      usage: buildUsage(deps),
+      credit: buildCredit(deps),
+    };
+    tenant = await createTenant(handle.db);
+    other = await createTenant(handle.db);
+    const agent = await insertAgent(handle.db, tenant, { n: 1 });
+    agentId = agent.agentId;
+    // A session with its usage (60 s of voice), and entries on both sides of local midnights.
+    await insertSession(handle.db, tenant, agent, { n: 1, ledger: true });
+    await book(tenant, '2026-03-01T00:10:00.000Z', -5, 'VOICE_USAGE', agentId);
+    await book(tenant, '2026-03-01T18:29:59.999Z', -7, 'VOICE_USAGE', agentId);
+    await book(tenant, '2026-03-01T18:30:00.000Z', -11, 'SMS_USAGE', agentId);
+    await book(tenant, '2026-03-02T23:59:59.999Z', 300, 'PURCHASE_REFILL');
+    await book(tenant, '2026-03-03T00:00:00.000Z', -13, 'SMS_USAGE');
+    await book(other, '2026-03-01T12:00:00.000Z', -1000, 'VOICE_USAGE');
+  });
+  afterAll(() => handle.close());
+
+  const list = (query = '', init: { caller?: Tenant; accept?: string } = {}) =>
+    app.list(
+      apiEvent({
+        path: '/ledger',
+        query,
+        caller: init.caller ?? tenant,
+        scopes: READ,
+        headers: init.accept ? { accept: init.accept } : {},
+      }),
+    );
+  const usage = (query: string, caller = tenant) =>
+    app.usage(apiEvent({ path: '/usage', query, caller, scopes: READ }));
+  const balance = (caller = tenant) => app.balance(apiEvent({ path: '/balance', caller, scopes: READ }));
+  const credit = (body: unknown, init: { key?: string | null; scopes?: string; caller?: Tenant } = {}) =>
+    app.credit(
+      apiEvent({
+        method: 'POST',
+        path: '/ledger/credits',
+        body,
+        caller: init.caller ?? tenant,
+        scopes: init.scopes ?? BILLING,
+        headers: init.key === null ? {} : { 'idempotency-key': init.key ?? freshKey() },
+      }),
+    );
+  const sumOfEntries = async (t: Tenant, from?: string, to?: string) => {
+    const [row] = rowsOf<{ sum: string; n: number }>(
+      await handle.db.execute(sql`
+        select coalesce(sum(amount), 0)::text as sum, count(*)::int as n from ledger_entries
+        where workspace_id = ${t.workspaceId}
+          and (${from ?? null}::timestamptz is null or created_at >= ${from ?? null}::timestamptz)
+          and (${to ?? null}::timestamptz is null or created_at < ${to ?? null}::timestamptz)`),
+    );
+    return { sum: Number(row?.sum), n: Number(row?.n) };
+  };
+
+  it('lists the entries newest first, filtered, and only the caller’s workspace’s', async () => {
+    const all = bodyOf(LedgerEntryList, await list());
+    expect(all.map((e) => e.workspaceId)).toEqual(all.map(() => tenant.workspaceId));
+    expect(all).toHaveLength(7); // the trial credit, the session's usage and the five booked above
+    const times = all.map((e) => `${e.createdAt} ${e.id}`);
+    expect(times).toEqual([...times].sort().reverse());
+    const sms = bodyOf(LedgerEntryList, await list('reason=SMS_USAGE'));
+    expect(sms.map((e) => e.amount)).toEqual([-13, -11]);
+    const window = bodyOf(
+      LedgerEntryList,
+      await list('createdAfter=2026-03-01T00:10:00.000Z&createdBefore=2026-03-03T00:00:00.000Z&limit=2'),
+    );
+    expect(window.map((e) => e.amount)).toEqual([300, -11]);
+    const byAgent = bodyOf(LedgerEntryList, await list(`agentId=${agentId}`));
+    expect(byAgent).toHaveLength(4);
+    expectProblem(await list('reason=REFUND'), 400, ['reason.0']);
+    expectProblem(await list('sessionId=NOT-AN-ID'), 400, ['sessionId.0']);
+  });
+
+  it('pages by cursor through every entry once', async () => {
+    const seen: string[] = [];
+    let query = 'limit=3&cursor=';
+    for (let i = 0; i < 5 && query; i++) {
+      const result = await list(query);
+      seen.push(...bodyOf(LedgerEntryList, result).map((e) => e.id));
+      const next = /<([^>]*)>; rel="next"/.exec(String(result.headers.link ?? ''));
+      query = next ? new URL(next[1] as string).search.slice(1) : '';
+    }
+    const all = bodyOf(LedgerEntryList, await list());
+    expect(seen).toEqual(all.map((e) => e.id));
+  });
+
+  it("answers one entry, and another workspace's exactly as an unknown one (404)", async () => {
+    const [first] = bodyOf(LedgerEntryList, await list());
+    const get = (entryId: string, caller = tenant) =>
+      app.get(
+        apiEvent({
+          path: `/ledger/${entryId}`,
+          resource: '/ledger/{entryId}',
+          pathParameters: { entryId },
+          caller,
+          scopes: READ,
+        }),
+      );
+    expect(bodyOf(LedgerEntry, await get(first?.id as string))).toEqual(first);
+    const [theirs] = bodyOf(LedgerEntryList, await list('', { caller: other }));
+    const foreign = await get(theirs?.id as string);
+    const unknown = await get('zzzzzzzzzzzzzzzzzzzzzzzz');
+    expect(foreign.statusCode).toBe(404);
+    const { requestId: _a, ...foreignBody } = JSON.parse(foreign.body);
+    const { requestId: _b, ...unknownBody } = JSON.parse(unknown.body);
+    expect(foreignBody).toEqual(unknownBody);
+    expect(foreignBody.detail).toBe('No ledger entry with this id in this workspace.');
+  });
+
+  it('answers the balance: the sum of the entries and the last one booked', async () => {
+    const b = bodyOf(Balance, await balance());
+    const { sum } = await sumOfEntries(tenant);
+    expect(b).toEqual({
+      workspaceId: tenant.workspaceId,
+      balance: sum,
+      lastEntryId: expect.any(String),
+      lastEntryAt: '2026-03-03T00:00:00.000Z',
+      lowBalanceThreshold: 0,
+    });
+    expect(sum).toBe(TRIAL_CREDIT - 120 - 5 - 7 - 11 + 300 - 13);
+    expect(bodyOf(Balance, await balance(other)).balance).toBe(TRIAL_CREDIT - 1000);
+  });
+
+  it('reports usage by day in UTC and in a zone offset by half an hour, each summing to the entries', async () => {
+    const utc = bodyOf(UsageReport, await usage('from=2026-03-01&to=2026-03-02'));
+    expect(utc.groups).toEqual([
+      { key: '2026-03-01', amount: -23, entries: 3, sessions: 0, voiceSeconds: 0 },
+      { key: '2026-03-02', amount: 300, entries: 1, sessions: 0, voiceSeconds: 0 },
+    ]);
+    expect(utc.total).toEqual({ amount: 277, entries: 4, sessions: 0, voiceSeconds: 0 });
+    // Kolkata is UTC+05:30: its 2026-03-02 starts at 2026-03-01T18:30Z; 03-03 ends at 03-03T18:30Z.
+    const india = bodyOf(UsageReport, await usage('from=2026-03-01&to=2026-03-03&timezone=Asia/Kolkata'));
+    expect(india.groups).toEqual([
+      { key: '2026-03-01', amount: -12, entries: 2, sessions: 0, voiceSeconds: 0 },
+      { key: '2026-03-02', amount: -11, entries: 1, sessions: 0, voiceSeconds: 0 },
+      { key: '2026-03-03', amount: 287, entries: 2, sessions: 0, voiceSeconds: 0 },
+    ]);
+    const raw = await sumOfEntries(tenant, '2026-02-28T18:30:00.000Z', '2026-03-03T18:30:00.000Z');
+    expect(india.total.amount).toBe(raw.sum);
+    expect(india.total.entries).toBe(raw.n);
+  });
+
+  it('groups by agent and by reason, counting sessions and seconds of voice', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const byReason = bodyOf(UsageReport, await usage(`from=2026-01-01&to=${today}&groupBy=reason`));
+    expect(byReason.groups).toEqual([
+      { key: 'INITIAL_BALANCE', amount: TRIAL_CREDIT, entries: 1, sessions: 0, voiceSeconds: 0 },
+      { key: 'PURCHASE_REFILL', amount: 300, entries: 1, sessions: 0, voiceSeconds: 0 },
+      { key: 'SMS_USAGE', amount: -24, entries: 2, sessions: 0, voiceSeconds: 0 },
+      { key: 'VOICE_USAGE', amount: -132, entries: 3, sessions: 1, voiceSeconds: 60 },
+    ]);
+    expect(byReason.total.amount).toBe((await sumOfEntries(tenant)).sum);
+    const byAgent = bodyOf(UsageReport, await usage(`from=2026-01-01&to=${today}&groupBy=agent`));
+    expect(byAgent.groups.map((g) => [g.key, g.amount])).toEqual([
+      [agentId, -143],
+      [null, TRIAL_CREDIT + 287],
+    ]);
+  });
+
+  it('refuses a bad report request with a problem naming the parameter', async () => {
+    expectProblem(await usage('from=2026-03-01&to=2026-03-02&timezone=Mars/Olympus'), 400, ['timezone']);
+    expectProblem(await usage('from=2026-03-01&to=2026-03-02&timezone=%2B05'), 400, ['timezone']);
+    expectProblem(await usage('to=2026-03-02'), 400, ['from']);
+    expectProblem(await usage('from=2026-03-05&to=2026-03-02'), 400, ['to']);
+    expectProblem(await usage('from=2026-02-30&to=2026-03-02'), 400, ['from']);
+    expectProblem(await usage('from=2025-01-01&to=2026-03-02'), 400, ['to']);
+    expectProblem(await usage('from=2026-03-01&to=2026-03-02&groupBy=week'), 400, ['groupBy']);
+  });
+
+  it('exports a window as RFC 4180 CSV that parses and sums to the usage report', async () => {
+    await book(tenant, '2026-03-02T10:00:00.000Z', -17, 'SMS_USAGE');
+    const result = await list(
+      'createdAfter=2026-02-28T23:59:59.999Z&createdBefore=2026-03-03T00:00:00.000Z&limit=250',
+      { accept: 'text/csv' },
+    );
+    expect(result.statusCode).toBe(200);
+    expect(result.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
+    expect(result.body.endsWith('\r\n')).toBe(true);
+    const rows = parse(result.body, { columns: true }) as Record<string, string>[];
+    expect(Object.keys(rows[0] ?? {})).toEqual(Object.keys(LedgerEntry.entries));
+    const report = bodyOf(UsageReport, await usage('from=2026-03-01&to=2026-03-02'));
+    expect(rows).toHaveLength(report.total.entries);
+    expect(rows.reduce((s, r) => s + Number(r.amount), 0)).toBe(report.total.amount);
+  });
+
+  it('quotes fields as RFC 4180 says', async () => {
+    const detail = 'Invoice "7", paid\nin full';
+    await credit({ amount: 1, reason: 'PURCHASE_REFILL', reasonDetails: detail });
+    const rows = parse((await list('limit=1', { accept: 'text/csv' })).body, { columns: true }) as Record<
+      string,
+      string
+    >[];
+    expect(rows[0]?.reasonDetails).toBe(detail);
+    expect(rows[0]?.redemptionCodeId).toBe('');
+  });
+
+  it('books a credit once per Idempotency-Key, stored on the entry', async () => {
+    const before = bodyOf(Balance, await balance()).balance;
+    const key = freshKey();
+    const body = { amount: 250, reason: 'PURCHASE_REFILL', reasonDetails: 'Invoice 42' };
+    const first = await credit(body, { key });
+    expect(first.statusCode).toBe(201);
+    const entry = bodyOf(LedgerEntry, first);
+    expect(entry).toMatchObject({
+      amount: 250,
+      reason: 'PURCHASE_REFILL',
+      reasonDetails: 'Invoice 42',
+      idempotencyKey: key,
+      createdBy: tenant.principalId,
+      workspaceId: tenant.workspaceId,
+    });
+    const again = await credit(body, { key });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(bodyOf(LedgerEntry, again)).toEqual(entry);
+    expectProblem(await credit({ ...body, amount: 251 }, { key }), 422);
+    const after = bodyOf(Balance, await balance());
+    expect(after).toMatchObject({ balance: before + 250, lastEntryId: entry.id });
+    // Past the key's replay window the unique key still books nothing twice.
+    await handle.db.execute(sql`delete from idempotency_keys where key = ${key}`);
+    const late = await credit(body, { key });
+    expect(late.statusCode).toBe(200);
+    expect(bodyOf(LedgerEntry, late)).toEqual(entry);
+    expect(bodyOf(Balance, await balance()).balance).toBe(before + 250);
+  });
+
+  it('refuses a credit without its key, a bad body, or without billing:write', async () => {
+    const body = { amount: 5, reason: 'PURCHASE_REFILL' };
+    expectProblem(await credit(body, { key: null }), 400, ['Idempotency-Key']);
+    expectProblem(await credit({ amount: 0, reason: 'PURCHASE_REFILL' }), 400, ['amount']);
+    expectProblem(await credit({ amount: 5, reason: 'VOICE_USAGE' }), 400, ['reason']);
+    expectProblem(await credit({ amount: 5, reason: 'REDEMPTION_CODE' }), 400, ['redemptionCodeId']);
+    expectProblem(await credit({ ...body, tip: 1 }), 400, ['tip']);
+    expectProblem(await credit(body, { scopes: READ }), 403);
+    const code = await credit({
+      amount: 5,
+      reason: 'REDEMPTION_CODE',
+      redemptionCodeId: 'ckcode0000000000000000aa',
+    });
+    expect(bodyOf(LedgerEntry, code).redemptionCodeId).toBe('ckcode0000000000000000aa');
+  });
+
+  it('needs usage:read to read', async () => {
+    expectProblem(
+      await app.balance(apiEvent({ path: '/balance', caller: tenant, scopes: 'sessions:read' })),
+      403,
+    );
+  });
+});
