@@ -9,7 +9,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { repoRoot, type StageConfig } from '../stage.ts';
 import { constructId } from './functions.ts';
-import { BUNDLING } from './lambda.ts';
+import { BUNDLING, ENTRY_METADATA } from './lambda.ts';
 
 export const PRE_TRAFFIC_ENTRY = 'functions/pre-traffic.ts';
 
@@ -53,6 +53,7 @@ export class Releases extends Construct {
       }),
       bundling: (({ sourceMap: _, sourceMapMode: __, ...rest }) => rest)(BUNDLING),
     });
+    (this.preTraffic.node.defaultChild as CfnFunction).addMetadata(ENTRY_METADATA, PRE_TRAFFIC_ENTRY);
     const deploymentConfig =
       config.release === 'canary'
         ? LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES
@@ -78,15 +79,20 @@ export class Releases extends Construct {
       this.groups.set(name, group);
     }
     const stack = Stack.of(this);
-    const { partition, region, account } = stack;
+    // The service authorization reference lists no resource type for these actions: IAM matches
+    // them on `*` only (a deployment-group ARN would never match; infra/aws-calls.ts).
     this.preTraffic.addToRolePolicy(
       new PolicyStatement({
-        actions: ['codedeploy:ListDeploymentTargets', 'codedeploy:GetDeploymentTarget'],
-        resources: [
-          `arn:${partition}:codedeploy:${region}:${account}:deploymentgroup:${this.application.applicationName}/*`,
+        sid: 'ReadTargetsReportStatus',
+        actions: [
+          'codedeploy:GetDeploymentTarget',
+          'codedeploy:ListDeploymentTargets',
+          'codedeploy:PutLifecycleEventHookExecutionStatus',
         ],
+        resources: ['*'],
       }),
     );
+
     const versionsOf = (fn: { node: { defaultChild?: unknown } }) =>
       `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(fn.node.defaultChild as CfnFunction)}.Arn>:*]`;
     Validations.of(this).acknowledge(
@@ -100,9 +106,9 @@ export class Releases extends Construct {
         reason: 'CodeDeploy invokes the hook (CDK grants the function and its versions)',
       },
       {
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:codedeploy:<AWS::Region>:<AWS::AccountId>:deploymentgroup:<${stack.getLogicalId(this.application.node.defaultChild as never)}>/*]`,
+        id: 'AwsSolutions-IAM5[Resource::*]',
         reason:
-          "The hook reads the targets of this application's deployments only; group names are generated",
+          'CodeDeploy target reads and hook status take no resource (service authorization reference): * only',
       },
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',

@@ -23,7 +23,7 @@ describe('the shipped account policies', () => {
   let ci: CiIdentityStack;
   let templates: Named[];
   beforeAll(() => {
-    ci = defineCiApp(new App(), { repository: 'example-org/voice-agent-admin-api' });
+    ci = defineCiApp(new App(), { repository: 'example-org/voice-agent-admin-api', account: 'prod' });
     templates = [
       ...stacks.map(([stage, options]): Named => [stage, synthesise(stage, options).template]),
       ['previews', synthesiseBase().template],
