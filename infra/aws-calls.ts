@@ -105,6 +105,12 @@ const masterSecret: readonly AwsCall[] = [
   },
 ];
 
+/**
+ * A function's database connection (functions/deps.ts), whichever its environment picks: an IAM
+ * token as the app role (DATABASE_IAM_USER), or the master secret (DATABASE_SECRET_ARN).
+ */
+const database: readonly AwsCall[] = [databaseToken, ...masterSecret];
+
 /** The API Gateway calls of functions/usage-plan-keys.ts, on the plans USAGE_PLAN_IDS names. */
 const usagePlanKeyCalls: readonly AwsCall[] = (() => {
   const plans = (site: CallSite): readonly string[] =>
@@ -159,12 +165,12 @@ const releasedVersions = (site: CallSite) =>
 
 export const AWS_CALLS: readonly CallerCalls[] = [
   ...[...routeList.map((route) => route.entry), 'functions/authorizer.ts', 'functions/sessions/sweep.ts'].map(
-    (entry) => ({ caller: { entry }, calls: [databaseToken] }),
+    (entry) => ({ caller: { entry }, calls: database }),
   ),
   {
     caller: { entry: 'functions/admin.ts' },
     calls: [
-      databaseToken,
+      ...database,
       // Deployed, the admin function asks the key function outside the VPC (USAGE_PLAN_KEYS_FUNCTION);
       // with USAGE_PLAN_IDS (locally) it calls API Gateway itself.
       invokeLambda('InvokeCommand', (site) =>
@@ -177,7 +183,7 @@ export const AWS_CALLS: readonly CallerCalls[] = [
   {
     caller: { entry: 'functions/events/relay.ts' },
     calls: [
-      databaseToken,
+      ...database,
       {
         sends: 'PutEventsCommand',
         action: 'events:PutEvents',
@@ -190,7 +196,7 @@ export const AWS_CALLS: readonly CallerCalls[] = [
   {
     caller: { entry: 'functions/migrate.ts' },
     calls: [
-      ...masterSecret,
+      ...database,
       ...(() => {
         const snapshot = (site: CallSite) =>
           when(site.env.SNAPSHOT_PREFIX, (prefix) => [
@@ -225,7 +231,7 @@ export const AWS_CALLS: readonly CallerCalls[] = [
       })(),
     ],
   },
-  { caller: { entry: 'functions/preview-database.ts' }, calls: masterSecret },
+  { caller: { entry: 'functions/preview-database.ts' }, calls: database },
   {
     caller: { entry: PRE_TRAFFIC_ENTRY },
     calls: [

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, CliCredentialsStackSynthesizer, Stack } from 'aws-cdk-lib';
-import type { Role } from 'aws-cdk-lib/aws-iam';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { Role } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CiIdentityStack, defineCiApp } from '#infra/ci-stack.ts';
@@ -156,13 +156,17 @@ describe('the deploy identity stack', () => {
     const environments = (owner: CiIdentityStack) =>
       Object.values(resourcesOf(Template.fromStack(owner)))
         .filter((r) => r.Type === 'AWS::IAM::Role')
-        .map((r) => r.Properties.AssumeRolePolicyDocument.Statement[0].Condition.StringEquals[
-          'token.actions.githubusercontent.com:sub'
-        ].replace(/^.*:environment:/, ''))
+        .map((r) =>
+          r.Properties.AssumeRolePolicyDocument.Statement[0].Condition.StringEquals[
+            'token.actions.githubusercontent.com:sub'
+          ].replace(/^.*:environment:/, ''),
+        )
         .sort();
     expect(environments(stack)).toEqual(['preview']);
     expect(environments(prodStack)).toEqual(['production', 'production-plan']);
-    expect(() => defineCiApp(new App(), { repository, account: 'staging' as never })).toThrow(/deployAccount/);
+    expect(() => defineCiApp(new App(), { repository, account: 'staging' as never })).toThrow(
+      /deployAccount/,
+    );
   });
 
   it('lives outside the stack pattern the preview role may deploy', () => {
@@ -170,7 +174,9 @@ describe('the deploy identity stack', () => {
   });
 
   it('refuses a repository that is not owner/name', () => {
-    expect(() => defineCiApp(new App(), { repository: 'just-a-name', account: 'preview' })).toThrow(/owner\/name/);
+    expect(() => defineCiApp(new App(), { repository: 'just-a-name', account: 'preview' })).toThrow(
+      /owner\/name/,
+    );
   });
 
   it('reuses an existing provider instead of creating a second one', () => {
