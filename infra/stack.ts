@@ -139,7 +139,6 @@ export class AdminApiStack extends Stack {
         ...[...this.functions.byRoute].map(([route, alias]) => [route.name, alias] as const),
         [authorizer.name, this.functions.authorizer],
       ]),
-      alarms: this.monitoring.releaseAlarms,
     });
     if (config.domain) {
       this.customDomain = new CustomDomain(this, 'CustomDomain', { domain: config.domain, api: this.api });
