@@ -23,7 +23,7 @@ describe('the deploy identity stack', () => {
     prodStack = defineCiApp(new App(), { repository, account: 'prod' });
     resources = resourcesOf(Template.fromStack(stack));
     roles = {
-      previewRole: roles.previewRole as Role,
+      previewRole: stack.previewRole as Role,
       prodRole: prodStack.prodRole as Role,
       prodPlanRole: prodStack.prodPlanRole as Role,
     };
