@@ -46,7 +46,8 @@ describe('the preview base stack (VoiceAgentAdmin-previews)', () => {
       'AWS::EC2::VPC': 1,
       'AWS::EC2::NatGateway': 0,
       'AWS::EC2::InternetGateway': 0,
-      'AWS::EC2::VPCEndpoint': 1,
+      // Secrets Manager's, and Lambda's (branch admin functions invoke their key function)
+      'AWS::EC2::VPCEndpoint': 2,
       'AWS::RDS::DBCluster': 1,
       'AWS::RDS::DBInstance': 1,
       'AWS::RDS::DBProxy': 0,

@@ -29,14 +29,15 @@ const stages = [
     instances: 2,
     counts: {
       // and the RDS API endpoint's (the snapshot before migrations)
-      'AWS::EC2::SecurityGroup': 7,
-      'AWS::EC2::VPCEndpoint': 3,
-      // One per function of ours (the sweep's and the relay's included), with the others this stack makes
-      'AWS::IAM::Role': routeList.length + 13,
-      // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's
-      'AWS::CloudWatch::Alarm': routeList.length * 3 + 15,
+      'AWS::EC2::SecurityGroup': 8,
+      'AWS::EC2::VPCEndpoint': 4,
+      // One per function of ours (the sweep's, the relay's and the key function's included), with the others this stack makes
+      'AWS::IAM::Role': routeList.length + 14,
+      // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's;
+      // two per released function (routes, authorizer) on its new version
+      'AWS::CloudWatch::Alarm': routeList.length * 3 + 15 + (routeList.length + 1) * 2,
       // and the web ACL's (aws-waf-logs-*)
-      'AWS::Logs::LogGroup': routeList.length + 11,
+      'AWS::Logs::LogGroup': routeList.length + 12,
       'AWS::WAFv2::WebACL': 1,
       'AWS::WAFv2::WebACLAssociation': 1,
     },
@@ -53,11 +54,12 @@ const stages = [
     maxCapacity: 2,
     instances: 1,
     counts: {
-      // (the EventBridge endpoint's among them)
-      'AWS::EC2::SecurityGroup': 6,
-      'AWS::IAM::Role': routeList.length + 12,
-      // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's
-      'AWS::CloudWatch::Alarm': routeList.length * 3 + 15,
+      // (the EventBridge and Lambda endpoints' among them)
+      'AWS::EC2::SecurityGroup': 7,
+      'AWS::IAM::Role': routeList.length + 13,
+      // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's;
+      // two per released function on its new version
+      'AWS::CloudWatch::Alarm': routeList.length * 3 + 15 + (routeList.length + 1) * 2,
       // a web ACL is a fixed monthly fee: previews have none unless `-c waf=on`
       'AWS::WAFv2::WebACL': 0,
     },
@@ -79,7 +81,7 @@ describe.each(stages)('the $stage stack', (expected) => {
   it('has the expected resources', () => {
     const counts = {
       // Ours (one per route, the authorizer, admin, the session sweep, the event relay, the migration), the pre-traffic hook (its role and CodeDeploy's are 2 roles more; prod's backup role 1), the trigger's and the default-SG custom resource providers
-      'AWS::Lambda::Function': routeList.length + 8,
+      'AWS::Lambda::Function': routeList.length + 9,
       // Routes and authorizer: a version behind a `live` alias, released by its own deployment group
       // (and the migration function's version, which the trigger invokes)
       'AWS::Lambda::Version': routeList.length + 2,
@@ -99,14 +101,14 @@ describe.each(stages)('the $stage stack', (expected) => {
       // None: RDS keeps the master's password (and rotates it), the app role has no password.
       'AWS::SecretsManager::Secret': 0,
       'AWS::SecretsManager::RotationSchedule': 0,
-      // Secrets Manager's and EventBridge's (the relay's)
-      'AWS::EC2::VPCEndpoint': 2,
+      // Secrets Manager's, EventBridge's (the relay's) and Lambda's (the admin function's key calls)
+      'AWS::EC2::VPCEndpoint': 3,
       'AWS::EC2::NatGateway': 0,
       'AWS::EC2::InternetGateway': 0,
       'AWS::SNS::Topic': 1,
       'AWS::SNS::Subscription': 1,
-      // Our functions (routes + 5, the sweep's and the relay's included), the hook, 2 providers, access logs, flow logs
-      'AWS::Logs::LogGroup': routeList.length + 10,
+      // Our functions (routes + 6, the sweep's, the relay's and the key function's included), the hook, 2 providers, access logs, flow logs
+      'AWS::Logs::LogGroup': routeList.length + 11,
       'AWS::Events::EventBus': 1,
       'Custom::Trigger': 1,
       ...expected.counts,
@@ -405,9 +407,12 @@ describe.each(stages)('the $stage stack', (expected) => {
     if (expected.proxies) synth.template.hasResourceProperties('AWS::RDS::DBProxy', { RequireTLS: true });
   });
 
-  it('sends every alarm, and its recovery, to the topic', () => {
+  it('sends every alarm, and its recovery, to the topic (a release’s rollback alarms act through CodeDeploy)', () => {
     const topicId = idsOfType(synth.template, 'AWS::SNS::Topic')[0];
-    for (const id of idsOfType(synth.template, 'AWS::CloudWatch::Alarm')) {
+    const rollback = new Set(
+      [...synth.stack.releases.alarms.values()].flat().map((alarm) => logicalId(synth.stack, alarm)),
+    );
+    for (const id of idsOfType(synth.template, 'AWS::CloudWatch::Alarm').filter((id) => !rollback.has(id))) {
       expect(resources[id]?.Properties).toMatchObject({
         AlarmActions: [{ Ref: topicId }],
         OKActions: [{ Ref: topicId }],
