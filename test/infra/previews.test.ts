@@ -98,12 +98,12 @@ describe('the preview base stack (VoiceAgentAdmin-previews)', () => {
     ).toEqual(BASE_EXPORTS.map(exportName).sort());
   });
 
-  it('lets the one functions security group reach the cluster and the endpoint, and nothing else', () => {
+  it('lets the one functions security group reach the cluster and the endpoints (Secrets Manager, Lambda), and nothing else', () => {
     const sg = logicalId(base.stack, base.stack.node.findChild('FunctionsSecurityGroup'));
     const egress = idsOfType(base.template, 'AWS::EC2::SecurityGroupEgress')
       .map((id) => resources[id]?.Properties)
       .filter((p) => JSON.stringify(p.GroupId).includes(sg));
-    expect(egress.map((p) => p.FromPort).sort()).toEqual([443, 5432]);
+    expect(egress.map((p) => p.FromPort).sort()).toEqual([443, 443, 5432]);
   });
 });
 

@@ -13,6 +13,7 @@ import {
   RUNTIME_CA_BUNDLE,
 } from '#infra/constructs/database.ts';
 import { approxMaxConnections } from '#infra/constructs/monitoring.ts';
+import type { UsagePlanKeysFunction } from '#infra/constructs/usage-plan-keys.ts';
 import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { idsOfType, logicalId, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
 
@@ -172,10 +173,19 @@ describe.each(stages)('the $stage stack', (expected) => {
         Resource: synth.stack.resolve(synth.stack.eventBus?.eventBusArn),
       },
     ]);
-    // The admin function also keeps the workspaces' API keys in their usage plans (API Gateway only).
-    const adminExtra = statementsOf(functions.admin).slice(2);
-    expect(statementsOf(functions.admin).slice(0, 2)).toEqual([tracing, connectAsApp]);
-    for (const statement of adminExtra) {
+    // The admin function also invokes the key function outside the VPC, and nothing else.
+    const keys = synth.stack.node.findChild('UsagePlanKeys') as UsagePlanKeysFunction;
+    expect(statementsOf(functions.admin)).toEqual([
+      tracing,
+      connectAsApp,
+      {
+        Effect: 'Allow',
+        Action: 'lambda:InvokeFunction',
+        Resource: { 'Fn::GetAtt': [logicalId(synth.stack, keys.function), 'Arn'] },
+      },
+    ]);
+    // That function keeps the workspaces' API keys in their usage plans (API Gateway only).
+    for (const statement of statementsOf(keys.function)) {
       expect([statement.Action].flat().every((a: string) => a.startsWith('apigateway:'))).toBe(true);
     }
     const connectArn = JSON.stringify(statementsOf(functions.authorizerFunction)[1].Resource);
@@ -186,7 +196,11 @@ describe.each(stages)('the $stage stack', (expected) => {
       statementsOf(migrations.function)
         .slice(2)
         .map((st: { Sid: string }) => st.Sid),
-    ).toEqual(expected.stage === 'prod' ? ['SnapshotBeforeMigrations', 'TagAndWatchTheSnapshot'] : []);
+    ).toEqual([
+      // The secret is encrypted with the stage's own key, imported: CDK grants nothing on it itself.
+      'DecryptTheMasterSecret',
+      ...(expected.stage === 'prod' ? ['SnapshotBeforeMigrations', 'TagAndWatchTheSnapshot'] : []),
+    ]);
     // Nothing else in the template may read the master secret.
     const readers = Object.entries(resources)
       .filter(
@@ -295,8 +309,9 @@ describe.each(stages)('the $stage stack', (expected) => {
         ApiStages: [Match.objectLike({ Stage: Match.anyValue() })],
       });
     }
-    const admin = resources[logicalId(synth.stack, synth.stack.functions.admin)];
-    expect(Object.keys(admin?.Properties.Environment.Variables ?? {})).toContain(USAGE_PLAN_IDS_ENV);
+    const keys = synth.stack.node.findChild('UsagePlanKeys') as UsagePlanKeysFunction;
+    const keysFn = resources[logicalId(synth.stack, keys.function)];
+    expect(Object.keys(keysFn?.Properties.Environment.Variables ?? {})).toContain(USAGE_PLAN_IDS_ENV);
   });
 
   it('caches the bearer authorizer for the same TTL as the local gateway, keyed by Authorization', () => {
@@ -504,7 +519,8 @@ describe('the prod stack only', () => {
     );
     const acu = alarms.find((a) => a.MetricName === 'ServerlessDatabaseCapacity');
     expect(acu).toMatchObject({ Threshold: 8, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
-    const durations = alarms.filter((a) => a.MetricName === 'Duration');
+    // Lambda's duration of each function, all versions (a release's own alarms watch its version).
+    const durations = alarms.filter((a) => a.MetricName === 'Duration' && a.Dimensions.length === 1);
     // Every function behind the API; the admin function, invoked by hand, has none.
     expect(durations).toHaveLength(synth.stack.functions.functionByRoute.size + 1);
     for (const d of durations) {
