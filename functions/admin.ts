@@ -27,6 +27,7 @@ import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import { type Deps, lambda } from './deps.ts';
 import { describeIssue } from './http/validation.ts';
 import { type UsagePlanKeys, usagePlanKeysFromEnv } from './usage-plan-keys.ts';
+import { usagePlanKeysThroughFromEnv } from './usage-plan-keys-remote.ts';
 
 export interface AdminSettings {
   /** The stage's name, for messages. */
@@ -41,13 +42,14 @@ export interface AdminSettings {
 }
 
 /**
- * The stack sets STAGE and DEMO_SEED; without them seeding is refused (fail closed). USAGE_PLAN_IDS
- * (infra/constructs/usage-plans.ts) turns on the API keys' placement.
+ * The stack sets STAGE and DEMO_SEED; without them seeding is refused (fail closed). The API keys'
+ * placement is on with USAGE_PLAN_KEYS_FUNCTION (deployed: the key function outside the VPC,
+ * infra/constructs/usage-plans.ts) or USAGE_PLAN_IDS (API Gateway called directly, locally).
  */
 export const adminSettingsFromEnv = (env = process.env): AdminSettings => ({
   stage: env.STAGE ?? 'unknown',
   demoSeed: env.DEMO_SEED === 'allowed',
-  usagePlanKeys: usagePlanKeysFromEnv(env),
+  usagePlanKeys: usagePlanKeysThroughFromEnv(env) ?? usagePlanKeysFromEnv(env),
 });
 
 /** A command that cannot be done as asked: answered with its code and message, exit 1 in a CLI. */

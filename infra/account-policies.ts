@@ -1,5 +1,6 @@
 import { Aws } from 'aws-cdk-lib';
 import { Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { BOUNDARY_CALLS } from './aws-calls.ts';
 import { STACK_PREFIX } from './stage-name.ts';
 
 /**
@@ -71,11 +72,50 @@ export function executionPolicyDocument(): PolicyDocument {
         resources: ['*'],
         conditions: { StringNotEquals: { 'iam:PermissionsBoundary': boundaryArn() } },
       }),
-      // Roles are created by the stacks (functions, providers, CodeDeploy, the backup plan); never users or keys.
+      // The policies of a role without the boundary (the execution role, the deploy roles, any
+      // administrator's) are never touched.
+      new PolicyStatement({
+        sid: 'PoliciesOnlyInsideTheBoundary',
+        effect: Effect.DENY,
+        actions: [
+          'iam:AttachRolePolicy',
+          'iam:DeleteRolePolicy',
+          'iam:DetachRolePolicy',
+          'iam:PutRolePolicy',
+        ],
+        resources: ['*'],
+        conditions: { StringNotEquals: { 'iam:PermissionsBoundary': boundaryArn() } },
+      }),
+      // Trust, passing and deleting, which IAM cannot condition on the boundary: the stacks' own
+      // roles only, which CloudFormation names after their stack.
+      new PolicyStatement({
+        sid: 'OnlyTheStacksRoles',
+        effect: Effect.DENY,
+        actions: [
+          'iam:DeleteRole',
+          'iam:PassRole',
+          'iam:UpdateAssumeRolePolicy',
+          'iam:UpdateRole',
+          'iam:UpdateRoleDescription',
+        ],
+        notResources: [stackRoleArns()],
+      }),
+      // Roles are created by the stacks (functions, providers, CodeDeploy, the backup plan); never
+      // users, groups, keys or identity providers.
       new PolicyStatement({
         sid: 'NoUsers',
         effect: Effect.DENY,
-        actions: ['iam:CreateUser', 'iam:CreateAccessKey', 'iam:CreateLoginProfile', 'iam:CreateGroup'],
+        actions: [
+          'iam:*AccessKey*',
+          'iam:*Group*',
+          'iam:*LoginProfile*',
+          'iam:*MFADevice*',
+          'iam:*OpenIDConnectProvider*',
+          'iam:*SAMLProvider*',
+          'iam:*ServiceSpecificCredential*',
+          'iam:*SSHPublicKey*',
+          'iam:*User*',
+        ],
         resources: ['*'],
       }),
       // Nothing may loosen the boundaries or the policies that hold them.
@@ -119,9 +159,20 @@ export function boundaryPolicyDocument(): PolicyDocument {
         ],
         resources: ['*'],
       }),
+      // Beyond those, exactly the calls of infra/aws-calls.ts that need more.
+      ...BOUNDARY_CALLS.map(
+        ({ sid, actions, resources }) =>
+          new PolicyStatement({
+            sid,
+            actions: [...actions],
+            resources: resources({ partition: Aws.PARTITION, region: Aws.REGION, account: Aws.ACCOUNT_ID }),
+          }),
+      ),
     ],
   });
 }
 
 const policyArn = (name: string) => `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:policy/${name}`;
+/** The roles CloudFormation creates in the API stacks: `<stack name>-<logical id>-<suffix>`. */
+export const stackRoleArns = () => roleArn(`${STACK_PREFIX}-*`);
 const roleArn = (name: string) => `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${name}`;

@@ -17,6 +17,7 @@ import {
   EXECUTION_POLICY_NAME,
   executionPolicyDocument,
 } from './account-policies.ts';
+import { BOUNDARY_CALLS } from './aws-calls.ts';
 import { PROD, STACK_PREFIX } from './stage.ts';
 
 export const GITHUB_ISSUER = 'token.actions.githubusercontent.com';
@@ -25,9 +26,15 @@ export const CI_STACK_NAME = `${STACK_PREFIX}DeployIdentity`;
 /** CDK's default bootstrap qualifier; `-c bootstrapQualifier=…` when the account was bootstrapped with another. */
 export const DEFAULT_QUALIFIER = 'hnb659fds';
 
+/** Previews and prod live in separate accounts; each gets only its own deploy roles. */
+export type DeployAccount = 'preview' | 'prod';
+export const DEPLOY_ACCOUNTS: readonly DeployAccount[] = ['preview', 'prod'];
+
 export interface CiIdentityProps {
   /** `owner/name` of the GitHub repository whose workflows may deploy. */
   readonly repository: string;
+  /** Which account this is: the preview account gets the preview role, the prod account the prod and plan roles. */
+  readonly account: DeployAccount;
   /** An account holds one provider per issuer URL: pass its ARN when it already exists. */
   readonly existingProviderArn?: string;
   readonly qualifier?: string;
@@ -35,8 +42,9 @@ export interface CiIdentityProps {
 
 /**
  * Who may deploy, set up once per account by an administrator (docs/deploying.md): GitHub's OIDC
- * provider and three roles, one per GitHub environment (prod's plan role prepares change sets and
- * cannot execute them). A workflow job gets a role only when its
+ * provider and the roles of that account, one per GitHub environment: the preview account's
+ * preview role; the prod account's prod role and plan role (which prepares change sets and cannot
+ * execute them). A prod account holds no role a branch's environment may assume. A workflow job gets a role only when its
  * token's `sub` names the repository and that environment, and the `production` environment only
  * admits `main`: a branch's copy of the workflow cannot reach prod, whatever it passes to cdk.
  *
@@ -47,10 +55,12 @@ export interface CiIdentityProps {
  */
 export class CiIdentityStack extends Stack {
   readonly provider: IOidcProvider;
-  readonly previewRole: Role;
-  readonly prodRole: Role;
+  /** The preview account's only role. */
+  readonly previewRole?: Role;
+  /** The prod account's roles. */
+  readonly prodRole?: Role;
   /** Prepares prod's change set for review (CI job prod-plan); cannot execute it. */
-  readonly prodPlanRole: Role;
+  readonly prodPlanRole?: Role;
   /** For `cdk bootstrap --cloudformation-execution-policies` in place of AdministratorAccess. */
   readonly executionPolicy: ManagedPolicy;
   /** The permissions boundary of every role the API stacks create. */
@@ -64,6 +74,11 @@ export class CiIdentityStack extends Stack {
       // none) and any change to the policies that hold the boundary in place.
       synthesizer: new CliCredentialsStackSynthesizer({ qualifier: props.qualifier }),
     });
+    if (!DEPLOY_ACCOUNTS.includes(props.account)) {
+      throw new Error(
+        `-c deployAccount must be one of ${DEPLOY_ACCOUNTS.join(', ')}, not ${JSON.stringify(props.account)}`,
+      );
+    }
     if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(props.repository)) {
       throw new Error(`-c githubRepository must be owner/name, not ${JSON.stringify(props.repository)}`);
     }
@@ -92,6 +107,11 @@ export class CiIdentityStack extends Stack {
         ...new Set(wildcards.map((action) => `Action::${action}`)),
         'Resource::*',
         'Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/*',
+        ...BOUNDARY_CALLS.flatMap(({ resources }) =>
+          resources({ partition: '<AWS::Partition>', region: '<AWS::Region>', account: '<AWS::AccountId>' }),
+        )
+          .filter((resource) => resource.includes('*'))
+          .map((resource) => `Resource::${resource}`),
       ];
       Validations.of(policy).acknowledge(
         ...findings.map((finding) => ({
@@ -106,36 +126,39 @@ export class CiIdentityStack extends Stack {
     });
 
     const prod = `${STACK_PREFIX}-${PROD}`;
-    this.previewRole = this.deployRole('PreviewDeployRole', props.repository, 'preview', {
-      stacks: [`${STACK_PREFIX}-*`],
-      functions: `${STACK_PREFIX}-*`,
-      deniedStack: prod,
-      qualifier,
-      listsStacks: true,
-    });
-    this.prodRole = this.deployRole('ProdDeployRole', props.repository, 'production', {
-      stacks: [prod],
-      functions: `${prod}-*`,
-      qualifier,
-    });
-    this.prodPlanRole = this.deployRole('ProdPlanRole', props.repository, 'production-plan', {
-      stacks: [prod],
-      functions: `${prod}-*`,
-      qualifier,
-      planOnly: true,
-    });
-    new CfnOutput(this, 'PreviewRoleArn', {
-      value: this.previewRole.roleArn,
-      description: 'vars.AWS_PREVIEW_ROLE_ARN',
-    });
-    new CfnOutput(this, 'ProdPlanRoleArn', {
-      value: this.prodPlanRole.roleArn,
-      description: 'vars.AWS_PROD_PLAN_ROLE_ARN',
-    });
-    new CfnOutput(this, 'ProdRoleArn', {
-      value: this.prodRole.roleArn,
-      description: 'vars.AWS_PROD_ROLE_ARN',
-    });
+    if (props.account === 'preview') {
+      this.previewRole = this.deployRole('PreviewDeployRole', props.repository, 'preview', {
+        stacks: [`${STACK_PREFIX}-*`],
+        functions: `${STACK_PREFIX}-*`,
+        deniedStack: prod,
+        qualifier,
+        listsStacks: true,
+      });
+      new CfnOutput(this, 'PreviewRoleArn', {
+        value: this.previewRole.roleArn,
+        description: 'vars.AWS_PREVIEW_ROLE_ARN',
+      });
+    } else {
+      this.prodRole = this.deployRole('ProdDeployRole', props.repository, 'production', {
+        stacks: [prod],
+        functions: `${prod}-*`,
+        qualifier,
+      });
+      this.prodPlanRole = this.deployRole('ProdPlanRole', props.repository, 'production-plan', {
+        stacks: [prod],
+        functions: `${prod}-*`,
+        qualifier,
+        planOnly: true,
+      });
+      new CfnOutput(this, 'ProdPlanRoleArn', {
+        value: this.prodPlanRole.roleArn,
+        description: 'vars.AWS_PROD_PLAN_ROLE_ARN',
+      });
+      new CfnOutput(this, 'ProdRoleArn', {
+        value: this.prodRole.roleArn,
+        description: 'vars.AWS_PROD_ROLE_ARN',
+      });
+    }
   }
 
   private deployRole(
@@ -289,7 +312,7 @@ function arn(rest: string) {
   };
 }
 
-/** The CI identity app: `npm run ci-identity:deploy -- -c githubRepository=owner/name` (infra/ci-app.ts). */
+/** The CI identity app: `npm run ci-identity:deploy -- -c githubRepository=owner/name -c deployAccount=preview|prod` (infra/ci-app.ts). */
 export function defineCiApp(app: App, props: CiIdentityProps): CiIdentityStack {
   const stack = new CiIdentityStack(app, CI_STACK_NAME, props);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -119,6 +119,10 @@ export class PreviewBaseStack extends Stack {
     const functions = network.securityGroup(this, 'FunctionsSecurityGroup', 'Every branch preview function');
     this.cluster.connections.allowFrom(functions, Port.tcp(5432), 'Postgres from branch preview functions');
     network.allowSecretsFrom(functions, 'Secrets Manager from branch preview functions');
+    network.allowLambdaFrom(
+      functions,
+      'Lambda from branch preview admin functions (the usage-plan key function)',
+    );
 
     const output = (key: BaseExport, value: string, description: string) =>
       new CfnOutput(this, key, { value, description, exportName: exportName(key) });

@@ -17,6 +17,7 @@ import { PreviewBaseImports, PreviewDatabase } from './constructs/preview-databa
 import { giveProvidersLogGroups } from './constructs/provider-logs.ts';
 import { Releases } from './constructs/releases.ts';
 import { Schedules } from './constructs/schedules.ts';
+import { UsagePlanKeysFunction } from './constructs/usage-plan-keys.ts';
 import { UsagePlans } from './constructs/usage-plans.ts';
 import { type ApiWaf, protectStage } from './constructs/waf.ts';
 import type { StageConfig } from './stage.ts';
@@ -112,7 +113,12 @@ export class AdminApiStack extends Stack {
     });
     // Per-workspace limits: one usage plan per tier, the admin function keeps each workspace's key.
     this.usagePlans = new UsagePlans(this, 'UsagePlans', { api: this.api.restApi, stage: this.api.stage });
-    this.usagePlans.grantKeyManagement(this.functions.admin);
+    new UsagePlanKeysFunction(this, 'UsagePlanKeys', {
+      config,
+      usagePlans: this.usagePlans,
+      admin: this.functions.admin,
+      network: this.network,
+    });
     this.usagePlans.meterThrough(this.functions.authorizerFunction);
     this.waf = protectStage(
       this,
@@ -134,7 +140,6 @@ export class AdminApiStack extends Stack {
         ...[...this.functions.byRoute].map(([route, alias]) => [route.name, alias] as const),
         [authorizer.name, this.functions.authorizer],
       ]),
-      alarms: this.monitoring.releaseAlarms,
     });
     if (config.domain) {
       this.customDomain = new CustomDomain(this, 'CustomDomain', { domain: config.domain, api: this.api });

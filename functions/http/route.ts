@@ -15,6 +15,7 @@ import {
   repeatedHeader,
   unauthenticated,
 } from './problem.ts';
+import { releaseMetricFields } from './release-metrics.ts';
 import { problem } from './respond.ts';
 import { type ApiEvent, type ApiHandler, type ApiResult, headerOf } from './types.ts';
 
@@ -105,11 +106,14 @@ export function route(
     } catch (error) {
       result = problem(requestId, toProblem(error, logger, { requestId, route: def.name }));
     }
+    const ms = Math.round(performance.now() - started);
+    // Deployed, the same line is the version's 5xx and latency metric (embedded metric format).
     logger('info', 'request', {
       requestId,
       route: def.name,
       status: result.statusCode,
-      ms: Math.round(performance.now() - started),
+      ms,
+      ...releaseMetricFields(result.statusCode, ms),
     });
     return result;
   };

@@ -53,6 +53,8 @@ export type ConfigurableFunction = IFunction & { addEnvironment(key: string, val
 /** What the functions and the migrations need of a database: a stack's own, or a branch's on the preview base. */
 export interface DatabaseAccess extends IConstruct {
   readonly masterSecret: ISecret;
+  /** The customer managed key the master secret is encrypted with; none for the AWS-managed key. */
+  readonly masterSecretKey?: IKey;
   connect(fn: ConfigurableFunction, client: IConnectable, route: DatabaseRoute): void;
   shareAppRole(fn: ConfigurableFunction): void;
 }
@@ -69,6 +71,7 @@ export class Database extends Construct implements DatabaseAccess {
   readonly cluster: DatabaseCluster;
   /** The master user: DDL and role management. Readable by the migration function only. */
   readonly masterSecret: ISecret;
+  readonly masterSecretKey?: IKey;
   readonly proxy?: DatabaseProxy;
   readonly #network: Network;
 
@@ -79,6 +82,7 @@ export class Database extends Construct implements DatabaseAccess {
   ) {
     super(scope, id);
     this.#network = network;
+    this.masterSecretKey = key;
     const settings = config.database;
     const parameterGroup = new ParameterGroup(this, 'Parameters', {
       engine: ENGINE,

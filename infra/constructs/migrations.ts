@@ -1,6 +1,7 @@
 import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { DatabaseCluster } from 'aws-cdk-lib/aws-rds';
 import { Trigger } from 'aws-cdk-lib/triggers';
@@ -70,6 +71,7 @@ export class Migrations extends Construct {
     // app role it creates gets IAM authentication, no password (db/roles.ts).
     database.connect(this.function, securityGroup, 'master');
     database.shareAppRole(this.function);
+    if (database.masterSecretKey) this.decryptSecretWith(database.masterSecretKey);
     if (config.snapshotBeforeMigrations && owned) this.snapshotFirst(config, owned, securityGroup);
     this.trigger = new Trigger(this, 'Trigger', {
       handler: this.function,
@@ -78,6 +80,24 @@ export class Migrations extends Construct {
       executeAfter: [network, database, securityGroup],
       executeBefore: [...runBefore],
     });
+  }
+
+  /**
+   * Reading the master secret decrypts it with the stage's key, on the caller's permission. CDK
+   * grants that only for a secret it created with the key in hand; the key here is imported
+   * (`Key.fromKeyArn`, data-safety.ts), so the grant is written out, for Secrets Manager's use only.
+   */
+  private decryptSecretWith(key: IKey) {
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'DecryptTheMasterSecret',
+        actions: ['kms:Decrypt'],
+        resources: [key.keyArn],
+        conditions: {
+          StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(this).region}.amazonaws.com` },
+        },
+      }),
+    );
   }
 
   /**

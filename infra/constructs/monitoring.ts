@@ -72,8 +72,6 @@ export class Monitoring extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
   readonly dashboard: Dashboard;
-  /** Each function's error and duration alarms: CodeDeploy rolls a release back when one fires. */
-  readonly releaseAlarms = new Map<string, Alarm[]>();
 
   constructor(scope: Construct, id: string, { config, api, functions, database }: MonitoringProps) {
     super(scope, id);
@@ -153,12 +151,12 @@ export class Monitoring extends Construct {
     for (const [name, fn] of functions) {
       const prefix = constructId(name);
       const timeoutMs = fn.timeout?.toMilliseconds() ?? 3_000;
-      const duration = this.alarm(`${prefix}DurationNearTimeout`, {
+      this.alarm(`${prefix}DurationNearTimeout`, {
         metric: fn.metricDuration({ period: PERIOD, statistic: 'Maximum' }),
         threshold: Math.floor(timeoutMs * DURATION_NEAR_TIMEOUT),
         description: `${name}: an invocation took over ${DURATION_NEAR_TIMEOUT * 100}% of its ${timeoutMs} ms timeout`,
       });
-      const errors = this.alarm(`${prefix}Errors`, {
+      this.alarm(`${prefix}Errors`, {
         metric: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
         threshold: 0,
         description: `${name}: invocations failed (uncaught errors or timeouts)`,
@@ -168,7 +166,6 @@ export class Monitoring extends Construct {
         threshold: 0,
         description: `${name}: invocations throttled`,
       });
-      this.releaseAlarms.set(name, [errors, duration]);
     }
 
     if (database) this.databaseAlarms(config, database, functions.size);

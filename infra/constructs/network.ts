@@ -24,6 +24,8 @@ export interface NetworkPlacement extends IConstruct {
   readonly isolated: SubnetSelection;
   securityGroup(scope: Construct, id: string, description: string): ISecurityGroup;
   allowSecretsFrom(client: IConnectable, description: string): void;
+  /** HTTPS from `client` to the Lambda API (the admin function invokes the usage-plan key function). */
+  allowLambdaFrom(client: IConnectable, description: string): void;
 }
 
 /**
@@ -37,6 +39,7 @@ export class Network extends Construct implements NetworkPlacement {
   readonly secretsEndpoint: InterfaceVpcEndpoint;
   #rdsApiEndpoint?: InterfaceVpcEndpoint;
   #eventBridgeEndpoint?: InterfaceVpcEndpoint;
+  #lambdaEndpoint?: InterfaceVpcEndpoint;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     super(scope, id);
@@ -94,6 +97,20 @@ export class Network extends Construct implements NetworkPlacement {
       open: false,
     });
     this.#eventBridgeEndpoint.connections.allowDefaultPortFrom(client, description);
+  }
+
+  /**
+   * HTTPS from `client` to Lambda (the admin function invokes the usage-plan key function outside
+   * the VPC), through an endpoint made on first use, in one AZ: a call per admin command.
+   */
+  allowLambdaFrom(client: IConnectable, description: string): void {
+    this.#lambdaEndpoint ??= this.vpc.addInterfaceEndpoint('Lambda', {
+      service: InterfaceVpcEndpointAwsService.LAMBDA,
+      subnets: { subnets: this.vpc.isolatedSubnets.slice(0, 1) },
+      privateDnsEnabled: true,
+      open: false,
+    });
+    this.#lambdaEndpoint.connections.allowDefaultPortFrom(client, description);
   }
 
   /** HTTPS from `client` to Secrets Manager through the endpoint. */

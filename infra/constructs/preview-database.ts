@@ -85,6 +85,9 @@ export class PreviewBaseImports extends Construct implements NetworkPlacement {
 
   /** The base allowed its functions security group to the endpoint already. */
   allowSecretsFrom(_client: IConnectable, _description: string): void {}
+
+  /** The base allowed its functions security group to the Lambda endpoint already. */
+  allowLambdaFrom(_client: IConnectable, _description: string): void {}
 }
 
 /**

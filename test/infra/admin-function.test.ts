@@ -1,7 +1,9 @@
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
+import { USAGE_PLAN_KEYS_FUNCTION_ENV } from '#functions/usage-plan-keys-remote.ts';
 import { ADMIN_TIMEOUT } from '#infra/constructs/functions.ts';
+import type { UsagePlanKeysFunction } from '#infra/constructs/usage-plan-keys.ts';
 import { idsOfType, logicalId, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
 
 /** Every place under `node` that names `id` through Ref or Fn::GetAtt, as a path. */
@@ -48,13 +50,17 @@ describe.each([
     });
     const env = admin?.Properties.Environment.Variables;
     const routeEnv = routeFn?.Properties.Environment.Variables;
-    // and the tiers' usage plans, whose per-workspace API keys it keeps
+    // and the key function outside the VPC that keeps the workspaces' API keys in the tiers' plans
+    const keys = synth.stack.node.findChild('UsagePlanKeys') as UsagePlanKeysFunction;
     expect(env).toEqual({
       ...routeEnv,
       STAGE: stage,
       DEMO_SEED: demoSeed,
-      [USAGE_PLAN_IDS_ENV]: { 'Fn::Join': ['', expect.any(Array)] },
+      [USAGE_PLAN_KEYS_FUNCTION_ENV]: { Ref: logicalId(synth.stack, keys.function) },
     });
+    const keysFn = resources[logicalId(synth.stack, keys.function)]?.Properties;
+    expect(keysFn.VpcConfig).toBeUndefined();
+    expect(keysFn.Environment.Variables[USAGE_PLAN_IDS_ENV]).toEqual({ 'Fn::Join': ['', expect.any(Array)] });
   });
 
   it('is reachable only through IAM: no route, no integration, no permission, no URL names it', () => {

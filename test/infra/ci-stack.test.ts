@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, CliCredentialsStackSynthesizer } from 'aws-cdk-lib';
+import { App, CliCredentialsStackSynthesizer, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { Role } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CiIdentityStack, defineCiApp } from '#infra/ci-stack.ts';
@@ -11,18 +12,28 @@ const repository = 'example-org/voice-agent-admin-api';
 
 describe('the deploy identity stack', () => {
   let app: App;
+  /** The preview account's stack (the tests that concern one stack only use it). */
   let stack: CiIdentityStack;
+  let prodStack: CiIdentityStack;
   let resources: Resources;
+  let roles: Record<'previewRole' | 'prodRole' | 'prodPlanRole', Role>;
   beforeAll(() => {
     app = new App();
-    stack = defineCiApp(app, { repository });
+    stack = defineCiApp(app, { repository, account: 'preview' });
+    prodStack = defineCiApp(new App(), { repository, account: 'prod' });
     resources = resourcesOf(Template.fromStack(stack));
+    roles = {
+      previewRole: stack.previewRole as Role,
+      prodRole: prodStack.prodRole as Role,
+      prodPlanRole: prodStack.prodPlanRole as Role,
+    };
   });
-  const roleOf = (role: CiIdentityStack['previewRole']) => {
-    const id = stack.getLogicalId(role.node.defaultChild as never);
-    return resources[id]?.Properties;
+  const roleOf = (role: Role) => {
+    const owner = Stack.of(role);
+    const id = owner.getLogicalId(role.node.defaultChild as never);
+    return resourcesOf(Template.fromStack(owner))[id]?.Properties;
   };
-  const statement = (role: CiIdentityStack['previewRole'], sid: string) =>
+  const statement = (role: Role, sid: string) =>
     roleOf(role).Policies[0].PolicyDocument.Statement.find((s: { Sid: string }) => s.Sid === sid);
   const text = (value: unknown) => JSON.stringify(value);
 
@@ -39,7 +50,7 @@ describe('the deploy identity stack', () => {
     ['prodRole', 'production'],
     ['prodPlanRole', 'production-plan'],
   ] as const)('trusts %s only for the repository and the %s environment', (key, environment) => {
-    const trust = roleOf(stack[key]).AssumeRolePolicyDocument.Statement;
+    const trust = roleOf(roles[key]).AssumeRolePolicyDocument.Statement;
     expect(trust).toHaveLength(1);
     expect(trust[0]).toMatchObject({
       Action: 'sts:AssumeRoleWithWebIdentity',
@@ -54,41 +65,41 @@ describe('the deploy identity stack', () => {
   });
 
   it('lets the prod role touch the prod stack only, and the preview role every stack but prod', () => {
-    expect(text(statement(stack.prodRole, 'OwnStacks').Resource)).toContain('stack/VoiceAgentAdmin-prod/*');
-    expect(text(statement(stack.prodRole, 'OwnStacks').Resource)).not.toContain('VoiceAgentAdmin-*');
-    expect(text(statement(stack.previewRole, 'OwnStacks').Resource)).toContain('stack/VoiceAgentAdmin-*/*');
-    const never = statement(stack.previewRole, 'NeverProd');
+    expect(text(statement(roles.prodRole, 'OwnStacks').Resource)).toContain('stack/VoiceAgentAdmin-prod/*');
+    expect(text(statement(roles.prodRole, 'OwnStacks').Resource)).not.toContain('VoiceAgentAdmin-*');
+    expect(text(statement(roles.previewRole, 'OwnStacks').Resource)).toContain('stack/VoiceAgentAdmin-*/*');
+    const never = statement(roles.previewRole, 'NeverProd');
     expect(never.Effect).toBe('Deny');
     expect(text(never.Resource)).toContain('stack/VoiceAgentAdmin-prod/*');
-    expect(statement(stack.previewRole, 'NeverProdTagged')).toMatchObject({
+    expect(statement(roles.previewRole, 'NeverProdTagged')).toMatchObject({
       Effect: 'Deny',
       Action: ['cloudformation:*', 'lambda:*'],
       Resource: '*',
       Condition: { StringEquals: { 'aws:ResourceTag/stage': 'prod' } },
     });
-    expect(text(statement(stack.prodRole, 'InvokeAdmin').Resource)).toContain(
+    expect(text(statement(roles.prodRole, 'InvokeAdmin').Resource)).toContain(
       'function:VoiceAgentAdmin-prod-*',
     );
-    expect(statement(stack.prodRole, 'NeverProd')).toBeUndefined();
+    expect(statement(roles.prodRole, 'NeverProd')).toBeUndefined();
   });
 
   it('lets the preview role list every stack (npm run stage -- list, the reaper) and protect the preview base', () => {
-    expect(statement(stack.previewRole, 'ListStacks')).toMatchObject({
+    expect(statement(roles.previewRole, 'ListStacks')).toMatchObject({
       Effect: 'Allow',
       Resource: '*',
       Action: expect.arrayContaining(['cloudformation:DescribeStacks', 'cloudformation:ListStacks']),
     });
     // The base (VoiceAgentAdmin-previews) is created with termination protection.
-    expect(statement(stack.previewRole, 'OwnStacks').Action).toContain(
+    expect(statement(roles.previewRole, 'OwnStacks').Action).toContain(
       'cloudformation:UpdateTerminationProtection',
     );
-    for (const role of [stack.prodRole, stack.prodPlanRole]) {
+    for (const role of [roles.prodRole, roles.prodPlanRole]) {
       expect(statement(role, 'ListStacks').Action).not.toContain('cloudformation:DescribeStacks');
     }
   });
 
   it('lets the prod plan role prepare a change set but not execute it, nor delete the stack', () => {
-    const plan = statement(stack.prodPlanRole, 'OwnStacks');
+    const plan = statement(roles.prodPlanRole, 'OwnStacks');
     expect(plan.Action).toContain('cloudformation:CreateChangeSet');
     expect(plan.Action).toContain('cloudformation:DescribeChangeSet');
     for (const action of [
@@ -98,9 +109,9 @@ describe('the deploy identity stack', () => {
       'UpdateTerminationProtection',
     ]) {
       expect(plan.Action).not.toContain(`cloudformation:${action}`);
-      expect(statement(stack.prodRole, 'OwnStacks').Action).toContain(`cloudformation:${action}`);
+      expect(statement(roles.prodRole, 'OwnStacks').Action).toContain(`cloudformation:${action}`);
     }
-    expect(statement(stack.prodPlanRole, 'InvokeAdmin')).toBeUndefined();
+    expect(statement(roles.prodPlanRole, 'InvokeAdmin')).toBeUndefined();
     expect(text(plan.Resource)).toContain('stack/VoiceAgentAdmin-prod/*');
     expect(text(plan.Resource)).not.toContain('VoiceAgentAdmin-*');
   });
@@ -113,7 +124,7 @@ describe('the deploy identity stack', () => {
   });
 
   it('grants no role assumption, no IAM beyond passing the bootstrap execution role, and no managed policy', () => {
-    for (const role of [stack.previewRole, stack.prodRole]) {
+    for (const role of [roles.previewRole, roles.prodRole]) {
       const properties = roleOf(role);
       expect(properties.ManagedPolicyArns).toBeUndefined();
       const statements = properties.Policies[0].PolicyDocument.Statement;
@@ -141,17 +152,37 @@ describe('the deploy identity stack', () => {
     expect(template.Parameters).toBeUndefined();
   });
 
+  it('gives each account only its own roles: the prod account none a branch may assume', () => {
+    const environments = (owner: CiIdentityStack) =>
+      Object.values(resourcesOf(Template.fromStack(owner)))
+        .filter((r) => r.Type === 'AWS::IAM::Role')
+        .map((r) =>
+          r.Properties.AssumeRolePolicyDocument.Statement[0].Condition.StringEquals[
+            'token.actions.githubusercontent.com:sub'
+          ].replace(/^.*:environment:/, ''),
+        )
+        .sort();
+    expect(environments(stack)).toEqual(['preview']);
+    expect(environments(prodStack)).toEqual(['production', 'production-plan']);
+    expect(() => defineCiApp(new App(), { repository, account: 'staging' as never })).toThrow(
+      /deployAccount/,
+    );
+  });
+
   it('lives outside the stack pattern the preview role may deploy', () => {
     expect(stack.stackName).not.toMatch(/^VoiceAgentAdmin-/);
   });
 
   it('refuses a repository that is not owner/name', () => {
-    expect(() => defineCiApp(new App(), { repository: 'just-a-name' })).toThrow(/owner\/name/);
+    expect(() => defineCiApp(new App(), { repository: 'just-a-name', account: 'preview' })).toThrow(
+      /owner\/name/,
+    );
   });
 
   it('reuses an existing provider instead of creating a second one', () => {
     const reused = new CiIdentityStack(new App(), 'Reuse', {
       repository,
+      account: 'prod',
       existingProviderArn: 'arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com',
     });
     Template.fromStack(reused).resourceCountIs('AWS::IAM::OIDCProvider', 0);

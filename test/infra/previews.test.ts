@@ -46,7 +46,8 @@ describe('the preview base stack (VoiceAgentAdmin-previews)', () => {
       'AWS::EC2::VPC': 1,
       'AWS::EC2::NatGateway': 0,
       'AWS::EC2::InternetGateway': 0,
-      'AWS::EC2::VPCEndpoint': 1,
+      // Secrets Manager's, and Lambda's (branch admin functions invoke their key function)
+      'AWS::EC2::VPCEndpoint': 2,
       'AWS::RDS::DBCluster': 1,
       'AWS::RDS::DBInstance': 1,
       'AWS::RDS::DBProxy': 0,
@@ -97,12 +98,12 @@ describe('the preview base stack (VoiceAgentAdmin-previews)', () => {
     ).toEqual(BASE_EXPORTS.map(exportName).sort());
   });
 
-  it('lets the one functions security group reach the cluster and the endpoint, and nothing else', () => {
+  it('lets the one functions security group reach the cluster and the endpoints (Secrets Manager, Lambda), and nothing else', () => {
     const sg = logicalId(base.stack, base.stack.node.findChild('FunctionsSecurityGroup'));
     const egress = idsOfType(base.template, 'AWS::EC2::SecurityGroupEgress')
       .map((id) => resources[id]?.Properties)
       .filter((p) => JSON.stringify(p.GroupId).includes(sg));
-    expect(egress.map((p) => p.FromPort).sort()).toEqual([443, 5432]);
+    expect(egress.map((p) => p.FromPort).sort()).toEqual([443, 443, 5432]);
   });
 });
 

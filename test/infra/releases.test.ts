@@ -60,7 +60,7 @@ describe.each([
       expect(aliasIds).toContain(permission.Properties.FunctionName.Ref);
   });
 
-  it(`releases each alias through CodeDeploy (${config}), rolled back by the function's error and duration alarms`, () => {
+  it(`releases each alias through CodeDeploy (${config}), rolled back by one-minute alarms on the new version`, () => {
     for (const [name, alias] of apiInvoked()) {
       const group = synth.stack.releases.groups.get(name);
       expect(group, name).toBeDefined();
@@ -74,10 +74,10 @@ describe.each([
         Enabled: true,
         Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM']),
       });
-      const alarms = synth.stack.monitoring.releaseAlarms.get(name) ?? [];
+      const alarms = synth.stack.releases.alarms.get(name) ?? [];
       expect(alarms.map((a) => a.node.id).sort(), name).toEqual([
-        expect.stringMatching(/DurationNearTimeout$/),
-        expect.stringMatching(/Errors$/),
+        expect.stringMatching(/VersionFailures$/),
+        expect.stringMatching(/VersionLatency$/),
       ]);
       expect(props?.AlarmConfiguration).toMatchObject({
         Enabled: true,

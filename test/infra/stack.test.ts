@@ -13,6 +13,7 @@ import {
   RUNTIME_CA_BUNDLE,
 } from '#infra/constructs/database.ts';
 import { approxMaxConnections } from '#infra/constructs/monitoring.ts';
+import type { UsagePlanKeysFunction } from '#infra/constructs/usage-plan-keys.ts';
 import { gatewayResponses } from '#infra/gateway-responses.ts';
 import { idsOfType, logicalId, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
 
@@ -29,14 +30,15 @@ const stages = [
     instances: 2,
     counts: {
       // and the RDS API endpoint's (the snapshot before migrations)
-      'AWS::EC2::SecurityGroup': 7,
-      'AWS::EC2::VPCEndpoint': 3,
-      // One per function of ours (the sweep's and the relay's included), with the others this stack makes
-      'AWS::IAM::Role': routeList.length + 13,
-      // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's
-      'AWS::CloudWatch::Alarm': routeList.length * 3 + 15,
+      'AWS::EC2::SecurityGroup': 8,
+      'AWS::EC2::VPCEndpoint': 4,
+      // One per function of ours (the sweep's, the relay's and the key function's included), with the others this stack makes
+      'AWS::IAM::Role': routeList.length + 14,
+      // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's;
+      // two per released function (routes, authorizer) on its new version
+      'AWS::CloudWatch::Alarm': routeList.length * 3 + 15 + (routeList.length + 1) * 2,
       // and the web ACL's (aws-waf-logs-*)
-      'AWS::Logs::LogGroup': routeList.length + 11,
+      'AWS::Logs::LogGroup': routeList.length + 12,
       'AWS::WAFv2::WebACL': 1,
       'AWS::WAFv2::WebACLAssociation': 1,
     },
@@ -53,11 +55,12 @@ const stages = [
     maxCapacity: 2,
     instances: 1,
     counts: {
-      // (the EventBridge endpoint's among them)
-      'AWS::EC2::SecurityGroup': 6,
-      'AWS::IAM::Role': routeList.length + 12,
-      // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's
-      'AWS::CloudWatch::Alarm': routeList.length * 3 + 15,
+      // (the EventBridge and Lambda endpoints' among them)
+      'AWS::EC2::SecurityGroup': 7,
+      'AWS::IAM::Role': routeList.length + 13,
+      // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's;
+      // two per released function on its new version
+      'AWS::CloudWatch::Alarm': routeList.length * 3 + 15 + (routeList.length + 1) * 2,
       // a web ACL is a fixed monthly fee: previews have none unless `-c waf=on`
       'AWS::WAFv2::WebACL': 0,
     },
@@ -79,7 +82,7 @@ describe.each(stages)('the $stage stack', (expected) => {
   it('has the expected resources', () => {
     const counts = {
       // Ours (one per route, the authorizer, admin, the session sweep, the event relay, the migration), the pre-traffic hook (its role and CodeDeploy's are 2 roles more; prod's backup role 1), the trigger's and the default-SG custom resource providers
-      'AWS::Lambda::Function': routeList.length + 8,
+      'AWS::Lambda::Function': routeList.length + 9,
       // Routes and authorizer: a version behind a `live` alias, released by its own deployment group
       // (and the migration function's version, which the trigger invokes)
       'AWS::Lambda::Version': routeList.length + 2,
@@ -99,14 +102,14 @@ describe.each(stages)('the $stage stack', (expected) => {
       // None: RDS keeps the master's password (and rotates it), the app role has no password.
       'AWS::SecretsManager::Secret': 0,
       'AWS::SecretsManager::RotationSchedule': 0,
-      // Secrets Manager's and EventBridge's (the relay's)
-      'AWS::EC2::VPCEndpoint': 2,
+      // Secrets Manager's, EventBridge's (the relay's) and Lambda's (the admin function's key calls)
+      'AWS::EC2::VPCEndpoint': 3,
       'AWS::EC2::NatGateway': 0,
       'AWS::EC2::InternetGateway': 0,
       'AWS::SNS::Topic': 1,
       'AWS::SNS::Subscription': 1,
-      // Our functions (routes + 5, the sweep's and the relay's included), the hook, 2 providers, access logs, flow logs
-      'AWS::Logs::LogGroup': routeList.length + 10,
+      // Our functions (routes + 6, the sweep's, the relay's and the key function's included), the hook, 2 providers, access logs, flow logs
+      'AWS::Logs::LogGroup': routeList.length + 11,
       'AWS::Events::EventBus': 1,
       'Custom::Trigger': 1,
       ...expected.counts,
@@ -170,10 +173,19 @@ describe.each(stages)('the $stage stack', (expected) => {
         Resource: synth.stack.resolve(synth.stack.eventBus?.eventBusArn),
       },
     ]);
-    // The admin function also keeps the workspaces' API keys in their usage plans (API Gateway only).
-    const adminExtra = statementsOf(functions.admin).slice(2);
-    expect(statementsOf(functions.admin).slice(0, 2)).toEqual([tracing, connectAsApp]);
-    for (const statement of adminExtra) {
+    // The admin function also invokes the key function outside the VPC, and nothing else.
+    const keys = synth.stack.node.findChild('UsagePlanKeys') as UsagePlanKeysFunction;
+    expect(statementsOf(functions.admin)).toEqual([
+      tracing,
+      connectAsApp,
+      {
+        Effect: 'Allow',
+        Action: 'lambda:InvokeFunction',
+        Resource: { 'Fn::GetAtt': [logicalId(synth.stack, keys.function), 'Arn'] },
+      },
+    ]);
+    // That function keeps the workspaces' API keys in their usage plans (API Gateway only).
+    for (const statement of statementsOf(keys.function)) {
       expect([statement.Action].flat().every((a: string) => a.startsWith('apigateway:'))).toBe(true);
     }
     const connectArn = JSON.stringify(statementsOf(functions.authorizerFunction)[1].Resource);
@@ -184,7 +196,11 @@ describe.each(stages)('the $stage stack', (expected) => {
       statementsOf(migrations.function)
         .slice(2)
         .map((st: { Sid: string }) => st.Sid),
-    ).toEqual(expected.stage === 'prod' ? ['SnapshotBeforeMigrations', 'TagAndWatchTheSnapshot'] : []);
+    ).toEqual([
+      // The secret is encrypted with the stage's own key, imported: CDK grants nothing on it itself.
+      'DecryptTheMasterSecret',
+      ...(expected.stage === 'prod' ? ['SnapshotBeforeMigrations', 'TagAndWatchTheSnapshot'] : []),
+    ]);
     // Nothing else in the template may read the master secret.
     const readers = Object.entries(resources)
       .filter(
@@ -293,8 +309,9 @@ describe.each(stages)('the $stage stack', (expected) => {
         ApiStages: [Match.objectLike({ Stage: Match.anyValue() })],
       });
     }
-    const admin = resources[logicalId(synth.stack, synth.stack.functions.admin)];
-    expect(Object.keys(admin?.Properties.Environment.Variables ?? {})).toContain(USAGE_PLAN_IDS_ENV);
+    const keys = synth.stack.node.findChild('UsagePlanKeys') as UsagePlanKeysFunction;
+    const keysFn = resources[logicalId(synth.stack, keys.function)];
+    expect(Object.keys(keysFn?.Properties.Environment.Variables ?? {})).toContain(USAGE_PLAN_IDS_ENV);
   });
 
   it('caches the bearer authorizer for the same TTL as the local gateway, keyed by Authorization', () => {
@@ -406,9 +423,12 @@ describe.each(stages)('the $stage stack', (expected) => {
     if (expected.proxies) synth.template.hasResourceProperties('AWS::RDS::DBProxy', { RequireTLS: true });
   });
 
-  it('sends every alarm, and its recovery, to the topic', () => {
+  it('sends every alarm, and its recovery, to the topic (a release’s rollback alarms act through CodeDeploy)', () => {
     const topicId = idsOfType(synth.template, 'AWS::SNS::Topic')[0];
-    for (const id of idsOfType(synth.template, 'AWS::CloudWatch::Alarm')) {
+    const rollback = new Set(
+      [...synth.stack.releases.alarms.values()].flat().map((alarm) => logicalId(synth.stack, alarm)),
+    );
+    for (const id of idsOfType(synth.template, 'AWS::CloudWatch::Alarm').filter((id) => !rollback.has(id))) {
       expect(resources[id]?.Properties).toMatchObject({
         AlarmActions: [{ Ref: topicId }],
         OKActions: [{ Ref: topicId }],
@@ -500,7 +520,8 @@ describe('the prod stack only', () => {
     );
     const acu = alarms.find((a) => a.MetricName === 'ServerlessDatabaseCapacity');
     expect(acu).toMatchObject({ Threshold: 8, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
-    const durations = alarms.filter((a) => a.MetricName === 'Duration');
+    // Lambda's duration of each function, all versions (a release's own alarms watch its version).
+    const durations = alarms.filter((a) => a.MetricName === 'Duration' && a.Dimensions.length === 1);
     // Every function behind the API; the admin function, invoked by hand, has none.
     expect(durations).toHaveLength(synth.stack.functions.functionByRoute.size + 1);
     for (const d of durations) {

@@ -1,0 +1,71 @@
+import { join } from 'node:path';
+import { Duration, Validations } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type CfnFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { USAGE_PLAN_KEYS_FUNCTION_ENV } from '#functions/usage-plan-keys-remote.ts';
+import { repoRoot, type StageConfig } from '../stage.ts';
+import { BUNDLING, ENTRY_METADATA } from './lambda.ts';
+import type { NetworkPlacement } from './network.ts';
+import type { UsagePlans } from './usage-plans.ts';
+
+export const USAGE_PLAN_KEYS_ENTRY = 'functions/usage-plan-keys-handler.ts';
+
+/**
+ * The function that keeps workspaces' API keys in their plans, outside the VPC: API Gateway's
+ * management API has no interface endpoint, and the isolated subnets no NAT. The admin function
+ * (in the VPC, for the database) invokes it through the Lambda endpoint (docs/decisions.md).
+ */
+export class UsagePlanKeysFunction extends Construct {
+  readonly function: NodejsFunction;
+
+  constructor(
+    scope: Construct,
+    id: string,
+    {
+      config,
+      usagePlans,
+      admin,
+      network,
+    }: { config: StageConfig; usagePlans: UsagePlans; admin: NodejsFunction; network: NetworkPlacement },
+  ) {
+    super(scope, id);
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: join(repoRoot, USAGE_PLAN_KEYS_ENTRY),
+      handler: 'handler',
+      projectRoot: repoRoot,
+      depsLockFilePath: join(repoRoot, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 256,
+      timeout: Duration.seconds(20),
+      description: "Keeps each workspace's API key in its tier's usage plan (invoked by the admin function)",
+      loggingFormat: LoggingFormat.JSON,
+      logGroup: new LogGroup(this, 'Logs', {
+        retention: config.logRetention,
+        removalPolicy: config.removalPolicy,
+      }),
+      bundling: (({ sourceMap: _, sourceMapMode: __, ...rest }) => rest)(BUNDLING),
+    });
+    (this.function.node.defaultChild as CfnFunction).addMetadata(ENTRY_METADATA, USAGE_PLAN_KEYS_ENTRY);
+    usagePlans.grantKeyManagement(this.function);
+    // The function itself, no version or alias: the admin function invokes $LATEST.
+    admin.addToRolePolicy(
+      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.function.functionArn] }),
+    );
+    admin.addEnvironment(USAGE_PLAN_KEYS_FUNCTION_ENV, this.function.functionName);
+    network.allowLambdaFrom(admin, 'Lambda from the admin function (the usage-plan key function)');
+    Validations.of(this.function).acknowledge(
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: 'AWS-managed log writes for the key function',
+      },
+      {
+        id: 'AwsSolutions-L1',
+        reason: 'Node.js 22 on purpose: the version the code is written and tested for (docs/decisions.md)',
+      },
+    );
+  }
+}

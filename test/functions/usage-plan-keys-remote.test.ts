@@ -1,0 +1,92 @@
+import * as v from 'valibot';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AdminAnswer, AdminResults } from '#contract/admin.ts';
+import { tierNames } from '#contract/tiers.ts';
+import type { DatabaseHandle } from '#db/client.ts';
+import { adminSettingsFromEnv, build } from '#functions/admin.ts';
+import { silentLogger } from '#functions/http/log.ts';
+import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
+import { USAGE_PLAN_KEYS_FUNCTION_ENV } from '#functions/usage-plan-keys-remote.ts';
+import { localUsagePlans } from '#infra/local/api-gateway-endpoint.ts';
+import { type AwsEndpoint, startAwsEndpoint } from '#infra/local/aws-endpoint.ts';
+import type { LocalFunction } from '#infra/local/lambda-endpoint.ts';
+import { freshDatabase } from '#test/helpers/database.ts';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+const planIds = { free: 'plan-free', standard: 'plan-standard', pro: 'plan-pro' } as const;
+
+function resultOf<C extends keyof typeof AdminResults>(answer: AdminAnswer, command: C) {
+  if (!answer.ok) throw new Error(`expected ok, got ${JSON.stringify(answer.error)}`);
+  return v.parse(AdminResults[command], answer.result);
+}
+
+/**
+ * As deployed: the admin function (in the VPC) invokes the key function (outside it) through the
+ * real Lambda SDK, which calls API Gateway through the real SDK; both APIs are the local stand-ins.
+ */
+describe('the admin function places keys through the key function outside the VPC', () => {
+  let database: DatabaseHandle;
+  let endpoint: AwsEndpoint;
+  const state = localUsagePlans(Object.values(planIds));
+  const functions = new Map<string, LocalFunction>();
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    endpoint = await startAwsEndpoint({ functions, stacks: new Map(), usagePlans: state });
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_API_GATEWAY: endpoint.url,
+      AWS_ENDPOINT_URL_LAMBDA: endpoint.url,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      // The key function's own environment, read when its module loads.
+      [USAGE_PLAN_IDS_ENV]: JSON.stringify(planIds),
+    });
+    const { handler } = await import('#functions/usage-plan-keys-handler.ts');
+    functions.set('keys-function', handler);
+  });
+  afterAll(async () => {
+    process.env = saved;
+    await endpoint?.close();
+    await database?.close();
+  });
+
+  const admin = () =>
+    build(
+      { database, logger: silentLogger },
+      adminSettingsFromEnv({ STAGE: 'prod', [USAGE_PLAN_KEYS_FUNCTION_ENV]: 'keys-function' }),
+    );
+
+  it('creates the key in the standard plan and moves it with the tier, with no API Gateway call of its own', async () => {
+    const { workspace } = resultOf(
+      await admin()({ command: 'workspace.create', name: 'Remote' }),
+      'workspace.create',
+    );
+    const keyOf = () => [...state.keys.values()].filter((key) => key.name === `vaw_${workspace.id}`);
+    const plansOf = () =>
+      tierNames.filter((tier) => keyOf().some((key) => state.plans.get(planIds[tier])?.has(key.id)));
+    expect(keyOf()).toHaveLength(1);
+    expect(plansOf()).toEqual(['standard']);
+    resultOf(
+      await admin()({ command: 'workspace.tier', workspaceId: workspace.id, tier: 'pro' }),
+      'workspace.tier',
+    );
+    expect(plansOf()).toEqual(['pro']);
+  });
+
+  it('fails the command when the key function fails, and the key function refuses a malformed request', async () => {
+    functions.set('broken', async () => {
+      throw new Error('API Gateway refused');
+    });
+    const broken = build(
+      { database, logger: silentLogger },
+      adminSettingsFromEnv({ STAGE: 'prod', [USAGE_PLAN_KEYS_FUNCTION_ENV]: 'broken' }),
+    );
+    const answer = await broken({ command: 'workspace.create', name: 'Refused' });
+    expect(answer.ok).toBe(false);
+    const { handler } = await import('#functions/usage-plan-keys-handler.ts');
+    await expect(handler({ workspaceId: 'ws', tier: 'platinum' })).rejects.toThrow();
+  });
+});
