@@ -5,7 +5,7 @@
  */
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { UsagePlanKeys } from './usage-plan-keys.ts';
-import type { PlaceKey } from './usage-plan-keys-handler.ts';
+import type { KeyRequest } from './usage-plan-keys-handler.ts';
 
 /** The variable the stack sets: the key function's name. */
 export const USAGE_PLAN_KEYS_FUNCTION_ENV = 'USAGE_PLAN_KEYS_FUNCTION';
@@ -16,22 +16,26 @@ export function usagePlanKeysThrough(
     new (await import('@aws-sdk/client-lambda')).LambdaClient({}),
 ): UsagePlanKeys {
   let client: LambdaClient | undefined;
+  async function invoke(request: KeyRequest): Promise<number> {
+    const { InvokeCommand } = await import('@aws-sdk/client-lambda');
+    client ??= await makeClient();
+    const answer = await client.send(
+      new InvokeCommand({
+        FunctionName: functionName,
+        Payload: new TextEncoder().encode(JSON.stringify(request)),
+      }),
+    );
+    const text = answer.Payload ? new TextDecoder().decode(answer.Payload) : '';
+    if (answer.FunctionError)
+      throw new Error(`usage keys (${request.op}) failed: ${text || answer.FunctionError}`);
+    return (JSON.parse(text) as { count: number }).count;
+  }
   return {
     async place(workspaceId, tier) {
-      const { InvokeCommand } = await import('@aws-sdk/client-lambda');
-      client ??= await makeClient();
-      const request: PlaceKey = { workspaceId, tier };
-      const answer = await client.send(
-        new InvokeCommand({
-          FunctionName: functionName,
-          Payload: new TextEncoder().encode(JSON.stringify(request)),
-        }),
-      );
-      if (answer.FunctionError) {
-        const detail = answer.Payload ? new TextDecoder().decode(answer.Payload) : answer.FunctionError;
-        throw new Error(`placing the key of workspace ${workspaceId} failed: ${detail}`);
-      }
+      await invoke({ op: 'place', workspaceId, tier });
     },
+    reconcile: (workspaces) => invoke({ op: 'reconcile', workspaces: [...workspaces] }),
+    removeAll: () => invoke({ op: 'removeAll' }),
   };
 }
 

@@ -1,11 +1,11 @@
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AdminAnswer, AdminResults } from '#contract/admin.ts';
-import { tierNames } from '#contract/tiers.ts';
+import { tierNames, usageIdentifierOf } from '#contract/tiers.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { adminSettingsFromEnv, build } from '#functions/admin.ts';
 import { silentLogger } from '#functions/http/log.ts';
-import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
+import { USAGE_KEY_PREFIX_ENV, USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
 import { USAGE_PLAN_KEYS_FUNCTION_ENV } from '#functions/usage-plan-keys-remote.ts';
 import { localUsagePlans } from '#infra/local/api-gateway-endpoint.ts';
 import { type AwsEndpoint, startAwsEndpoint } from '#infra/local/aws-endpoint.ts';
@@ -15,6 +15,7 @@ import { freshDatabase } from '#test/helpers/database.ts';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const planIds = { free: 'plan-free', standard: 'plan-standard', pro: 'plan-pro' } as const;
+const prefix = 'RemoteStage';
 
 function resultOf<C extends keyof typeof AdminResults>(answer: AdminAnswer, command: C) {
   if (!answer.ok) throw new Error(`expected ok, got ${JSON.stringify(answer.error)}`);
@@ -43,6 +44,7 @@ describe('the admin function places keys through the key function outside the VP
       AWS_SECRET_ACCESS_KEY: 'local',
       // The key function's own environment, read when its module loads.
       [USAGE_PLAN_IDS_ENV]: JSON.stringify(planIds),
+      [USAGE_KEY_PREFIX_ENV]: prefix,
     });
     const { handler } = await import('#functions/usage-plan-keys-handler.ts');
     functions.set('keys-function', handler);
@@ -53,27 +55,39 @@ describe('the admin function places keys through the key function outside the VP
     await database?.close();
   });
 
+  const plansOf = (value: string) => {
+    const key = [...state.keys.values()].find((k) => k.name === value);
+    return tierNames.filter((tier) => key && state.plans.get(planIds[tier])?.has(key.id));
+  };
+
   const admin = () =>
     build(
       { database, logger: silentLogger },
       adminSettingsFromEnv({ STAGE: 'prod', [USAGE_PLAN_KEYS_FUNCTION_ENV]: 'keys-function' }),
     );
 
-  it('creates the key in the standard plan and moves it with the tier, with no API Gateway call of its own', async () => {
+  it('places the workspace on its tier pool key, and on the new tier pool key when it moves, with no API Gateway call of its own', async () => {
     const { workspace } = resultOf(
       await admin()({ command: 'workspace.create', name: 'Remote' }),
       'workspace.create',
     );
-    const keyOf = () => [...state.keys.values()].filter((key) => key.name === `vaw_${workspace.id}`);
-    const plansOf = () =>
-      tierNames.filter((tier) => keyOf().some((key) => state.plans.get(planIds[tier])?.has(key.id)));
-    expect(keyOf()).toHaveLength(1);
-    expect(plansOf()).toEqual(['standard']);
+    expect(plansOf(usageIdentifierOf(prefix, workspace.id, 'standard'))).toEqual(['standard']);
     resultOf(
       await admin()({ command: 'workspace.tier', workspaceId: workspace.id, tier: 'pro' }),
       'workspace.tier',
     );
-    expect(plansOf()).toEqual(['pro']);
+    expect(plansOf(usageIdentifierOf(prefix, workspace.id, 'pro'))).toEqual(['pro']);
+  });
+
+  it('reconciles and removes the pool through the key function', async () => {
+    const { usagePlanKeysThrough } = await import('#functions/usage-plan-keys-remote.ts');
+    const remote = usagePlanKeysThrough('keys-function');
+    const placed = await remote.reconcile([{ id: 'ws_reconciled', tier: 'free' }]);
+    expect(placed).toBe(2);
+    expect(plansOf(usageIdentifierOf(prefix, 'ws_reconciled', 'free'))).toEqual(['free']);
+    const removed = await remote.removeAll();
+    expect(removed).toBeGreaterThanOrEqual(2);
+    expect([...state.keys.values()].filter((k) => k.name?.startsWith(`vaw_${prefix}_`))).toEqual([]);
   });
 
   it('fails the command when the key function fails, and the key function refuses a malformed request', async () => {
@@ -87,6 +101,7 @@ describe('the admin function places keys through the key function outside the VP
     const answer = await broken({ command: 'workspace.create', name: 'Refused' });
     expect(answer.ok).toBe(false);
     const { handler } = await import('#functions/usage-plan-keys-handler.ts');
-    await expect(handler({ workspaceId: 'ws', tier: 'platinum' })).rejects.toThrow();
+    await expect(handler({ op: 'place', workspaceId: 'ws', tier: 'platinum' })).rejects.toThrow();
+    await expect(handler({ op: 'drop' })).rejects.toThrow();
   });
 });
