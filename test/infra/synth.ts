@@ -1,9 +1,10 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, type CfnElement } from 'aws-cdk-lib';
+import { App, type CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
+import type { Route } from '#contract/routes.ts';
 import { defineBaseApp, type PreviewBaseStack } from '#infra/preview-base.ts';
 import { type AdminApiStack, defineApp } from '#infra/stack.ts';
 import { repoRoot, type StageOptions, stageConfig } from '#infra/stage.ts';
@@ -27,6 +28,8 @@ export function synthesise(
   options: StageOptions & {
     bundle?: boolean;
     extend?: (stack: AdminApiStack) => void;
+    /** The rows to deploy instead of the route table. */
+    routes?: readonly Route[];
   } = {},
 ): Synthesised {
   const outdir = mkdtempSync(join(tmpdir(), 'vaa-cdk-'));
@@ -34,13 +37,13 @@ export function synthesise(
     outdir,
     context: { ...cdkJsonContext, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
   });
-  const { bundle: _, extend: __, ...stageOptions } = options;
+  const { bundle: _, extend: __, routes, ...stageOptions } = options;
   const config = stageConfig(stage, {
     ...stageOptions,
     // Prod refuses to synthesise without one: a placeholder unless a test says otherwise.
     alarmEmail: 'alarmEmail' in options ? options.alarmEmail : 'alarms@example.com',
   });
-  const stack = defineApp(app, config);
+  const stack = defineApp(app, config, routes);
   options.extend?.(stack);
   return { app, stack, template: Template.fromStack(stack), outdir };
 }
@@ -69,3 +72,24 @@ export const idsOfType = (template: Template, type: string) =>
   Object.entries(resourcesOf(template))
     .filter(([, resource]) => resource.Type === type)
     .map(([id]) => id);
+
+/** A stack's template and those of its nested stacks, by stack path, the parent first. */
+export function templatesOf(stack: Stack): Map<string, Template> {
+  const templates = new Map([[stack.node.path, Template.fromStack(stack)]]);
+  for (const child of stack.node.findAll()) {
+    if (child instanceof NestedStack && Stack.of(child.node.scope as IConstruct) === stack) {
+      for (const [path, template] of templatesOf(child)) templates.set(path, template);
+    }
+  }
+  return templates;
+}
+
+/**
+ * Every resource of a stack and its nested stacks, by logical id (unique across them: CDK derives
+ * each from its construct path). References between them are nested-stack parameters.
+ */
+export const allResourcesOf = (stack: Stack): Resources =>
+  Object.assign({}, ...[...templatesOf(stack).values()].map(resourcesOf));
+
+/** The stack a construct is defined in: the parent or one of its nested stacks. */
+export const stackOf = (construct: IConstruct) => Stack.of(construct);
