@@ -132,8 +132,11 @@ export class ApiFunctions extends Construct {
       return fn;
     };
     const stackOf = new Map<Route, Construct>();
-    routes.forEach((route, index) => {
-      if (fleet) return stackOf.set(route, this);
+    for (const [index, route] of routes.entries()) {
+      if (fleet) {
+        stackOf.set(route, this);
+        continue;
+      }
       const group = Math.floor(index / ROUTES_PER_STACK);
       const stack =
         this.routeStacks[group] ??
@@ -142,7 +145,7 @@ export class ApiFunctions extends Construct {
         });
       if (!this.routeStacks[group]) (this.routeStacks as NestedStack[]).push(stack);
       stackOf.set(route, stack);
-    });
+    }
     this.stackOf = stackOf;
     this.functionByRoute = new Map(
       routes.map((route) => [
