@@ -64,8 +64,13 @@ export type Resources = Record<
 >;
 export const resourcesOf = (template: Template): Resources => template.toJSON().Resources;
 
-export const logicalId = (stack: AdminApiStack | PreviewBaseStack, construct: IConstruct) =>
-  stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement);
+/** A construct's logical id in its own template (the stack's, or the nested stack's it is in). */
+export const logicalId = (_stack: AdminApiStack | PreviewBaseStack, construct: IConstruct) =>
+  Stack.of(construct).getLogicalId((construct.node.defaultChild ?? construct) as CfnElement);
+
+/** How many resources of a type a stack and its nested stacks hold. */
+export const countOf = (stack: Stack, type: string) =>
+  Object.values(allResourcesOf(stack)).filter((r) => r.Type === type).length;
 
 /** Logical ids of every resource of one type. */
 export const idsOfType = (template: Template, type: string) =>
