@@ -90,8 +90,10 @@ export function templatesOf(stack: Stack): Map<string, Template> {
 }
 
 /**
- * Every resource of a stack and its nested stacks, by logical id (unique across them: CDK derives
- * each from its construct path). References between them are nested-stack parameters.
+ * Every resource of a stack and its nested stacks, by logical id. Ids are per template: a construct
+ * at the same path within two nested stacks (each route stack's `Releases`) has the same id, the
+ * last template's kept here; look such ones up in their own template. References between templates
+ * are nested-stack parameters and outputs.
  */
 export const allResourcesOf = (stack: Stack): Resources =>
   Object.assign({}, ...[...templatesOf(stack).values()].map(resourcesOf));
