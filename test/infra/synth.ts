@@ -81,22 +81,49 @@ export const idsOfType = (template: Template, type: string) =>
 /** A stack's template and those of its nested stacks, by stack path, the parent first. */
 export function templatesOf(stack: Stack): Map<string, Template> {
   const templates = new Map([[stack.node.path, Template.fromStack(stack)]]);
-  for (const child of stack.node.findAll()) {
-    if (child instanceof NestedStack && Stack.of(child.node.scope as IConstruct) === stack) {
-      for (const [path, template] of templatesOf(child)) templates.set(path, template);
-    }
+  for (const child of nestedStacksOf(stack)) {
+    for (const [path, template] of templatesOf(child)) templates.set(path, template);
   }
   return templates;
 }
 
+const nestedStacksOf = (stack: Stack) =>
+  stack.node
+    .findAll()
+    .filter(
+      (child): child is NestedStack =>
+        child instanceof NestedStack && Stack.of(child.node.scope as IConstruct) === stack,
+    );
+
+/** `value` with every `{ Ref: <parameter> }` replaced by what the parent passes for it. */
+function substitute(value: unknown, parameters: Record<string, unknown>): unknown {
+  if (Array.isArray(value)) return value.map((v) => substitute(v, parameters));
+  if (value && typeof value === 'object') {
+    const ref = (value as { Ref?: unknown }).Ref;
+    if (typeof ref === 'string' && ref in parameters && Object.keys(value).length === 1) return parameters[ref];
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, parameters)]));
+  }
+  return value;
+}
+
 /**
- * Every resource of a stack and its nested stacks, by logical id. Ids are per template: a construct
- * at the same path within two nested stacks (each route stack's `Releases`) has the same id, the
- * last template's kept here; look such ones up in their own template. References between templates
- * are nested-stack parameters and outputs.
+ * Every resource of a stack and its nested stacks, by logical id, a nested template's parameters
+ * replaced by the parent's values (so a method's `ResourceId` is the parent resource's `Ref`, as
+ * in one template). Ids are per template: a construct at the same path within two nested stacks
+ * (each route stack's `Releases`) has the same id, the last template's kept here; look such ones
+ * up in their own template.
  */
-export const allResourcesOf = (stack: Stack): Resources =>
-  Object.assign({}, ...[...templatesOf(stack).values()].map(resourcesOf));
+export function allResourcesOf(stack: Stack): Resources {
+  const own = resourcesOf(Template.fromStack(stack));
+  const merged: Resources = { ...own };
+  for (const nested of nestedStacksOf(stack)) {
+    const resourceId = stack.getLogicalId(nested.nestedStackResource as CfnElement);
+    const parameters = own[resourceId]?.Properties?.Parameters ?? {};
+    const inner = substitute(allResourcesOf(nested), parameters) as Resources;
+    Object.assign(merged, inner);
+  }
+  return merged;
+}
 
 /** The stack a construct is defined in: the parent or one of its nested stacks. */
 export const stackOf = (construct: IConstruct) => Stack.of(construct);
