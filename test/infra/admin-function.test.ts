@@ -2,7 +2,15 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
 import { ADMIN_TIMEOUT } from '#infra/constructs/functions.ts';
-import { idsOfType, logicalId, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
+import {
+  allResourcesOf,
+  idsOfType,
+  logicalId,
+  type Resources,
+  resourcesOf,
+  type Synthesised,
+  synthesise,
+} from './synth.ts';
 
 /** Every place under `node` that names `id` through Ref or Fn::GetAtt, as a path. */
 function referencesTo(id: string, node: unknown, path = ''): string[] {
@@ -25,7 +33,7 @@ describe.each([
   let adminId: string;
   beforeAll(() => {
     synth = synthesise(stage);
-    resources = resourcesOf(synth.template);
+    resources = allResourcesOf(synth.stack);
     adminId = logicalId(synth.stack, synth.stack.functions.admin);
   });
 
@@ -106,7 +114,7 @@ describe('the no-invoke check', () => {
       },
     });
     const adminId = logicalId(synth.stack, synth.stack.functions.admin);
-    const referrers = Object.entries(resourcesOf(synth.template))
+    const referrers = Object.entries(allResourcesOf(synth.stack))
       .filter(([id]) => id !== adminId)
       .flatMap(([id, resource]) => referencesTo(adminId, resource.Properties, id));
     expect(referrers).toEqual([expect.stringMatching(/^FunctionsAdminGateway\w+\.FunctionName$/)]);

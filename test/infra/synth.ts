@@ -70,7 +70,10 @@ export const logicalId = (_stack: AdminApiStack | PreviewBaseStack, construct: I
 
 /** How many resources of a type a stack and its nested stacks hold. */
 export const countOf = (stack: Stack, type: string) =>
-  Object.values(allResourcesOf(stack)).filter((r) => r.Type === type).length;
+  [...templatesOf(stack).values()].reduce(
+    (sum, template) => sum + Object.values(resourcesOf(template)).filter((r) => r.Type === type).length,
+    0,
+  );
 
 /** Logical ids of every resource of one type. */
 export const idsOfType = (template: Template, type: string) =>
@@ -100,7 +103,8 @@ function substitute(value: unknown, parameters: Record<string, unknown>): unknow
   if (Array.isArray(value)) return value.map((v) => substitute(v, parameters));
   if (value && typeof value === 'object') {
     const ref = (value as { Ref?: unknown }).Ref;
-    if (typeof ref === 'string' && ref in parameters && Object.keys(value).length === 1) return parameters[ref];
+    if (typeof ref === 'string' && ref in parameters && Object.keys(value).length === 1)
+      return parameters[ref];
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, parameters)]));
   }
   return value;
