@@ -7,7 +7,6 @@ import {
   idsOfType,
   logicalId,
   type Resources,
-  resourcesOf,
   type Synthesised,
   synthesise,
 } from './synth.ts';

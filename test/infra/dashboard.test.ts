@@ -10,14 +10,7 @@ import {
   proxyClientCap,
 } from '#infra/constructs/monitoring.ts';
 import { stageConfig } from '#infra/stage.ts';
-import {
-  allResourcesOf,
-  logicalId,
-  type Resources,
-  resourcesOf,
-  type Synthesised,
-  synthesise,
-} from './synth.ts';
+import { allResourcesOf, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
 
 // Stacks with a cluster of their own (a branch preview on the base: below).
 describe.each(['prod', 'staging'])('monitoring of the %s stack', (stage) => {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_RETENTION_DAYS, SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
 import { RELAY_ENTRY, SWEEP_ENTRY } from '#infra/constructs/functions.ts';
-import { allResourcesOf, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
+import { allResourcesOf, type Resources, type Synthesised, synthesise } from './synth.ts';
 
 describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
   let synth: Synthesised;
