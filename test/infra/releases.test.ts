@@ -1,5 +1,5 @@
 import { Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import type { Alias } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizer, routeList } from '#contract/routes.ts';
@@ -13,6 +13,7 @@ import {
   resourcesOf,
   type Synthesised,
   synthesise,
+  templateOf,
 } from './synth.ts';
 
 describe('releases of the prod stack', () => {
@@ -107,7 +108,7 @@ describe('releases of the prod stack', () => {
     expect(synth.stack.releases.length).toBeGreaterThan(1);
     for (const releases of synth.stack.releases) {
       // Each release's own template: the nested stacks' logical ids may repeat the parent's.
-      const own = resourcesOf(Template.fromStack(Stack.of(releases)));
+      const own = resourcesOf(templateOf(Stack.of(releases)));
       const hookId = logicalId(synth.stack, releases.preTraffic);
       expect(own[hookId]?.Properties.VpcConfig).toBeUndefined();
       expect(own[hookId]?.Properties.Description).toMatch(/pre-traffic/);

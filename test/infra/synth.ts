@@ -81,9 +81,19 @@ export const idsOfType = (template: Template, type: string) =>
     .filter(([, resource]) => resource.Type === type)
     .map(([id]) => id);
 
+/** A stack's own template, read from the app's (cached) cloud assembly: no second synthesis. */
+export function templateOf(stack: Stack): Template {
+  const assembly = (stack.node.root as App).synth();
+  const file =
+    stack instanceof NestedStack ? stack.templateFile : assembly.getStackByName(stack.stackName).templateFile;
+  return Template.fromJSON(JSON.parse(readFileSync(join(assembly.directory, file), 'utf8')), {
+    skipCyclicalDependenciesCheck: true,
+  });
+}
+
 /** A stack's template and those of its nested stacks, by stack path, the parent first. */
 export function templatesOf(stack: Stack): Map<string, Template> {
-  const templates = new Map([[stack.node.path, Template.fromStack(stack)]]);
+  const templates = new Map([[stack.node.path, templateOf(stack)]]);
   for (const child of nestedStacksOf(stack)) {
     for (const [path, template] of templatesOf(child)) templates.set(path, template);
   }
@@ -118,7 +128,7 @@ function substitute(value: unknown, parameters: Record<string, unknown>): unknow
  * up in their own template.
  */
 export function allResourcesOf(stack: Stack): Resources {
-  const own = resourcesOf(Template.fromStack(stack));
+  const own = resourcesOf(templateOf(stack));
   const merged: Resources = { ...own };
   for (const nested of nestedStacksOf(stack)) {
     const resourceId = stack.getLogicalId(nested.nestedStackResource as CfnElement);
