@@ -20,6 +20,8 @@ export interface StageOutputs {
   stackName: string;
   apiUrl?: string;
   adminFunctionName?: string;
+  /** Each tier's usage plan id (the `UsagePlanIds` output), where the stack has it. */
+  usagePlanIds?: Record<string, string>;
 }
 
 /** The SDK's complaints about the environment, as something to do about it. */
@@ -50,6 +52,7 @@ export async function stageOutputs(rawStage: string): Promise<StageOutputs> {
       stackName,
       apiUrl: outputs.get('ApiUrl'),
       adminFunctionName: outputs.get('AdminFunctionName'),
+      usagePlanIds: parsePlanIds(outputs.get('UsagePlanIds')),
     };
   } catch (error) {
     if ((error as { name?: string }).name === 'ValidationError' && /does not exist/.test(String(error))) {
@@ -61,6 +64,63 @@ export async function stageOutputs(rawStage: string): Promise<StageOutputs> {
   } finally {
     client.destroy();
   }
+}
+
+const PlanIds = v.record(v.string(), v.pipe(v.string(), v.minLength(1)));
+const parsePlanIds = (json: string | undefined) => {
+  if (!json) return undefined;
+  const parsed = v.safeParse(PlanIds, JSON.parse(json));
+  return parsed.success ? parsed.output : undefined;
+};
+
+/**
+ * Before a preview's stack is deleted: deletes the API keys the admin function created in the
+ * preview's usage plans (functions/usage-plan-keys.ts). CloudFormation did not create them, so it
+ * would leave them behind, counting against the account's 10,000. Deleting a key takes it out of
+ * its plan. Idempotent: a stack already gone, or a key already deleted, is nothing to do.
+ */
+export async function deletePreviewKeys(rawStage: string): Promise<{ deleted: number; stackName: string }> {
+  const stage = sanitiseStage(rawStage);
+  const stackName = `${STACK_PREFIX}-${stage}`;
+  if (stage === PROD || stage === PREVIEW_BASE) throw new CliError(`${stackName} is not a preview`);
+  let outputs: StageOutputs;
+  try {
+    outputs = await stageOutputs(stage);
+  } catch (error) {
+    if (error instanceof CliError && /does not exist/.test(error.message)) return { deleted: 0, stackName };
+    throw error;
+  }
+  if (!outputs.usagePlanIds)
+    throw new CliError(`stack ${stackName} has no UsagePlanIds output: deploy this version first`);
+  const { APIGatewayClient, DeleteApiKeyCommand, GetUsagePlanKeysCommand } = await import(
+    '@aws-sdk/client-api-gateway'
+  );
+  const client = new APIGatewayClient({});
+  let deleted = 0;
+  try {
+    for (const usagePlanId of Object.values(outputs.usagePlanIds)) {
+      const keyIds: string[] = [];
+      let position: string | undefined;
+      do {
+        const page = await client.send(new GetUsagePlanKeysCommand({ usagePlanId, position, limit: 500 }));
+        keyIds.push(...(page.items ?? []).flatMap((key) => (key.id ? [key.id] : [])));
+        position = page.position;
+      } while (position);
+      for (const apiKey of keyIds) {
+        try {
+          await client.send(new DeleteApiKeyCommand({ apiKey }));
+          deleted += 1;
+        } catch (error) {
+          if ((error as { name?: string }).name !== 'NotFoundException') throw error;
+        }
+      }
+    }
+  } catch (error) {
+    throw explainAwsError(error, `cannot delete the API keys of ${stackName}`);
+  } finally {
+    client.destroy();
+  }
+  return { deleted, stackName };
 }
 
 export async function adminFunctionOf(

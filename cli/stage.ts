@@ -7,6 +7,8 @@
  *   npm run stage -- list                       every preview stack: age, days since its last deploy,
  *                                               its database, its status (AWS credentials needed)
  *   npm run --silent stage -- list --idle-days <n>   only the stages not deployed for n days or more
+ *   npm run stage -- teardown <stage>           before destroying a preview: deletes the API keys its
+ *                                               admin function made (CloudFormation would leave them)
  * `npm run --silent stage -- <branch>…` (no `name`) still works for any branch not called `list`.
  */
 import { PREVIEW_BASE, PROD, sanitiseStage } from '#infra/stage-name.ts';
@@ -15,7 +17,8 @@ import { parse, run, say, table, UsageError } from './common.ts';
 const usage = `
 Usage:
   npm run --silent stage -- name <branch>…
-  npm run stage -- list [--idle-days <n>]`;
+  npm run stage -- list [--idle-days <n>]
+  npm run stage -- teardown <stage>`;
 
 await run('stage', usage, async () => {
   const [command, ...rest] = process.argv.slice(2);
@@ -47,6 +50,13 @@ await run('stage', usage, async () => {
       ]),
     );
     return;
+  }
+  if (command === 'teardown') {
+    const [stage, ...extra] = rest;
+    if (!stage || extra.length) throw new UsageError('give one stage: npm run stage -- teardown <stage>');
+    const { deletePreviewKeys } = await import('./aws-stage.ts');
+    const { deleted, stackName } = await deletePreviewKeys(stage);
+    return say(`${stackName}: ${deleted} API key${deleted === 1 ? '' : 's'} deleted`);
   }
   const branches = command === 'name' ? rest : process.argv.slice(2);
   if (branches.length === 0) throw new UsageError('give one or more branch names');

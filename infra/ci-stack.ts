@@ -188,6 +188,17 @@ export class CiIdentityStack extends Stack {
           ] as const)),
       [[{ nag: `${assets.nag}/*` }], 'CDK names asset objects by their content hash'],
       [['*'], 'cloudformation:ListStacks, ValidateTemplate and an unnamed DescribeStacks take no resource'],
+      ...(scope.listsStacks
+        ? ([
+            [
+              [
+                arn('apigateway:{region}::/usageplans/*/keys').nag,
+                arn('apigateway:{region}::/apikeys/*').nag,
+              ],
+              "A preview's keys are found by its usage plans' ids and deleted by theirs, unknown to the template",
+            ],
+          ] as const)
+        : []),
     ] as const;
     const statements = [
       new PolicyStatement({
@@ -257,6 +268,20 @@ export class CiIdentityStack extends Stack {
           sid: 'InvokeAdmin',
           actions: ['lambda:InvokeFunction'],
           resources: [functions.real],
+        }),
+      );
+    }
+    if (scope.listsStacks) {
+      // The reaper's teardown (cli/aws-stage.ts): a preview's API keys, made at run time by its
+      // admin function, are found in its usage plans and deleted before its stack.
+      statements.push(
+        new PolicyStatement({
+          sid: 'PreviewKeys',
+          actions: ['apigateway:GET', 'apigateway:DELETE'],
+          resources: [
+            arn('apigateway:{region}::/usageplans/*/keys').real,
+            arn('apigateway:{region}::/apikeys/*').real,
+          ],
         }),
       );
     }

@@ -1,6 +1,7 @@
 import { type App, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
+import { CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import { Port } from 'aws-cdk-lib/aws-ec2';
-import { ManagedPolicy, PermissionsBoundary } from 'aws-cdk-lib/aws-iam';
+import { ManagedPolicy, PermissionsBoundary, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   CaCertificate,
   ClusterInstance,
@@ -123,6 +124,22 @@ export class PreviewBaseStack extends Stack {
       functions,
       'Lambda from branch preview admin functions (the usage-plan key function)',
     );
+
+    // API Gateway's CloudWatch role is one setting per account and region: set here, once, for
+    // every preview's access logs, never by a preview (deleting one would unset it for all).
+    const apiGatewayLogs = new Role(this, 'ApiGatewayLogsRole', {
+      assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
+      description: "API Gateway's account role: every preview's access logs",
+      managedPolicies: [
+        ManagedPolicy.fromAwsManagedPolicyName('service-role/AmazonAPIGatewayPushToCloudWatchLogs'),
+      ],
+    });
+    new CfnAccount(this, 'ApiGatewayAccount', { cloudWatchRoleArn: apiGatewayLogs.roleArn });
+    Validations.of(apiGatewayLogs).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason:
+        'The account role API Gateway needs to write access logs; AWS documents this managed policy for it',
+    });
 
     const output = (key: BaseExport, value: string, description: string) =>
       new CfnOutput(this, key, { value, description, exportName: exportName(key) });

@@ -1,9 +1,10 @@
 import { type App, CfnOutput, Stack, Tags, Validations } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
-import { ManagedPolicy, PermissionsBoundary } from 'aws-cdk-lib/aws-iam';
+import { type IRole, ManagedPolicy, PermissionsBoundary } from 'aws-cdk-lib/aws-iam';
+import type { Alias } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { authorizer } from '#contract/routes.ts';
+import { authorizer, type Route } from '#contract/routes.ts';
 import { BOUNDARY_POLICY_NAME } from './account-policies.ts';
 import { Api } from './constructs/api.ts';
 import { CustomDomain } from './constructs/custom-domain.ts';
@@ -38,7 +39,11 @@ export class AdminApiStack extends Stack {
   /** Where the relay publishes the outbox's events (docs/api.md); none in a branch preview. */
   readonly eventBus?: EventBus;
   readonly monitoring: Monitoring;
-  readonly releases: Releases;
+  /**
+   * CodeDeploy releases of the API functions: the authorizer's here, each nested route stack's
+   * beside its routes. None in a branch preview: CloudFormation updates its functions in place.
+   */
+  readonly releases: readonly Releases[] = [];
   /** Stacks with a cluster of their own (a branch preview's database is on the base's cluster). */
   readonly dataKey?: DataKey;
   readonly backups?: Backups;
@@ -47,7 +52,7 @@ export class AdminApiStack extends Stack {
   /** `-c domainName=… -c certificateArn=…`: the API's only address then. */
   readonly customDomain?: CustomDomain;
 
-  constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
+  constructor(scope: Construct, id: string, { config, routes }: AdminApiStackProps) {
     const tags = { project: 'voice-agent-admin-api', stage: config.stage };
     super(scope, id, {
       description: `Voice agent administration API: ${config.durable ? 'production' : 'preview'} stage ${config.stage}`,
@@ -60,12 +65,14 @@ export class AdminApiStack extends Stack {
     // A branch preview keeps its database on the preview base's cluster (infra/preview-base.ts).
     let owned: { network: Network; database: Database } | undefined;
     let databaseName = DATABASE_NAME;
+    let masterRole: IRole | undefined;
     if (config.sharedCluster) {
       const base = new PreviewBaseImports(this, 'PreviewBase');
       const database = new PreviewDatabase(this, 'Database', { config, base });
       this.network = base;
       this.database = database;
       databaseName = database.databaseName;
+      masterRole = database.masterRole;
     } else {
       const network = new Network(this, 'Network', { config });
       this.dataKey = new DataKey(this, 'DataKey', { config });
@@ -86,6 +93,7 @@ export class AdminApiStack extends Stack {
       config,
       network: this.network,
       database: this.database,
+      routes,
     });
     this.migrations = new Migrations(this, 'Migrations', {
       config,
@@ -93,6 +101,7 @@ export class AdminApiStack extends Stack {
       database: this.database,
       runBefore: this.functions.all,
       owned: owned && { cluster: owned.database.cluster, network: owned.network },
+      role: masterRole,
     });
     this.api = new Api(this, 'Api', { config, functions: this.functions });
     const relay = this.functions.relay;
@@ -125,22 +134,29 @@ export class AdminApiStack extends Stack {
       { stage: this.api.stage, logRetention: config.logRetention, removalPolicy: config.removalPolicy },
       config.durable,
     );
+    // A branch preview is one of many in its account: its API alarms only (no per-function ones,
+    // which only roll back releases it does not have) and no dashboard, so that it costs cents idle.
+    const fleet = config.sharedCluster;
+    const routeFunctionOf = new Map(
+      [...this.functions.functionByRoute].map(([route, fn]) => [route.name, { route, fn }] as const),
+    );
     this.monitoring = new Monitoring(this, 'Monitoring', {
       config,
       api: this.api,
-      functions: new Map([
-        ...[...this.functions.functionByRoute].map(([route, fn]) => [route.name, fn] as const),
-        [authorizer.name, this.functions.authorizerFunction],
-      ]),
+      functions: fleet
+        ? new Map()
+        : new Map([
+            ...[...routeFunctionOf].map(([name, { fn }]) => [name, fn] as const),
+            [authorizer.name, this.functions.authorizerFunction],
+          ]),
       database: owned?.database,
+      scopeOf: (name) => {
+        const route = routeFunctionOf.get(name)?.route;
+        return route && this.functions.stackOf.get(route);
+      },
+      dashboard: !fleet,
     });
-    this.releases = new Releases(this, 'Releases', {
-      config,
-      aliases: new Map([
-        ...[...this.functions.byRoute].map(([route, alias]) => [route.name, alias] as const),
-        [authorizer.name, this.functions.authorizer],
-      ]),
-    });
+    if (!fleet) this.releases = this.release(config);
     if (config.domain) {
       this.customDomain = new CustomDomain(this, 'CustomDomain', { domain: config.domain, api: this.api });
       // What the operator's DNS record points at (docs/deploying.md): an alias, or a CNAME outside Route 53.
@@ -163,6 +179,11 @@ export class AdminApiStack extends Stack {
       description:
         'Admin commands (npm run workspace/token/db:seed/smoke -- --stage <stage>): IAM invoke only',
     });
+    // The preview teardown finds the API keys the admin function made through these plans (cli/aws-stage.ts).
+    new CfnOutput(this, 'UsagePlanIds', {
+      value: this.usagePlans.planIdsJson(),
+      description: "Each tier's usage plan id (JSON): the workspaces' API keys are in them",
+    });
     new CfnOutput(this, 'DatabaseName', {
       value: config.sharedCluster ? databaseName : `${databaseName} (own cluster)`,
       description: config.sharedCluster
@@ -180,11 +201,40 @@ export class AdminApiStack extends Stack {
     for (const [key, value] of Object.entries(tags)) Tags.of(this).add(key, value);
     giveProvidersLogGroups(this, config);
   }
+
+  /** The authorizer's release here, each nested route stack's beside its routes (no cross-stack cycle). */
+  private release(config: StageConfig): Releases[] {
+    const aliasesIn = new Map<Construct, Map<string, Alias>>([
+      [this, new Map([[authorizer.name, this.functions.authorizer as Alias]])],
+    ]);
+    for (const [route, alias] of this.functions.byRoute) {
+      const where = this.functions.stackOf.get(route) ?? this;
+      const group = aliasesIn.get(where) ?? new Map<string, Alias>();
+      group.set(route.name, alias as Alias);
+      aliasesIn.set(where, group);
+    }
+    return [...aliasesIn].map(([where, aliases]) => new Releases(where, 'Releases', { config, aliases }));
+  }
+
+  /** The release (CodeDeploy deployment group) of one API function by name, if it has one. */
+  releaseOf(name: string) {
+    for (const releases of this.releases) {
+      const group = releases.groups.get(name);
+      if (group) return { releases, group };
+    }
+    return undefined;
+  }
+}
+
+export interface AdminApiStackProps {
+  readonly config: StageConfig;
+  /** The rows to deploy: the route table unless given (tests add rows to measure room). */
+  readonly routes?: readonly Route[];
 }
 
 /** The whole app for one stage: its stack, checked by cdk-nag's AWS Solutions rules on every synth. */
-export function defineApp(app: App, config: StageConfig): AdminApiStack {
-  const stack = new AdminApiStack(app, config.stackName, { config });
+export function defineApp(app: App, config: StageConfig, routes?: readonly Route[]): AdminApiStack {
+  const stack = new AdminApiStack(app, config.stackName, { config, routes });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return stack;
 }

@@ -2,15 +2,17 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
+  AwsIntegration,
   EndpointType,
   IdentitySource,
-  LambdaIntegration,
   LogGroupLogDestination,
+  Method,
   RequestAuthorizer,
   ResponseType,
   RestApi,
   type Stage,
 } from 'aws-cdk-lib/aws-apigateway';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_TTL_SECONDS } from '#contract/routes.ts';
@@ -41,6 +43,11 @@ const ACCESS_LOG_FIELDS = {
   authorizerError: '$context.authorizer.error',
   workspaceId: '$context.authorizer.workspaceId',
   principalId: '$context.authorizer.principalId',
+};
+
+const NOT_COGNITO = {
+  id: 'AwsSolutions-COG4',
+  reason: 'Callers are API keys (bearer tokens) checked by the REQUEST authorizer, not Cognito users',
 };
 
 /**
@@ -74,9 +81,11 @@ export class Api extends Construct {
       // Every body reaches the function base64-encoded, byte for byte: a REST API would pass a
       // text body through as UTF-8 and replace bytes that are not.
       binaryMediaTypes: ['*/*'],
-      // Access logs need the account's API Gateway CloudWatch role.
-      cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: config.removalPolicy,
+      // Access logs need the account's API Gateway CloudWatch role, an account-wide setting: prod's
+      // account gets it from prod, a preview account from the preview base (infra/preview-base.ts),
+      // so that deleting a preview never unsets it for the others.
+      cloudWatchRole: config.durable,
+      cloudWatchRoleRemovalPolicy: config.durable ? config.removalPolicy : undefined,
       deployOptions: {
         stageName: API_STAGE_NAME,
         throttlingRateLimit: config.api.rateLimit,
@@ -93,13 +102,41 @@ export class Api extends Construct {
       resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_TTL_SECONDS),
     });
     for (const [route, fn] of functions.byRoute) {
-      this.restApi.root
-        .resourceForPath(route.path)
-        .addMethod(route.method, new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }), {
-          authorizer,
-          authorizationType: AuthorizationType.CUSTOM,
-          operationName: constructId(route.name),
-        });
+      const resource = this.restApi.root.resourceForPath(route.path);
+      // A Lambda proxy integration of the alias; its invoke permission is made below, beside the method.
+      const integration = new AwsIntegration({
+        proxy: true,
+        service: 'lambda',
+        path: `2015-03-31/functions/${fn.functionArn}/invocations`,
+      });
+      const options = {
+        authorizer,
+        authorizationType: AuthorizationType.CUSTOM,
+        operationName: constructId(route.name),
+        // Usage plans meter only methods that need a key (constructs/usage-plans.ts), whose
+        // aspect reaches the REST API's own subtree, not a nested route stack.
+        apiKeyRequired: true,
+      };
+      const stack = functions.stackOf.get(route);
+      // The method beside its function in the route's nested stack, with its permission; the REST
+      // API, its resources and the authorizer stay in the parent.
+      const method =
+        stack && stack !== functions
+          ? new Method(stack, `${constructId(route.name)}Method`, {
+              resource,
+              httpMethod: route.method,
+              integration,
+              options,
+            })
+          : resource.addMethod(route.method, integration, options);
+      Validations.of(method).acknowledge(NOT_COGNITO);
+      // This method of this API, in any stage: naming the stage would make the route's nested
+      // stack wait for the stage, which waits for the deployment, which waits for the method.
+      fn.addPermission('ApiInvoke', {
+        principal: new ServicePrincipal('apigateway.amazonaws.com'),
+        sourceArn: this.restApi.arnForExecuteApi(route.method, route.path.replace(/\{[^}]+\}/g, '*'), '*'),
+        scope: method,
+      });
     }
 
     for (const response of gatewayResponses) {
@@ -136,10 +173,7 @@ export class Api extends Construct {
         reason:
           'Access logs record every request with its status and errors; execution logs would go to a log group outside the stack, without retention',
       },
-      {
-        id: 'AwsSolutions-COG4',
-        reason: 'Callers are API keys (bearer tokens) checked by the REQUEST authorizer, not Cognito users',
-      },
+      NOT_COGNITO,
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
         reason:

@@ -1,6 +1,8 @@
-import { Duration } from 'aws-cdk-lib';
-import { Alias } from 'aws-cdk-lib/aws-lambda';
+import { Duration, NestedStack, Validations } from 'aws-cdk-lib';
+import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Alias, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { authorizer, type Route, routeKey, routeList } from '#contract/routes.ts';
 import { REQUEST_TIMEOUT_MS } from '#db/client.ts';
@@ -40,10 +42,19 @@ export const RELAY_TIMEOUT = Duration.seconds(30);
 export const constructId = (name: string) =>
   name.replace(/(^|-)([a-z0-9])/g, (_, _dash, letter: string) => letter.toUpperCase());
 
+/**
+ * Route functions per nested stack where routes have stacks of their own: each route brings about
+ * 13 resources with its release and alarms, so 10 keep a nested stack near 150 of CloudFormation's
+ * 500, and the parent grows by one resource per 10 routes (docs/decisions.md, "Stacks with room").
+ */
+export const ROUTES_PER_STACK = 10;
+
 export interface ApiFunctionsProps {
   readonly config: StageConfig;
   readonly network: NetworkPlacement;
   readonly database: DatabaseAccess;
+  /** The rows to deploy: the route table, unless a test adds rows. */
+  readonly routes?: readonly Route[];
 }
 
 /**
@@ -54,10 +65,20 @@ export interface ApiFunctionsProps {
  * of the account whose IAM policies allow `lambda:InvokeFunction` can call it.
  */
 export class ApiFunctions extends Construct {
-  /** What API Gateway integrates: each route function's `live` alias, never `$LATEST`. */
-  readonly byRoute: ReadonlyMap<Route, Alias>;
-  /** The authorizer's `live` alias. */
-  readonly authorizer: Alias;
+  /**
+   * What API Gateway integrates: each route function's `live` alias, never `$LATEST`, where
+   * releases go through CodeDeploy; in a branch preview (no releases) the function itself.
+   */
+  readonly byRoute: ReadonlyMap<Route, Alias | IFunction>;
+  /** The authorizer's `live` alias (its function in a branch preview). */
+  readonly authorizer: Alias | IFunction;
+  /**
+   * Where each route's function, alias, method, alarms and release are: one of the nested route
+   * stacks on stages with room to grow, this construct's stack in a branch preview.
+   */
+  readonly stackOf: ReadonlyMap<Route, Construct>;
+  /** The nested stacks of route functions (none in a branch preview). */
+  readonly routeStacks: readonly NestedStack[] = [];
   /** The functions behind those aliases: their settings, metrics and code. */
   readonly functionByRoute: ReadonlyMap<Route, NodejsFunction>;
   readonly authorizerFunction: NodejsFunction;
@@ -72,17 +93,31 @@ export class ApiFunctions extends Construct {
   /** Every function here: the migration trigger runs before any of them is updated. */
   readonly all: readonly NodejsFunction[];
 
-  constructor(scope: Construct, id: string, { config, network, database }: ApiFunctionsProps) {
+  constructor(scope: Construct, id: string, props: ApiFunctionsProps) {
     super(scope, id);
+    const { config, network, database, routes = routeList } = props;
     const securityGroup = network.securityGroup(this, 'SecurityGroup', 'API functions');
+    // A branch preview is one of many in its account: one role and one route log group for all
+    // its API functions, instead of one each (docs/deploying.md, "Quotas and idle cost").
+    const fleet = config.sharedCluster;
+    const role = fleet ? sharedFunctionRole(this) : undefined;
+    const routeLogs = fleet
+      ? new LogGroup(this, 'RouteLogs', {
+          retention: config.logRetention,
+          removalPolicy: config.removalPolicy,
+        })
+      : undefined;
     const make = (
       name: string,
       entry: string,
       description: string,
       timeout: Duration,
       reservedConcurrency: number | undefined,
+      where: Construct = this,
+      logGroup?: LogGroup,
+      ownRole = false,
     ) => {
-      const fn = serviceFunction(this, constructId(name), {
+      const fn = serviceFunction(where, constructId(name), {
         entry,
         description,
         timeout,
@@ -90,14 +125,40 @@ export class ApiFunctions extends Construct {
         network,
         securityGroup,
         reservedConcurrency,
+        role: ownRole ? undefined : role,
+        logGroup,
       });
       database.connect(fn, securityGroup, 'pooled');
       return fn;
     };
+    const stackOf = new Map<Route, Construct>();
+    for (const [index, route] of routes.entries()) {
+      if (fleet) {
+        stackOf.set(route, this);
+        continue;
+      }
+      const group = Math.floor(index / ROUTES_PER_STACK);
+      const stack =
+        this.routeStacks[group] ??
+        new NestedStack(this, `Routes${group + 1}`, {
+          description: `Route functions ${group * ROUTES_PER_STACK + 1}-${group * ROUTES_PER_STACK + ROUTES_PER_STACK}`,
+        });
+      if (!this.routeStacks[group]) (this.routeStacks as NestedStack[]).push(stack);
+      stackOf.set(route, stack);
+    }
+    this.stackOf = stackOf;
     this.functionByRoute = new Map(
-      routeList.map((route) => [
+      routes.map((route) => [
         route,
-        make(route.name, route.entry, routeKey(route), ROUTE_TIMEOUT, config.functions.routeConcurrency),
+        make(
+          route.name,
+          route.entry,
+          routeKey(route),
+          ROUTE_TIMEOUT,
+          config.functions.routeConcurrency,
+          stackOf.get(route),
+          routeLogs,
+        ),
       ]),
     );
     this.authorizerFunction = make(
@@ -114,6 +175,11 @@ export class ApiFunctions extends Construct {
       ADMIN_TIMEOUT,
       // A branch preview reserves nothing (infra/stage.ts): prod's concurrency is never taken by previews.
       config.sharedCluster ? undefined : ADMIN_CONCURRENCY,
+      this,
+      undefined,
+      // Its own role even in a preview: its usage-plan grant waits for the API's stage, which
+      // waits for the authorizer and the routes, which would wait for a role they shared with it.
+      true,
     );
     // Settings the admin function reads (functions/admin.ts): only previews may be seeded.
     this.admin.addEnvironment('STAGE', config.stage);
@@ -136,12 +202,41 @@ export class ApiFunctions extends Construct {
         1,
       );
     }
-    // A version per deployment whose code or configuration changed; the alias follows through CodeDeploy.
-    const live = (fn: NodejsFunction) =>
-      new Alias(fn, 'Live', { aliasName: LIVE_ALIAS, version: fn.currentVersion });
+    // A version per deployment whose code or configuration changed; the alias follows through
+    // CodeDeploy. A branch preview has no releases: API Gateway invokes the function itself.
+    const live = (fn: NodejsFunction): Alias | IFunction =>
+      fleet ? fn : new Alias(fn, 'Live', { aliasName: LIVE_ALIAS, version: fn.currentVersion });
     this.byRoute = new Map([...this.functionByRoute].map(([route, fn]) => [route, live(fn)]));
     this.authorizer = live(this.authorizerFunction);
     this.all = [...this.functionByRoute.values(), this.authorizerFunction, this.admin, this.sweep];
     if (this.relay) this.all = [...this.all, this.relay];
   }
+}
+
+/** One role for the API's functions in a branch preview (routes, authorizer, sweep): what each would get, once. */
+function sharedFunctionRole(scope: Construct): Role {
+  const role = new Role(scope, 'SharedRole', {
+    assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    description: "The route functions', the authorizer's and the sweep's of this branch preview",
+    managedPolicies: [
+      ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole'),
+      ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'),
+    ],
+  });
+  Validations.of(role).acknowledge(
+    {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: 'AWS-managed log writes, as every function of its own would get (constructs/lambda.ts)',
+    },
+    {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+      reason: 'ENI create/describe/delete a VPC function needs, on Resource *: no narrower resource exists',
+    },
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active tracing: xray:PutTraceSegments and PutTelemetryRecords accept no resource narrower than *',
+    },
+  );
+  return role;
 }

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Duration, Validations } from 'aws-cdk-lib';
 import type { ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type CfnFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import {
   type BundlingOptions,
@@ -9,7 +10,7 @@ import {
   OutputFormat,
   SourceMapMode,
 } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { type ILogGroup, LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { repoRoot, type StageConfig } from '../stage.ts';
 import type { NetworkPlacement } from './network.ts';
@@ -76,6 +77,10 @@ export interface ServiceFunctionProps {
   readonly afterBundling?: (inputDir: string, outputDir: string) => string[];
   /** Reserved concurrency: at most this many instances, each with one database connection. */
   readonly reservedConcurrency?: number;
+  /** A role shared with other functions (a branch preview's); default: a role of its own. */
+  readonly role?: IRole;
+  /** A log group shared with other functions (a branch preview's routes); default: one of its own. */
+  readonly logGroup?: ILogGroup;
 }
 
 /**
@@ -86,10 +91,12 @@ export function serviceFunction(scope: Construct, id: string, props: ServiceFunc
   requireLocalEsbuild();
   const { config, network, afterBundling } = props;
   // An explicit log group, so retention and removal follow the stage without a custom resource.
-  const logGroup = new LogGroup(scope, `${id}Logs`, {
-    retention: config.logRetention,
-    removalPolicy: config.removalPolicy,
-  });
+  const logGroup =
+    props.logGroup ??
+    new LogGroup(scope, `${id}Logs`, {
+      retention: config.logRetention,
+      removalPolicy: config.removalPolicy,
+    });
   const fn = new NodejsFunction(scope, id, {
     entry: join(repoRoot, props.entry),
     handler: 'handler',
@@ -101,6 +108,7 @@ export function serviceFunction(scope: Construct, id: string, props: ServiceFunc
     timeout: props.timeout,
     description: props.description,
     reservedConcurrentExecutions: props.reservedConcurrency,
+    role: props.role,
     tracing: Tracing.ACTIVE,
     loggingFormat: LoggingFormat.JSON,
     logGroup,

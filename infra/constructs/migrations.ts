@@ -1,6 +1,6 @@
 import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { DatabaseCluster } from 'aws-cdk-lib/aws-rds';
@@ -33,6 +33,8 @@ export interface MigrationsProps {
    * change existing tables wait for a snapshot of it (functions/cluster-snapshot.ts).
    */
   readonly owned?: { readonly cluster: DatabaseCluster; readonly network: Network };
+  /** A role to share (a branch preview's master role, constructs/preview-database.ts); default its own. */
+  readonly role?: IRole;
 }
 
 /**
@@ -49,7 +51,7 @@ export class Migrations extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    { config, network, database, runBefore, owned }: MigrationsProps,
+    { config, network, database, runBefore, owned, role }: MigrationsProps,
   ) {
     super(scope, id);
     const securityGroup = network.securityGroup(this, 'SecurityGroup', 'Migration function');
@@ -66,6 +68,7 @@ export class Migrations extends Construct {
       // One run at a time: two would contend for the same locks. Branch previews reserve nothing
       // (their deploys are serialised per stack by CI, and drizzle's journal is transactional).
       reservedConcurrency: config.sharedCluster ? undefined : 1,
+      role,
     });
     // DDL goes to the writer itself as master, never through the proxy's pooled sessions; the
     // app role it creates gets IAM authentication, no password (db/roles.ts).

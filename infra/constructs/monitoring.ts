@@ -65,15 +65,20 @@ export interface MonitoringProps {
   readonly functions: ReadonlyMap<string, NodejsFunction>;
   /** The stack's own cluster; a branch preview's is the preview base's, watched there. */
   readonly database?: Database;
+  /** Where a function's alarms go: beside it in its nested route stack (default: here). */
+  readonly scopeOf?: (name: string) => Construct | undefined;
+  /** A dashboard (default true); a branch preview has none (beyond the account's free 3, each costs). */
+  readonly dashboard?: boolean;
 }
 
 /** Alarms for the API, the authorizer's denials, every function, the database and the proxy, all notifying one SNS topic. */
 export class Monitoring extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
-  readonly dashboard: Dashboard;
+  readonly dashboard?: Dashboard;
 
-  constructor(scope: Construct, id: string, { config, api, functions, database }: MonitoringProps) {
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    const { config, api, functions, database } = props;
     super(scope, id);
     this.topic = new Topic(this, 'AlarmTopic', {
       displayName: `${config.stackName} alarms`,
@@ -151,26 +156,31 @@ export class Monitoring extends Construct {
     for (const [name, fn] of functions) {
       const prefix = constructId(name);
       const timeoutMs = fn.timeout?.toMilliseconds() ?? 3_000;
+      const where = props.scopeOf?.(name);
       this.alarm(`${prefix}DurationNearTimeout`, {
         metric: fn.metricDuration({ period: PERIOD, statistic: 'Maximum' }),
         threshold: Math.floor(timeoutMs * DURATION_NEAR_TIMEOUT),
         description: `${name}: an invocation took over ${DURATION_NEAR_TIMEOUT * 100}% of its ${timeoutMs} ms timeout`,
+        where,
       });
       this.alarm(`${prefix}Errors`, {
         metric: fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
         threshold: 0,
         description: `${name}: invocations failed (uncaught errors or timeouts)`,
+        where,
       });
       this.alarm(`${prefix}Throttles`, {
         metric: fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
         threshold: 0,
         description: `${name}: invocations throttled`,
+        where,
       });
     }
 
     if (database) this.databaseAlarms(config, database, functions.size);
+    if (props.dashboard === false) return;
     this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: config.stackName });
-    this.addDashboard(api, functions, database);
+    this.addDashboard(this.dashboard, api, functions, database);
   }
 
   /** The stack's own cluster (and proxy, and its master secret's rotation); a branch preview has none of them. */
@@ -256,10 +266,15 @@ export class Monitoring extends Construct {
   }
 
   /** One page per stage: traffic, errors, latency, each function, the database, and every alarm's state. */
-  private addDashboard(api: Api, functions: ReadonlyMap<string, NodejsFunction>, database?: Database) {
+  private addDashboard(
+    dashboard: Dashboard,
+    api: Api,
+    functions: ReadonlyMap<string, NodejsFunction>,
+    database?: Database,
+  ) {
     const graph = (title: string, metrics: IMetric[]) => new GraphWidget({ title, left: metrics, width: 12 });
     const perFunction = (metric: (fn: NodejsFunction) => IMetric) => [...functions.values()].map(metric);
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }),
       graph('API requests, 4xx, 5xx', [
         api.restApi.metricCount({ period: PERIOD }),
@@ -281,7 +296,7 @@ export class Monitoring extends Construct {
     );
     // A branch preview's database lives on the preview base's cluster, which no branch dashboard graphs.
     if (!database) return;
-    this.dashboard.addWidgets(
+    dashboard.addWidgets(
       graph('Database ACU and utilisation', [
         database.cluster.metric('ServerlessDatabaseCapacity', { period: PERIOD, statistic: 'Maximum' }),
         database.cluster.metric('ACUUtilization', { period: PERIOD }),
@@ -302,10 +317,11 @@ export class Monitoring extends Construct {
       description: string;
       evaluationPeriods?: number;
       comparisonOperator?: ComparisonOperator;
+      where?: Construct;
     },
   ) {
     const evaluationPeriods = props.evaluationPeriods ?? 1;
-    const alarm = new Alarm(this, id, {
+    const alarm = new Alarm(props.where ?? this, id, {
       metric: props.metric,
       threshold: props.threshold,
       alarmDescription: props.description,

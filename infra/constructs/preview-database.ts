@@ -18,7 +18,7 @@ import {
   SubnetType,
   Vpc,
 } from 'aws-cdk-lib/aws-ec2';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { type IRole, Policy, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
@@ -101,6 +101,12 @@ export class PreviewDatabase extends Construct implements DatabaseAccess {
   readonly databaseName: string;
   readonly roleName: string;
   readonly resource: CustomResource;
+  /**
+   * The role of everything here that acts as the base's master: this handler, its provider's
+   * framework function, and the migration function (constructs/migrations.ts). One role, not three:
+   * a branch preview holds few (docs/deploying.md).
+   */
+  readonly masterRole: IRole;
   readonly #base: PreviewBaseImports;
 
   constructor(
@@ -125,8 +131,14 @@ export class PreviewDatabase extends Construct implements DatabaseAccess {
     this.connect(fn, base.functionsSecurityGroup, 'master');
     // The maintenance database, not the branch's, which may not exist yet.
     fn.addEnvironment('DATABASE_NAME', 'postgres');
+    this.masterRole = fn.role as Role;
+    // The framework gets the handler's role as read-only (its grant would make the handler wait for
+    // a policy naming the handler); the invoke permission is a policy of its own, below.
     const provider = new Provider(this, 'Provider', {
       onEventHandler: fn,
+      frameworkOnEventRole: Role.fromRoleArn(this, 'FrameworkRole', this.masterRole.roleArn, {
+        mutable: false,
+      }),
       logGroup: new LogGroup(this, 'ProviderLogs', {
         retention: config.logRetention,
         removalPolicy: config.removalPolicy,
@@ -146,6 +158,20 @@ export class PreviewDatabase extends Construct implements DatabaseAccess {
         reason: 'Invokes the one handler function, any version or alias of it: what the framework needs',
       },
     );
+    const invoke = new Policy(this, 'InvokeHandler', {
+      roles: [this.masterRole],
+      statements: [
+        new PolicyStatement({
+          actions: ['lambda:InvokeFunction'],
+          resources: [fn.functionArn, `${fn.functionArn}:*`],
+        }),
+      ],
+    });
+    provider.node.findChild('framework-onEvent').node.addDependency(invoke);
+    Validations.of(invoke).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(fn.node.defaultChild as CfnElement)}.Arn>:*]`,
+      reason: 'Invokes the one handler function, any version or alias of it: what the framework needs',
+    });
     this.resource = new CustomResource(this, 'Resource', {
       serviceToken: provider.serviceToken,
       resourceType: 'Custom::PreviewDatabase',

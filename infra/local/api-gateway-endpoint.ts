@@ -1,7 +1,8 @@
 /**
  * A stand-in for the part of the API Gateway management API (REST-JSON) the admin function calls to
  * keep one API key per workspace in its tier's usage plan (functions/usage-plan-keys.ts): create
- * and find API keys, delete one, add a key to a usage plan and remove it. Enough for `@aws-sdk/client-api-gateway`,
+ * and find API keys, add a key to a usage plan and remove it; and for a preview's teardown
+ * (cli/aws-stage.ts), list a plan's keys and delete a key. Enough for `@aws-sdk/client-api-gateway`,
  * with API Gateway's answers for a duplicate key value, a key already in a plan, and an unknown plan
  * or key. The state is in memory and readable, so tests check where each key ended up.
  */
@@ -99,9 +100,9 @@ export function answerApiGateway(request: AwsRequest, state: LocalUsagePlans): A
   }
   const apiKey = API_KEY.exec(path);
   if (apiKey && method === 'DELETE') {
+    // Deleting a key takes it out of every usage plan it was in.
     const id = decodeURIComponent(apiKey[1] ?? '');
     if (!state.keys.delete(id)) return notFound('API Key');
-    // Deleting a key takes it out of every plan.
     for (const plan of state.plans.values()) plan.delete(id);
     return { status: 202, headers: {}, body: '' };
   }

@@ -8,7 +8,7 @@ import {
   SERVICES_BY_NAMESPACE,
 } from '#infra/account-policies.ts';
 import { type CiIdentityStack, defineCiApp } from '#infra/ci-stack.ts';
-import { resourcesOf, synthesise, synthesiseBase } from './synth.ts';
+import { resourcesOf, synthesise, synthesiseBase, templatesOf } from './synth.ts';
 
 // Prod, a branch preview on the preview base, the base itself, and staging (prod's database path on
 // a cluster of its own).
@@ -25,7 +25,13 @@ describe('the shipped account policies', () => {
   beforeAll(() => {
     ci = defineCiApp(new App(), { repository: 'example-org/voice-agent-admin-api', account: 'prod' });
     templates = [
-      ...stacks.map(([stage, options]): Named => [stage, synthesise(stage, options).template]),
+      // Each stage's template and its nested route stacks' (`<stage> <path>`).
+      ...stacks.flatMap(([stage, options]): Named[] => {
+        const { stack } = synthesise(stage, options);
+        return [...templatesOf(stack)].map(
+          ([path, t]): Named => [path === stack.node.path ? stage : `${stage} ${path}`, t],
+        );
+      }),
       ['previews', synthesiseBase().template],
     ];
   });
@@ -51,7 +57,7 @@ describe('the shipped account policies', () => {
     );
     for (const [stage, template] of templates) {
       const types = new Set(Object.values(resourcesOf(template)).map((r) => r.Type));
-      expect(types.size, stage).toBeGreaterThan(stage === 'previews' ? 15 : 20);
+      expect(types.size, stage).toBeGreaterThan(stage === 'previews' || stage.includes(' ') ? 5 : 20);
       for (const type of types) {
         const services = SERVICES_BY_NAMESPACE[namespaceOf(type)];
         expect(services, `${stage}: ${type} has no entry in SERVICES_BY_NAMESPACE`).toBeDefined();
@@ -84,8 +90,8 @@ describe('the shipped account policies', () => {
   it('puts every role the stacks create inside the boundary, which grants no IAM', () => {
     for (const [stage, template] of templates) {
       const roles = Object.entries(resourcesOf(template)).filter(([, r]) => r.Type === 'AWS::IAM::Role');
-      // The base: flow logs and the default-SG provider only.
-      expect(roles.length, stage).toBeGreaterThan(stage === 'previews' ? 1 : 5);
+      // The base: flow logs, the default-SG provider and API Gateway's account role; a branch preview 4.
+      expect(roles.length, stage).toBeGreaterThan(stage === 'previews' ? 1 : 3);
       for (const [id, role] of roles) {
         expect(JSON.stringify(role.Properties.PermissionsBoundary), `${stage}: ${id}`).toContain(
           `:policy/${BOUNDARY_POLICY_NAME}`,
@@ -138,9 +144,14 @@ describe('the shipped account policies', () => {
       const json = template.toJSON();
       expect(json.Transform, stage).toBeUndefined();
       const outside = Object.values(resourcesOf(template)).filter((r) =>
-        /^AWS::(CloudFormation::Stack|Serverless::|SecretsManager::RotationSchedule)/.test(r.Type),
+        /^AWS::(Serverless::|SecretsManager::RotationSchedule)/.test(r.Type),
       );
       expect(outside, stage).toEqual([]);
+      // Nested stacks only of our own templates (the route stacks, checked here as templates too).
+      const nested = Object.values(resourcesOf(template)).filter(
+        (r) => r.Type === 'AWS::CloudFormation::Stack',
+      );
+      expect(nested.length, stage).toBe(templates.filter(([name]) => name.startsWith(`${stage} `)).length);
     }
     // Service-linked roles (RDS, AWS Backup, API Gateway) are AWS's, made with CreateServiceLinkedRole.
   });

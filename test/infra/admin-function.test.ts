@@ -4,7 +4,15 @@ import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
 import { USAGE_PLAN_KEYS_FUNCTION_ENV } from '#functions/usage-plan-keys-remote.ts';
 import { ADMIN_TIMEOUT } from '#infra/constructs/functions.ts';
 import type { UsagePlanKeysFunction } from '#infra/constructs/usage-plan-keys.ts';
-import { idsOfType, logicalId, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
+import {
+  allResourcesOf,
+  idsOfType,
+  logicalId,
+  type Resources,
+  resourcesOf,
+  type Synthesised,
+  synthesise,
+} from './synth.ts';
 
 /** Every place under `node` that names `id` through Ref or Fn::GetAtt, as a path. */
 function referencesTo(id: string, node: unknown, path = ''): string[] {
@@ -27,7 +35,7 @@ describe.each([
   let adminId: string;
   beforeAll(() => {
     synth = synthesise(stage);
-    resources = resourcesOf(synth.template);
+    resources = allResourcesOf(synth.stack);
     adminId = logicalId(synth.stack, synth.stack.functions.admin);
   });
 
@@ -112,7 +120,7 @@ describe('the no-invoke check', () => {
       },
     });
     const adminId = logicalId(synth.stack, synth.stack.functions.admin);
-    const referrers = Object.entries(resourcesOf(synth.template))
+    const referrers = Object.entries(allResourcesOf(synth.stack))
       .filter(([id]) => id !== adminId)
       .flatMap(([id, resource]) => referencesTo(adminId, resource.Properties, id));
     expect(referrers).toEqual([expect.stringMatching(/^FunctionsAdminGateway\w+\.FunctionName$/)]);

@@ -6,11 +6,11 @@ import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizer, routeList } from '#contract/routes.ts';
-import { logicalId, resourcesOf, type Synthesised, synthesise } from './synth.ts';
+import { allResourcesOf, logicalId, type Synthesised, synthesise } from './synth.ts';
 
 /** Each function's bundle directory in the cloud assembly, found through its code's S3 key. */
 function bundleDirs(synth: Synthesised): Map<string, string> {
-  const resources = resourcesOf(synth.template);
+  const resources = allResourcesOf(synth.stack);
   const { functions, migrations } = synth.stack;
   const named = [
     ...[...functions.functionByRoute].map(([route, fn]) => [route.name, fn] as const),

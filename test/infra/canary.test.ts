@@ -46,7 +46,12 @@ describe('the canary of a release', () => {
     synth = synthesise('prod');
     const templates = templatesOfAssembly(synth.app.synth().directory);
     deployed = new Deployed(templates);
-    t = templates.find((template) => template.stackName === synth.stack.stackName) as CfnTemplate;
+    // The route's function, alias, release and alarms share one (nested) template.
+    const { group } = synth.stack.releaseOf(route.name) as NonNullable<
+      ReturnType<typeof synth.stack.releaseOf>
+    >;
+    const groupId = logicalId(synth.stack, group as never);
+    t = templates.find((template) => template.body.Resources?.[groupId]) as CfnTemplate;
   }, 120_000);
 
   const saved = { ...process.env };
@@ -56,7 +61,7 @@ describe('the canary of a release', () => {
 
   /** The template's alarm, and the metric of it the handler's answers feed, resolved as deployed. */
   function failuresAlarm() {
-    const [failures] = synth.stack.releases.alarms.get(route.name) ?? [];
+    const [failures] = synth.stack.releaseOf(route.name)?.releases.alarms.get(route.name) ?? [];
     const id = logicalId(synth.stack, failures as never);
     const alarm = deployed.resolve(t, t.body.Resources[id].Properties);
     const served = alarm.Metrics.find(
@@ -137,7 +142,7 @@ describe('the canary of a release', () => {
 
   it('makes the failure alarm a rollback trigger of the route’s deployment group, watched before traffic moves', () => {
     const { id } = failuresAlarm();
-    const group = synth.stack.releases.groups.get(route.name);
+    const group = synth.stack.releaseOf(route.name)?.group;
     const groupProps = t.body.Resources[logicalId(synth.stack, group as never)].Properties;
     expect(groupProps.AlarmConfiguration.Alarms).toContainEqual({ Name: { Ref: id } });
     const alias = t.body.Resources[logicalId(synth.stack, synth.stack.functions.byRoute.get(route) as never)];

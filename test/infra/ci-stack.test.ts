@@ -116,7 +116,9 @@ describe('the deploy identity stack', () => {
     expect(text(plan.Resource)).not.toContain('VoiceAgentAdmin-*');
   });
 
-  it('can rely on the stage tag: the API stack carries it as a stack tag, which CloudFormation copies onto nested stacks', () => {
+  it('can rely on the stage tag: the API stack carries it as a stack tag, which CloudFormation copies onto nested stacks', {
+    timeout: 300_000,
+  }, () => {
     const synth = synthesise('prod');
     expect(synth.stack.tags.tagValues()).toMatchObject({ stage: 'prod', project: 'voice-agent-admin-api' });
     const manifest = JSON.parse(readFileSync(join(synth.outdir, 'manifest.json'), 'utf8'));

@@ -1,14 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_RETENTION_DAYS, SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
 import { RELAY_ENTRY, SWEEP_ENTRY } from '#infra/constructs/functions.ts';
-import { type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
+import { allResourcesOf, type Resources, type Synthesised, synthesise } from './synth.ts';
 
 describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
   let synth: Synthesised;
   let resources: Resources;
   beforeAll(() => {
     synth = synthesise(stage, { alarmEmail: 'ops@example.com' });
-    resources = resourcesOf(synth.template);
+    resources = allResourcesOf(synth.stack);
   });
 
   it('runs the stale-session sweep and the event purge every minute, through an EventBridge rule allowed to invoke it (disabled in a branch preview)', () => {

@@ -12,10 +12,27 @@ import {
   PROXY_MAX_CONNECTIONS_PERCENT,
   RUNTIME_CA_BUNDLE,
 } from '#infra/constructs/database.ts';
+import { ROUTES_PER_STACK } from '#infra/constructs/functions.ts';
 import { approxMaxConnections } from '#infra/constructs/monitoring.ts';
 import type { UsagePlanKeysFunction } from '#infra/constructs/usage-plan-keys.ts';
 import { gatewayResponses } from '#infra/gateway-responses.ts';
-import { idsOfType, logicalId, type Resources, resourcesOf, type Synthesised, synthesise } from './synth.ts';
+import {
+  allResourcesOf,
+  countOf,
+  logicalId,
+  type Resources,
+  type Synthesised,
+  synthesise,
+  templatesOf,
+} from './synth.ts';
+
+/** Route functions are in nested stacks of ROUTES_PER_STACK, each with its release (hook, roles). */
+const routeStacks = Math.ceil(routeList.length / ROUTES_PER_STACK);
+/** Logical ids of every resource of one type, in the stack and its nested stacks. */
+const idsOfType = (resources: Resources, type: string) =>
+  Object.entries(resources)
+    .filter(([, r]) => r.Type === type)
+    .map(([id]) => id);
 
 const stages = [
   {
@@ -32,13 +49,15 @@ const stages = [
       // and the RDS API endpoint's (the snapshot before migrations)
       'AWS::EC2::SecurityGroup': 8,
       'AWS::EC2::VPCEndpoint': 4,
-      // One per function of ours (the sweep's, the relay's and the key function's included), with the others this stack makes
-      'AWS::IAM::Role': routeList.length + 14,
+      // One per function of ours (the sweep's, the relay's and the key function's included), with the
+      // others this stack makes, and each route stack's hook and CodeDeploy roles
+      'AWS::IAM::Role': routeList.length + 14 + 2 * routeStacks,
       // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's;
       // two per released function (routes, authorizer) on its new version
       'AWS::CloudWatch::Alarm': routeList.length * 3 + 15 + (routeList.length + 1) * 2,
       // and the web ACL's (aws-waf-logs-*)
-      'AWS::Logs::LogGroup': routeList.length + 12,
+      'AWS::Logs::LogGroup': routeList.length + 12 + routeStacks,
+      'AWS::ApiGateway::Account': 1, // the account's CloudWatch role (one of the IAM roles) access logs need
       'AWS::WAFv2::WebACL': 1,
       'AWS::WAFv2::WebACLAssociation': 1,
     },
@@ -57,7 +76,9 @@ const stages = [
     counts: {
       // (the EventBridge and Lambda endpoints' among them)
       'AWS::EC2::SecurityGroup': 7,
-      'AWS::IAM::Role': routeList.length + 13,
+      // No API Gateway account role: in the preview account that is the preview base's
+      'AWS::IAM::Role': routeList.length + 12 + 2 * routeStacks,
+      'AWS::ApiGateway::Account': 0,
       // Three per function (duration, errors, throttles), and the API's, the database's, the proxy's;
       // two per released function on its new version
       'AWS::CloudWatch::Alarm': routeList.length * 3 + 15 + (routeList.length + 1) * 2,
@@ -74,7 +95,7 @@ describe.each(stages)('the $stage stack', (expected) => {
   let appFunctionIds: string[];
   beforeAll(() => {
     synth = synthesise(expected.stage, { alarmEmail: 'ops@example.com' });
-    resources = resourcesOf(synth.template);
+    resources = allResourcesOf(synth.stack);
     const { functions, migrations } = synth.stack;
     appFunctionIds = [...functions.all, migrations.function].map((fn) => logicalId(synth.stack, fn));
   });
@@ -82,12 +103,13 @@ describe.each(stages)('the $stage stack', (expected) => {
   it('has the expected resources', () => {
     const counts = {
       // Ours (one per route, the authorizer, admin, the session sweep, the event relay, the migration), the pre-traffic hook (its role and CodeDeploy's are 2 roles more; prod's backup role 1), the trigger's and the default-SG custom resource providers
-      'AWS::Lambda::Function': routeList.length + 9,
+      'AWS::Lambda::Function': routeList.length + 9 + routeStacks,
       // Routes and authorizer: a version behind a `live` alias, released by its own deployment group
       // (and the migration function's version, which the trigger invokes)
       'AWS::Lambda::Version': routeList.length + 2,
       'AWS::Lambda::Alias': routeList.length + 1,
-      'AWS::CodeDeploy::Application': 1,
+      'AWS::CodeDeploy::Application': 1 + routeStacks,
+      'AWS::CloudFormation::Stack': routeStacks,
       'AWS::CodeDeploy::DeploymentGroup': routeList.length + 1,
       'AWS::ApiGateway::RestApi': 1,
       'AWS::ApiGateway::Method': routeList.length,
@@ -95,7 +117,6 @@ describe.each(stages)('the $stage stack', (expected) => {
       'AWS::ApiGateway::Stage': 1,
       'AWS::ApiGateway::GatewayResponse': gatewayResponses.length,
       'AWS::ApiGateway::UsagePlan': tierNames.length,
-      'AWS::ApiGateway::Account': 1, // the CloudWatch role (one of the IAM roles) access logs need
       'AWS::RDS::DBCluster': 1,
       'AWS::RDS::DBInstance': expected.instances,
       'AWS::RDS::DBProxy': expected.proxies,
@@ -108,13 +129,13 @@ describe.each(stages)('the $stage stack', (expected) => {
       'AWS::EC2::InternetGateway': 0,
       'AWS::SNS::Topic': 1,
       'AWS::SNS::Subscription': 1,
-      // Our functions (routes + 6, the sweep's, the relay's and the key function's included), the hook, 2 providers, access logs, flow logs
-      'AWS::Logs::LogGroup': routeList.length + 11,
+      // Our functions (routes + 6, the sweep's, the relay's and the key function's included), the hooks, 2 providers, access logs, flow logs
+      'AWS::Logs::LogGroup': routeList.length + 11 + routeStacks,
       'AWS::Events::EventBus': 1,
       'Custom::Trigger': 1,
       ...expected.counts,
     };
-    for (const [type, count] of Object.entries(counts)) synth.template.resourceCountIs(type, count);
+    for (const [type, count] of Object.entries(counts)) expect(countOf(synth.stack, type), type).toBe(count);
   });
 
   it('runs every function on Node.js 22, arm64, ESM, JSON logs, inside the isolated subnets', () => {
@@ -212,7 +233,7 @@ describe.each(stages)('the $stage stack', (expected) => {
       logicalId(synth.stack, migrations.function.role?.node.tryFindChild('DefaultPolicy') as never),
     ]);
     // The app role has no password anywhere; the master's is RDS's (below): no secret in the stack.
-    expect(idsOfType(synth.template, 'AWS::SecretsManager::Secret')).toEqual([]);
+    expect(idsOfType(resources, 'AWS::SecretsManager::Secret')).toEqual([]);
     synth.template.hasResourceProperties('AWS::RDS::DBCluster', { EnableIAMDatabaseAuthentication: true });
   });
 
@@ -235,27 +256,31 @@ describe.each(stages)('the $stage stack', (expected) => {
 
   it('leaves the master password to RDS: created and rotated by RDS in Secrets Manager, no rotation function of its own', () => {
     const { database } = synth.stack;
-    const [clusterId] = idsOfType(synth.template, 'AWS::RDS::DBCluster');
+    const [clusterId] = idsOfType(resources, 'AWS::RDS::DBCluster');
     const cluster = resources[clusterId as string]?.Properties;
     expect(cluster).toMatchObject({ ManageMasterUserPassword: true, MasterUsername: 'postgres' });
     expect(cluster.MasterUserPassword).toBeUndefined();
     expect(synth.stack.resolve(database.masterSecret.secretArn)).toEqual({
       'Fn::GetAtt': [clusterId, 'MasterUserSecret.SecretArn'],
     });
-    // No hosted rotation: no transform, no nested stack, no role made outside this template.
+    // No hosted rotation: no transform, no nested stack but the route stacks, no role made outside this template.
     expect(synth.template.toJSON().Transform).toBeUndefined();
-    expect(
-      Object.values(resources).filter((r) =>
-        /RotationSchedule|CloudFormation::Stack|Serverless/.test(r.Type),
-      ),
-    ).toEqual([]);
+    expect(Object.values(resources).filter((r) => /RotationSchedule|Serverless/.test(r.Type))).toEqual([]);
+    expect(idsOfType(resources, 'AWS::CloudFormation::Stack').sort()).toEqual(
+      synth.stack.functions.routeStacks
+        .map((nested) => logicalId(synth.stack, nested.nestedStackResource as never))
+        .sort(),
+    );
   });
 
-  it('gives every function in the template an explicit log group, providers included', () => {
-    const logGroups = new Set(idsOfType(synth.template, 'AWS::Logs::LogGroup'));
-    for (const id of idsOfType(synth.template, 'AWS::Lambda::Function')) {
-      const target = resources[id]?.Properties.LoggingConfig?.LogGroup?.Ref;
-      expect(logGroups.has(target), id).toBe(true);
+  it('gives every function in every template an explicit log group, providers included', () => {
+    for (const template of templatesOf(synth.stack).values()) {
+      const own = template.toJSON().Resources as Resources;
+      const logGroups = new Set(idsOfType(own, 'AWS::Logs::LogGroup'));
+      for (const id of idsOfType(own, 'AWS::Lambda::Function')) {
+        const target = own[id]?.Properties.LoggingConfig?.LogGroup?.Ref;
+        expect(logGroups.has(target), id).toBe(true);
+      }
     }
   });
 
@@ -299,7 +324,7 @@ describe.each(stages)('the $stage stack', (expected) => {
 
   it("meters every workspace through its tier's usage plan, the key coming from the authorizer", () => {
     synth.template.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
-    for (const method of Object.values(synth.template.findResources('AWS::ApiGateway::Method'))) {
+    for (const method of Object.values(resources).filter((r) => r.Type === 'AWS::ApiGateway::Method')) {
       expect(method.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', ApiKeyRequired: true });
     }
     for (const tier of tierNames) {
@@ -323,7 +348,7 @@ describe.each(stages)('the $stage stack', (expected) => {
   });
 
   it('routes every row of the route table to its own function as a proxy, behind the authorizer', () => {
-    const authorizerId = idsOfType(synth.template, 'AWS::ApiGateway::Authorizer')[0];
+    const authorizerId = idsOfType(resources, 'AWS::ApiGateway::Authorizer')[0];
     const methods = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGateway::Method');
     expect(methods).toHaveLength(routeList.length);
     // A resource's full path: its PathPart under its parent's (the root's parent is the RestApi).
@@ -383,7 +408,7 @@ describe.each(stages)('the $stage stack', (expected) => {
   );
 
   it('keeps every log group for the stage retention, removed with the stack only in previews', () => {
-    for (const id of idsOfType(synth.template, 'AWS::Logs::LogGroup')) {
+    for (const id of idsOfType(resources, 'AWS::Logs::LogGroup')) {
       expect(resources[id]).toMatchObject({
         Properties: { RetentionInDays: expected.retentionDays },
         DeletionPolicy: expected.logPolicy,
@@ -424,11 +449,13 @@ describe.each(stages)('the $stage stack', (expected) => {
   });
 
   it('sends every alarm, and its recovery, to the topic (a release’s rollback alarms act through CodeDeploy)', () => {
-    const topicId = idsOfType(synth.template, 'AWS::SNS::Topic')[0];
+    const topicId = idsOfType(resources, 'AWS::SNS::Topic')[0];
     const rollback = new Set(
-      [...synth.stack.releases.alarms.values()].flat().map((alarm) => logicalId(synth.stack, alarm)),
+      synth.stack.releases
+        .flatMap((releases) => [...releases.alarms.values()].flat())
+        .map((alarm) => logicalId(synth.stack, alarm)),
     );
-    for (const id of idsOfType(synth.template, 'AWS::CloudWatch::Alarm').filter((id) => !rollback.has(id))) {
+    for (const id of idsOfType(resources, 'AWS::CloudWatch::Alarm').filter((id) => !rollback.has(id))) {
       expect(resources[id]?.Properties).toMatchObject({
         AlarmActions: [{ Ref: topicId }],
         OKActions: [{ Ref: topicId }],
@@ -447,11 +474,11 @@ describe('the prod stack only', () => {
   let resources: Resources;
   beforeAll(() => {
     synth = synthesise('prod', { alarmEmail: 'ops@example.com' });
-    resources = resourcesOf(synth.template);
+    resources = allResourcesOf(synth.stack);
   });
 
   it('puts a web application firewall in front of its stage', () => {
-    const [acl] = idsOfType(synth.template, 'AWS::WAFv2::WebACL');
+    const [acl] = idsOfType(resources, 'AWS::WAFv2::WebACL');
     synth.template.hasResourceProperties('AWS::WAFv2::WebACL', { Scope: 'REGIONAL' });
     synth.template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
       WebACLArn: { 'Fn::GetAtt': [acl, 'Arn'] },
@@ -463,9 +490,7 @@ describe('the prod stack only', () => {
   });
 
   it('runs a Serverless v2 reader in the other AZ, in the promotion tier that scales with the writer', () => {
-    const instances = idsOfType(synth.template, 'AWS::RDS::DBInstance').map(
-      (id) => resources[id]?.Properties,
-    );
+    const instances = idsOfType(resources, 'AWS::RDS::DBInstance').map((id) => resources[id]?.Properties);
     expect(instances.map((i) => [i.DBInstanceClass, i.PromotionTier, i.AvailabilityZone])).toEqual([
       ['db.serverless', 0, { 'Fn::Select': [0, { 'Fn::GetAZs': '' }] }],
       ['db.serverless', 1, { 'Fn::Select': [1, { 'Fn::GetAZs': '' }] }],
@@ -507,7 +532,7 @@ describe('the prod stack only', () => {
   });
 
   it('alarms on max ACU, proxy borrow latency, durations near the timeout, 5xx rate and authorizer denials', () => {
-    const alarms = idsOfType(synth.template, 'AWS::CloudWatch::Alarm').map((id) => resources[id]?.Properties);
+    const alarms = idsOfType(resources, 'AWS::CloudWatch::Alarm').map((id) => resources[id]?.Properties);
     const metricNames = alarms.map((a) => a.MetricName ?? 'expression');
     expect(metricNames).toEqual(
       expect.arrayContaining([
@@ -541,7 +566,7 @@ describe("a preview rehearsing prod's database path", () => {
     ['the staging stage', 'staging', undefined],
   ])('with %s has the proxy, and its functions verify the proxy with verify-full', (_, stage, proxy) => {
     const synth = synthesise(stage, { proxy });
-    const resources = resourcesOf(synth.template);
+    const resources = allResourcesOf(synth.stack);
     synth.template.resourceCountIs('AWS::RDS::DBProxy', 1);
     synth.template.resourceCountIs('AWS::RDS::DBInstance', 1);
     for (const fn of synth.stack.functions.all) {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -187,6 +187,9 @@ describe('the deploy workflow', () => {
     expect(preview.steps[base]?.run).toContain('describe-stacks --stack-name "$BASE_STACK"');
     expect(preview.steps[base]?.run).toContain('MISSING)');
     expect(preview.steps[base]?.run).toContain('stack-create-complete');
+    // Updated whenever the synthesised base differs from the deployed one.
+    expect(preview.steps[base]?.run).toContain('npm run --silent diff -- -c stage=previews');
+    expect(preview.steps[base]?.run).toContain('--fail "$BASE_STACK"');
     expect(preview.env?.BASE_STACK).toBe('VoiceAgentAdmin-previews');
   });
 
@@ -226,7 +229,7 @@ describe('the deploy workflow', () => {
   });
 
   it('runs only npm scripts that exist', () => {
-    const jobs = [...Object.values(deploy.jobs), reaper.jobs.reap] as Job[];
+    const jobs = [...Object.values(deploy.jobs), ...Object.values(reaper.jobs)] as Job[];
     const used = [
       ...jobs
         .map(runs)
@@ -239,33 +242,60 @@ describe('the deploy workflow', () => {
 });
 
 describe('the preview reaper', () => {
-  const reap = reaper.jobs.reap as Job;
+  const plan = reaper.jobs.plan as Job;
+  const reap = reaper.jobs.reap as Job & {
+    strategy?: { 'fail-fast'?: boolean; matrix?: { stage?: string } };
+  };
+  const planScript = plan.steps.find((s) => s.id === 'plan')?.run ?? '';
 
-  it('runs on a schedule and when a branch is deleted, one at a time', () => {
+  it('runs on a schedule and when a branch is deleted, one plan at a time', () => {
     expect(Object.keys(reaper.on).sort()).toEqual(['delete', 'schedule', 'workflow_dispatch']);
     expect((reaper.on.schedule as { cron: string }[])[0]?.cron).toMatch(/^\S+ \S+ \* \* \*$/);
     expect(reaper.concurrency).toEqual({ group: 'reap-previews', 'cancel-in-progress': false });
   });
 
-  it('uses the preview role only, and destroys the previews of branches that are gone, never prod', () => {
+  it("takes the lock of the stage's deploy job: the same concurrency group key, never cancelled", () => {
+    // Both keys are `stack-` and the stage `npm run stage -- name` gives (the reaper's stages are
+    // only those it names), never cancelling the one that holds the lock.
+    const keyOf = (group: string | undefined) => group?.replace(/\$\{\{[^}]+\}\}/g, '<stage>');
+    const deployGroup = deploy.jobs.preview?.concurrency?.group;
+    expect(keyOf(reap.concurrency?.group)).toBe(keyOf(deployGroup));
+    expect(keyOf(deployGroup)).toContain('<stage>');
+    expect(reap.concurrency?.group).toContain(expression('matrix.stage'));
+    expect(deployGroup).toContain(expression('needs.test.outputs.stage'));
+    expect(reap.strategy?.matrix?.stage).toBe(expression('fromJSON(needs.plan.outputs.stages)'));
+    expect(reap.concurrency?.['cancel-in-progress']).toBe(false);
+    expect(deploy.jobs.preview?.concurrency?.['cancel-in-progress']).toBe(false);
+    expect(planScript).toContain('npm run --silent stage -- name');
+    expect(deploy.jobs.test?.steps.find((s) => s.id === 'stage')?.run).toContain(
+      'npm run --silent stage -- name',
+    );
+  });
+
+  it("uses the preview role only, deletes the preview's API keys, then destroys it, each stage in its own job", () => {
     expect(reaper.permissions).toEqual({});
-    expect(reap.permissions).toEqual({ 'id-token': 'write', contents: 'read' });
-    expect(reap.environment).toBe('preview');
-    expect(roleOf(reap)).toBe(expression('vars.AWS_PREVIEW_ROLE_ARN'));
-    const script = reap.steps.find((s) => s.name?.startsWith('destroy previews'))?.run ?? '';
-    expect(script).toContain('git ls-remote --heads origin');
-    expect(script).toContain('npm run --silent stage -- name');
-    expect(script).toContain('[ "$stage" = prod ]');
-    expect(script).toContain('[ "$stage" = previews ]');
-    expect(script).toContain('npm run destroy -- -c "stage=$stage"');
+    for (const job of [plan, reap]) {
+      expect(job.permissions).toEqual({ 'id-token': 'write', contents: 'read' });
+      expect(job.environment).toBe('preview');
+      expect(roleOf(job)).toBe(expression('vars.AWS_PREVIEW_ROLE_ARN'));
+    }
+    expect(reap.needs).toBe('plan');
+    expect(reap.strategy?.['fail-fast']).toBe(false);
+    expect(reap.env?.STAGE).toBe(expression('matrix.stage'));
+    const teardown = indexOfRun(reap, 'npm run --silent stage -- teardown "$STAGE"');
+    const destroy = indexOfRun(reap, 'npm run destroy -- -c "stage=$STAGE"');
+    expect(teardown).toBeGreaterThanOrEqual(0);
+    expect(destroy).toBeGreaterThan(teardown);
+    expect(planScript).toContain('git ls-remote --heads origin');
+    expect(planScript).toContain('[ "$stage" = prod ]');
+    expect(planScript).toContain('[ "$stage" = previews ]');
   });
 
   /**
-   * The reaper's script, run by bash with `git`, `aws` and `npm` stand-ins on PATH (the stage names
-   * come from the real `npm run stage -- name`): which stacks it destroys, and that it destroys
-   * them side by side.
+   * The plan step's script, run by bash with `git`, `aws` and `npm` stand-ins on PATH (the stage
+   * names come from the real `npm run stage -- name`): which stages it hands the reap jobs.
    */
-  function runReaper(options: { idle: string[]; failing?: string }) {
+  function runPlan(options: { idle: string[]; stacks?: string }) {
     const dir = mkdtempSync(join(tmpdir(), 'vaa-reaper-'));
     const bin = join(dir, 'bin');
     const stub = (name: string, body: string) => {
@@ -279,69 +309,56 @@ describe('the preview reaper', () => {
     );
     stub(
       'bin/aws',
-      'echo "VoiceAgentAdmin-prod VoiceAgentAdmin-previews VoiceAgentAdmin-feature-live VoiceAgentAdmin-feature-idle VoiceAgentAdmin-gone-a VoiceAgentAdmin-gone-b"',
+      `echo "${options.stacks ?? 'VoiceAgentAdmin-prod VoiceAgentAdmin-previews VoiceAgentAdmin-feature-live VoiceAgentAdmin-feature-idle VoiceAgentAdmin-gone-a VoiceAgentAdmin-gone-b'}"`,
     );
     stub(
       'bin/npm',
       [
         'if [ "$1 $2 $3 $4 $5" = "run --silent stage -- name" ]; then shift 5; exec "$REPO/node_modules/.bin/tsx" "$REPO/cli/stage.ts" name "$@"; fi',
         `if [ "$1 $2 $3 $4 $5" = "run --silent stage -- list" ]; then printf '%s\\n' ${options.idle.join(' ')}; exit 0; fi`,
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
-        'if [ "$1 $2" = "run destroy" ]; then stage="${5#stage=}"; date +%s%N > "$OUT/start-$stage"; sleep 1;',
-        `  date +%s%N > "$OUT/end-$stage"; [ "$stage" != "${options.failing ?? ''}" ]; exit; fi`,
         'echo "unexpected npm $*" >&2; exit 9',
       ].join('\n'),
     );
-    const script = reap.steps.find((s) => s.name?.startsWith('destroy previews'))?.run ?? '';
-    return new Promise<{ code: number; summary: string; out: string; stdout: string }>((resolve) => {
+    return new Promise<{ code: number; summary: string; output: string }>((resolve) => {
       execFile(
         'bash',
-        ['-e', '-o', 'pipefail', '-c', script],
+        ['-e', '-o', 'pipefail', '-c', planScript],
         {
           cwd: dir,
           env: {
             PATH: `${bin}:${process.env.PATH}`,
             REPO: repoRoot,
-            OUT: dir,
             IDLE_DAYS: '7',
             GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
+            GITHUB_OUTPUT: join(dir, 'output'),
           },
         },
-        (error, stdout) =>
+        (error) =>
           resolve({
             code: error ? Number(error.code ?? 1) : 0,
             summary: readFileSync(join(dir, 'summary.md'), 'utf8'),
-            out: dir,
-            stdout,
+            output: readFileSync(join(dir, 'output'), 'utf8'),
           }),
       );
     });
   }
-  const destroyed = (out: string) =>
-    readdirSync(out)
-      .filter((f) => f.startsWith('start-'))
-      .map((f) => f.slice('start-'.length))
-      .sort();
+  const stagesOf = (output: string) => JSON.parse(output.replace(/^stages=/, '')).sort();
 
-  it('destroys the previews whose branch is gone and those idle, in parallel, never prod or the base', async () => {
-    const result = await runReaper({ idle: ['feature-idle'] });
+  it('hands the reap jobs the previews whose branch is gone and those idle, never prod or the base', async () => {
+    const result = await runPlan({ idle: ['feature-idle'] });
     expect(result.code).toBe(0);
-    expect(destroyed(result.out)).toEqual(['feature-idle', 'gone-a', 'gone-b']);
-    const time = (kind: string, stage: string) =>
-      BigInt(readFileSync(join(result.out, `${kind}-${stage}`), 'utf8'));
-    // Each destroy takes a second; all started before any ended.
-    const starts = ['feature-idle', 'gone-a', 'gone-b'].map((s) => time('start', s));
-    const ends = ['feature-idle', 'gone-a', 'gone-b'].map((s) => time('end', s));
-    for (const start of starts) for (const end of ends) expect(start).toBeLessThan(end);
-    expect(result.summary).toContain('- destroyed `VoiceAgentAdmin-gone-a` (no branch deploys to it)');
-    expect(result.summary).toContain('- destroyed `VoiceAgentAdmin-feature-idle` (no deploy for 7 days)');
+    expect(stagesOf(result.output)).toEqual(['feature-idle', 'gone-a', 'gone-b']);
+    expect(result.summary).toContain('- destroying `VoiceAgentAdmin-gone-a` (no branch deploys to it)');
+    expect(result.summary).toContain('- destroying `VoiceAgentAdmin-feature-idle` (no deploy for 7 days)');
   });
 
-  it('fails the run when a destroy fails, after the others finished', async () => {
-    const result = await runReaper({ idle: [], failing: 'gone-a' });
-    expect(result.code).toBe(1);
-    expect(destroyed(result.out)).toEqual(['gone-a', 'gone-b']);
-    expect(result.summary).toContain('- FAILED to destroy `VoiceAgentAdmin-gone-a`');
-    expect(result.summary).toContain('- destroyed `VoiceAgentAdmin-gone-b`');
+  it('hands them an empty list when nothing is to go, and the reap job then does not run', async () => {
+    const result = await runPlan({
+      idle: [],
+      stacks: 'VoiceAgentAdmin-prod VoiceAgentAdmin-previews VoiceAgentAdmin-feature-live',
+    });
+    expect(result.code).toBe(0);
+    expect(result.output).toBe('stages=[]\n');
+    expect(reap.if).toBe("needs.plan.outputs.stages != '[]'");
   });
 });

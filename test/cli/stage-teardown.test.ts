@@ -1,0 +1,93 @@
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deferredUsageKeyValue, usageIdentifierOf } from '#contract/tiers.ts';
+import { usagePlanKeys } from '#functions/usage-plan-keys.ts';
+import { localUsagePlans } from '#infra/local/api-gateway-endpoint.ts';
+import { type AwsEndpoint, startAwsEndpoint } from '#infra/local/aws-endpoint.ts';
+import { awsEnv, runCli } from '#test/helpers/cli.ts';
+
+const preview = { free: 'x-free', standard: 'x-standard', pro: 'x-pro' } as const;
+const other = { free: 'y-free', standard: 'y-standard', pro: 'y-pro' } as const;
+
+/**
+ * `npm run stage -- teardown <stage>`, what the reaper runs before destroying a preview: the API
+ * keys the preview's admin function made at run time, found through its stack's `UsagePlanIds`
+ * output, deleted through the real SDKs against the local CloudFormation and API Gateway stand-ins.
+ */
+describe('npm run stage -- teardown', () => {
+  let endpoint: AwsEndpoint;
+  let env: NodeJS.ProcessEnv;
+  const state = localUsagePlans([...Object.values(preview), ...Object.values(other)]);
+  beforeAll(async () => {
+    endpoint = await startAwsEndpoint({
+      functions: new Map(),
+      stacks: new Map<string, Record<string, string>>([
+        ['VoiceAgentAdmin-feature-x', { UsagePlanIds: JSON.stringify(preview) }],
+        ['VoiceAgentAdmin-feature-y', { UsagePlanIds: JSON.stringify(other) }],
+        ['VoiceAgentAdmin-old', {}],
+      ]),
+      usagePlans: state,
+    });
+    const credentials = { accessKeyId: 'AKIDSTANDIN', secretAccessKey: 'stand-in' };
+    const client = async () =>
+      new APIGatewayClient({ endpoint: endpoint.url, region: 'eu-west-1', credentials });
+    // As the admin functions of two previews do: one key per workspace in its tier's plan.
+    await usagePlanKeys(preview, 'VoiceAgentAdmin-feature-x', client).place(
+      'wsfeaturexone0000000000000',
+      'standard',
+    );
+    await usagePlanKeys(preview, 'VoiceAgentAdmin-feature-x', client).place(
+      'wsfeaturextwo0000000000000',
+      'pro',
+    );
+    await usagePlanKeys(other, 'VoiceAgentAdmin-feature-y', client).place(
+      'wsfeatureyone0000000000000',
+      'standard',
+    );
+    env = awsEnv({
+      AWS_ENDPOINT_URL: endpoint.url,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    });
+  });
+  afterAll(() => endpoint?.close());
+  const keyNames = () => [...state.keys.values()].map((key) => key.name).sort();
+  // The other preview's pool: its workspace's key and its deferred key (contract/tiers.ts).
+  const othersKeys = [
+    usageIdentifierOf('VoiceAgentAdmin-feature-y', 'wsfeatureyone0000000000000', 'standard'),
+    deferredUsageKeyValue('VoiceAgentAdmin-feature-y'),
+  ].sort();
+
+  it("deletes the preview's API keys, and leaves every other preview's", async () => {
+    // This preview's two workspaces' pool keys and its deferred key; the other's two.
+    expect(keyNames()).toHaveLength(5);
+    const result = await runCli('stage', ['teardown', 'feature/X'], env);
+    expect(result).toMatchObject({ code: 0, stdout: 'VoiceAgentAdmin-feature-x: 3 API keys deleted\n' });
+    expect(keyNames()).toEqual(othersKeys);
+    for (const plan of Object.values(preview)) expect(state.plans.get(plan)?.size).toBe(0);
+    expect(state.plans.get(other.standard)?.size).toBe(1);
+    expect(state.plans.get(other.pro)?.size).toBe(1);
+  });
+
+  it('has nothing to do when run again, or when the stack is already gone', async () => {
+    expect((await runCli('stage', ['teardown', 'feature-x'], env)).stdout).toBe(
+      'VoiceAgentAdmin-feature-x: 0 API keys deleted\n',
+    );
+    expect((await runCli('stage', ['teardown', 'gone'], env)).stdout).toBe(
+      'VoiceAgentAdmin-gone: 0 API keys deleted\n',
+    );
+  });
+
+  it('refuses prod and the preview base, and a stack without the output', async () => {
+    for (const stage of ['prod', 'previews']) {
+      const refused = await runCli('stage', ['teardown', stage], env);
+      expect(refused.code, stage).not.toBe(0);
+      expect(refused.stderr, stage).toMatch(/is not a preview/);
+    }
+    const old = await runCli('stage', ['teardown', 'old'], env);
+    expect(old.code).not.toBe(0);
+    expect(old.stderr).toMatch(/no UsagePlanIds output/);
+    expect(keyNames()).toEqual(othersKeys);
+  });
+});
