@@ -66,6 +66,9 @@ export const usageShardOf = (workspaceId: string, tier: TierName) =>
 export const usageKeyValue = (prefix: string, tier: TierName, shard: number) =>
   `vaw_${prefix}_${tier}_${String(shard).padStart(4, '0')}`;
 
+/** The variable naming the stage's key prefix, for the authorizer and the key function alike. */
+export const USAGE_KEY_PREFIX_ENV = 'USAGE_KEY_PREFIX';
+
 /** The key a workspace is metered on: its tier's pool, its shard. */
 export const usageIdentifierOf = (prefix: string, workspaceId: string, tier: TierName) =>
   usageKeyValue(prefix, tier, usageShardOf(workspaceId, tier));

@@ -1,4 +1,10 @@
-import { DEFAULT_TIER, deferredUsageKeyValue, isTierName, usageIdentifierOf } from '#contract/tiers.ts';
+import {
+  DEFAULT_TIER,
+  deferredUsageKeyValue,
+  isTierName,
+  USAGE_KEY_PREFIX_ENV,
+  usageIdentifierOf,
+} from '#contract/tiers.ts';
 import { isDatabaseUnavailable } from '#db/errors.ts';
 import type { Principal } from '#db/queries/api-keys.ts';
 import { type Deps, lambda } from './deps.ts';
@@ -10,7 +16,6 @@ import {
   type DeferredAuthContext,
   headerOf,
 } from './http/types.ts';
-import { USAGE_KEY_PREFIX_ENV } from './usage-plan-keys.ts';
 
 /**
  * Every method of the stage the request came in on: the answer is cached per Authorization header

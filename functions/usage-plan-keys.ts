@@ -14,6 +14,7 @@ import {
   deferredUsageKeyValue,
   type TierName,
   tierNames,
+  USAGE_KEY_PREFIX_ENV,
   usageIdentifierOf,
 } from '#contract/tiers.ts';
 
@@ -27,9 +28,9 @@ export interface UsagePlanKeys {
   removeAll(): Promise<number>;
 }
 
-/** The variables the stack sets: each tier's usage plan id (JSON), and the stage's key prefix. */
+/** The variables the stack sets: each tier's usage plan id (JSON), and the stage's key prefix (contract/tiers.ts). */
+export { USAGE_KEY_PREFIX_ENV };
 export const USAGE_PLAN_IDS_ENV = 'USAGE_PLAN_IDS';
-export const USAGE_KEY_PREFIX_ENV = 'USAGE_KEY_PREFIX';
 
 const PlanIds = v.strictObject(
   Object.fromEntries(tierNames.map((tier) => [tier, v.pipe(v.string(), v.minLength(1))])) as Record<

@@ -130,10 +130,10 @@ const usagePlanKeyCalls: readonly AwsCall[] = (() => {
       route: gateway,
     },
     {
-      sends: 'DeleteUsagePlanKeyCommand',
+      // removeAll: a preview's teardown deletes the stage's pool (API Gateway drops a key from its plans).
+      sends: 'DeleteApiKeyCommand',
       action: 'apigateway:DELETE',
-      resources: (site) =>
-        plans(site).map((plan) => apigateway(site, `/usageplans/${plan}/keys/${SOME_KEY_ID}`)),
+      resources: (site) => (plans(site).length ? [apigateway(site, `/apikeys/${SOME_KEY_ID}`)] : []),
       route: gateway,
     },
     {
@@ -311,7 +311,7 @@ export const BOUNDARY_CALLS: readonly {
     sid: 'WorkspaceUsagePlanKeys',
     actions: ['apigateway:DELETE', 'apigateway:GET', 'apigateway:POST'],
     resources: ({ partition, region }) =>
-      ['/apikeys', '/usageplans/*/keys', '/usageplans/*/keys/*'].map(
+      ['/apikeys', '/apikeys/*', '/usageplans/*/keys', '/usageplans/*/keys/*'].map(
         (path) => `arn:${partition}:apigateway:${region}::${path}`,
       ),
   },

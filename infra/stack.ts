@@ -127,6 +127,7 @@ export class AdminApiStack extends Stack {
       usagePlans: this.usagePlans,
       admin: this.functions.admin,
       network: this.network,
+      shareAdminRole: config.sharedCluster,
     });
     this.usagePlans.meterThrough(this.functions.authorizerFunction);
     this.waf = protectStage(

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Names, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type CfnFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -29,10 +29,23 @@ export class UsagePlanKeysFunction extends Construct {
       usagePlans,
       admin,
       network,
-    }: { config: StageConfig; usagePlans: UsagePlans; admin: NodejsFunction; network: NetworkPlacement },
+      shareAdminRole = false,
+    }: {
+      config: StageConfig;
+      usagePlans: UsagePlans;
+      admin: NodejsFunction;
+      network: NetworkPlacement;
+      /** A branch preview's: the admin function's role, so a preview holds no role more. */
+      shareAdminRole?: boolean;
+    },
   ) {
     super(scope, id);
+    // Named, so the admin function's invoke grant is a string and never a reference: with a shared
+    // role, a reference would make the role's policy wait for the function that waits for the role.
+    const functionName = Names.uniqueResourceName(this, { maxLength: 64, separator: '-' });
     this.function = new NodejsFunction(this, 'Function', {
+      functionName,
+      ...(shareAdminRole ? { role: admin.role } : {}),
       entry: join(repoRoot, USAGE_PLAN_KEYS_ENTRY),
       handler: 'handler',
       projectRoot: repoRoot,
@@ -52,10 +65,14 @@ export class UsagePlanKeysFunction extends Construct {
     (this.function.node.defaultChild as CfnFunction).addMetadata(ENTRY_METADATA, USAGE_PLAN_KEYS_ENTRY);
     usagePlans.grantKeyManagement(this.function);
     // The function itself, no version or alias: the admin function invokes $LATEST.
+    const { partition, region, account } = Stack.of(this);
     admin.addToRolePolicy(
-      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.function.functionArn] }),
+      new PolicyStatement({
+        actions: ['lambda:InvokeFunction'],
+        resources: [`arn:${partition}:lambda:${region}:${account}:function:${functionName}`],
+      }),
     );
-    admin.addEnvironment(USAGE_PLAN_KEYS_FUNCTION_ENV, this.function.functionName);
+    admin.addEnvironment(USAGE_PLAN_KEYS_FUNCTION_ENV, functionName);
     network.allowLambdaFrom(admin, 'Lambda from the admin function (the usage-plan key function)');
     Validations.of(this.function).acknowledge(
       {

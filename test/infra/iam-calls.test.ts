@@ -11,7 +11,7 @@ import { repoRoot } from '#infra/stage.ts';
 
 /** What one module sends: SDK commands (`new XCommand(`) and hand-signed requests (`SignatureV4:<service>`). */
 function sendsOf(source: string): string[] {
-  const commands = [...source.matchAll(/new\s+(\w+Command)\s*\(/g)].map((m) => m[1] as string);
+  const commands = [...source.matchAll(/new\s+(?:\w+\.)?(\w+Command)\s*\(/g)].map((m) => m[1] as string);
   const signed = [...source.matchAll(/new\s+SignatureV4\s*\(\s*\{[^}]*?service:\s*['"]([\w-]+)['"]/g)].map(
     (m) => `SignatureV4:${m[1]}`,
   );

@@ -34,9 +34,8 @@ export interface CfnTemplate {
 
 /** Every `*.template.json` under a cloud assembly directory, nested stacks' included. */
 export function templatesOfAssembly(dir: string): CfnTemplate[] {
-  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) =>
-    f.endsWith('.template.json'),
-  );
+  const all = readdirSync(dir, { recursive: true, encoding: 'utf8' });
+  const files = all.filter((f) => f.endsWith('.template.json'));
   const templates = files.map((file): CfnTemplate => {
     const base = file.split('/').pop() as string;
     return {
@@ -47,11 +46,25 @@ export function templatesOfAssembly(dir: string): CfnTemplate[] {
     };
   });
   // A nested stack's parameters are its parent's `AWS::CloudFormation::Stack` Parameters; the
-  // parent names the template file in its asset metadata.
+  // parent names the template file in its asset metadata, or (asset metadata off, as the tests'
+  // synth has it) by the asset hash its TemplateURL ends with, which the assets manifest maps to the file.
+  const assetFiles = new Map<string, string>();
+  for (const file of all.filter((f) => f.endsWith('.assets.json'))) {
+    const manifest = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    for (const [hash, asset] of Object.entries<Json>(manifest.files ?? {}))
+      assetFiles.set(hash, asset.source?.path);
+  }
+  const templateFileOf = (resource: Json): string | undefined => {
+    const fromMetadata = resource.Metadata?.['aws:asset:path'];
+    if (fromMetadata) return fromMetadata;
+    const url = JSON.stringify(resource.Properties?.TemplateURL ?? '');
+    const hash = /\/([0-9a-f]{64})\.json/.exec(url)?.[1];
+    return hash && assetFiles.get(hash);
+  };
   for (const parent of templates) {
     for (const resource of Object.values<Json>(parent.body.Resources ?? {})) {
       if (resource.Type !== 'AWS::CloudFormation::Stack') continue;
-      const path = resource.Metadata?.['aws:asset:path'];
+      const path = templateFileOf(resource);
       const child = templates.find((t) => path && t.file.endsWith(path));
       if (!child) continue;
       for (const [name, value] of Object.entries(resource.Properties?.Parameters ?? {})) {
