@@ -40,12 +40,11 @@ export class UsagePlanKeysFunction extends Construct {
     },
   ) {
     super(scope, id);
-    // Named, so the admin function's invoke grant is a string and never a reference: with a shared
-    // role, a reference would make the role's policy wait for the function that waits for the role.
+    // With a shared role, a reference to the function from the role's policy would make the role
+    // wait for the function that waits for it: the function is named, and named by string.
     const functionName = Names.uniqueResourceName(this, { maxLength: 64, separator: '-' });
     this.function = new NodejsFunction(this, 'Function', {
-      functionName,
-      ...(shareAdminRole ? { role: admin.role } : {}),
+      ...(shareAdminRole ? { functionName, role: admin.role } : {}),
       entry: join(repoRoot, USAGE_PLAN_KEYS_ENTRY),
       handler: 'handler',
       projectRoot: repoRoot,
@@ -65,14 +64,15 @@ export class UsagePlanKeysFunction extends Construct {
     (this.function.node.defaultChild as CfnFunction).addMetadata(ENTRY_METADATA, USAGE_PLAN_KEYS_ENTRY);
     usagePlans.grantKeyManagement(this.function);
     // The function itself, no version or alias: the admin function invokes $LATEST.
+    // Shared role: the grant and the variable name the function by string, never by reference.
     const { partition, region, account } = Stack.of(this);
+    const target = shareAdminRole
+      ? { arn: `arn:${partition}:lambda:${region}:${account}:function:${functionName}`, name: functionName }
+      : { arn: this.function.functionArn, name: this.function.functionName };
     admin.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['lambda:InvokeFunction'],
-        resources: [`arn:${partition}:lambda:${region}:${account}:function:${functionName}`],
-      }),
+      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [target.arn] }),
     );
-    admin.addEnvironment(USAGE_PLAN_KEYS_FUNCTION_ENV, functionName);
+    admin.addEnvironment(USAGE_PLAN_KEYS_FUNCTION_ENV, target.name);
     network.allowLambdaFrom(admin, 'Lambda from the admin function (the usage-plan key function)');
     Validations.of(this.function).acknowledge(
       {
