@@ -9,7 +9,10 @@ import {
   conversations,
   events,
   idempotencyKeys,
+  ledgerBalances,
   ledgerEntries,
+  ledgerUsageHourly,
+  ledgerUsageReasonHourly,
   persons,
   sessions,
 } from '#db/schema/index.ts';
@@ -23,6 +26,10 @@ export const WRITTEN = [
   persons,
   conversations,
   ledgerEntries,
+  // kept by the ledger's trigger in the same transaction as its entries
+  ledgerBalances,
+  ledgerUsageHourly,
+  ledgerUsageReasonHourly,
   events,
   idempotencyKeys,
 ] as const;

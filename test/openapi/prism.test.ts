@@ -71,7 +71,7 @@ describe('Prism validating proxy in front of the local gateway', () => {
         await insertSession(database.db, tenant, agent, { n, version: 1 + (n % 2), ledger: n > 2 })
       ).sessionId;
     broken = await freshDatabase();
-    await broken.db.execute(sql`drop table ledger_entries`); // a real fault: 500
+    await broken.db.execute(sql`drop table persons cascade`); // a real fault of GET /sessions (a workspace is still made): 500
     down = await openDatabase({ kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' }); // 503
     for (const handle of [database, down, broken])
       gateways.push(await startGateway({ deps: { database: handle, logger: silentLogger } }));
