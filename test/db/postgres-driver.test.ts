@@ -116,7 +116,10 @@ describe.skipIf(!usingPostgres())(
         let begun = 0;
         const guarded = Object.create(sql, {
           begin: {
-            value: (...args: unknown[]) => (begun++, (sql.begin as (...a: unknown[]) => unknown)(...args)),
+            value: (...args: unknown[]) => {
+              begun++;
+              return (sql.begin as (...a: unknown[]) => unknown)(...args);
+            },
           },
         }) as postgres.Sql;
         const rows = await guarded.unsafe('select 1 as one');
