@@ -1,9 +1,10 @@
 /**
  * The import rules of docs/architecture.md, enforced by `npm run check`. Product folders depend one
  * way: contract/ ← db/ ← functions/ ← infra/, cli/ (bench/ and test/ sit on top of everything);
- * client/ stands apart and imports none of them.
+ * client/ stands apart and imports none of them. local-aws/ (stand-ins of AWS services) serves the
+ * tests, the bench and `npm start`'s optional stage, never the product.
  */
-const product = '^(contract|db|functions|infra|cli|client)/';
+const product = '^(contract|db|functions|infra|cli|client|local-aws)/';
 module.exports = {
   forbidden: [
     {
@@ -51,6 +52,22 @@ module.exports = {
       comment: 'The local server and the CLIs share code through db/ or functions/, not each other.',
       severity: 'error',
       from: { path: '^infra/' },
+      to: { path: '^(cli|bench|test)/' },
+    },
+    {
+      name: 'product-not-local-aws',
+      comment:
+        'The AWS stand-ins (local-aws/) are for tests, the bench and the stage `npm start` plays when ' +
+        'asked (infra/local/server.ts loads them on demand): no deployed or CLI code imports them.',
+      severity: 'error',
+      from: { path: '^(contract|db|functions|infra|cli|client)/', pathNot: '^infra/local/server\\.ts$' },
+      to: { path: '^local-aws/' },
+    },
+    {
+      name: 'local-aws-not-cli',
+      comment: 'The stand-ins play AWS for the product (its functions, the stage names), not for the CLIs.',
+      severity: 'error',
+      from: { path: '^local-aws/' },
       to: { path: '^(cli|bench|test)/' },
     },
     {

@@ -1,8 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createId } from '@paralleldrive/cuid2';
-import postgres from 'postgres';
-import { STATEMENT_OPTIONS, useTextCodecs } from '#db/postgres-client.ts';
+import sql from 'sql-template-tag';
+import type { Statement as DbStatement } from '#db/database.ts';
+import { PostgresDriver } from '#db/postgres-driver.ts';
 import { serveCommands } from './child.ts';
 import type { Statement } from './gateway-process.ts';
 import { type PeerOperation, peer } from './peer.ts';
@@ -10,27 +11,26 @@ import { meterServer } from './server-meter.ts';
 import { cpuBetween, type Sample } from './stats.ts';
 
 // The baselines, in a process of their own: the same statement, without the API around it.
-// The clients are configured as db/postgres-client.ts configures the API's (no prepared statements).
-const client = (applicationName: string) => {
-  const sql = postgres(process.env.BENCH_DATABASE_URL ?? '', {
-    max: Number(process.env.BENCH_POOL_MAX ?? 1),
-    prepare: false,
-    onnotice: () => {},
+// The clients are the API's own driver (db/postgres-driver.ts: no prepared statements, the same
+// codecs, one flight per statement), with the bench's pool and timeouts.
+const client = (applicationName: string) =>
+  new PostgresDriver(process.env.BENCH_DATABASE_URL ?? '', {
+    poolMax: Number(process.env.BENCH_POOL_MAX ?? 1),
+    connectTimeoutSeconds: 30,
     // autocannon gives up on a request after 10 s; the server should too, or the peer's abandoned
     // deep-offset statements (minutes each) keep the cores busy long after the measurement.
-    connection: { application_name: applicationName, statement_timeout: 10_000 },
+    statementTimeoutMs: 10_000,
+    applicationName,
+    // Between slices the connections wait: none is reopened inside a measurement.
+    idleTimeoutSeconds: 0,
   });
-  // The API's type parsers: timestamps stay text, JSON parameters arrive already serialised.
-  useTextCodecs(sql);
-  return sql;
-};
 // The bare server and the driver share connections that run the API's statements only (and
 // settle's probe), as the API's own do. The peer has its own: the same statement text cost a
 // backend less after it had run the peer's bigger statements (docs/performance.md, "The 250-row
 // page"), which made the driver look cheaper than the API.
 const APPLICATION = { baselines: 'vaa-bench-baseline', peer: 'vaa-bench-peer' } as const;
-const sql = client(APPLICATION.baselines);
-const peerSql = client(APPLICATION.peer);
+const baseline = client(APPLICATION.baselines);
+const peerDriver = client(APPLICATION.peer);
 
 let serving: Statement | undefined;
 
@@ -57,7 +57,7 @@ const meter = meterServer(server);
 // The peer (bench/peer.ts): the idiomatic Drizzle version, on the same kind of bare server and
 // the same client settings.
 const runPeer = peer(
-  peerSql,
+  peerDriver.sql,
   process.env.BENCH_WORKSPACE_ID ?? '',
   process.env.BENCH_PRINCIPAL_ID ?? '',
   process.env.BENCH_KEY_ID ?? '',
@@ -120,7 +120,8 @@ function replay({ statement, vary }: { statement: Statement; vary?: DriveArgs['v
       return how ? replaced(value as string, how) : value;
     });
   }
-  return sql.unsafe(statement.query, parameters as never[], STATEMENT_OPTIONS);
+  const sent = { text: statement.query, values: parameters } as unknown as DbStatement;
+  return baseline.runner.rows<{ item: unknown }>(sent);
 }
 
 /**
@@ -171,9 +172,10 @@ export const baselineCommands = {
    */
   settle: async () => {
     for (let waited = 0; waited < 15_000; waited += 200) {
-      const [row] = await sql`select count(*)::int as running from pg_stat_activity
+      const [row] = await baseline.runner.rows<{ running: number }>(sql`select count(*)::int as running
+        from pg_stat_activity
         where application_name in (${APPLICATION.baselines}, ${APPLICATION.peer}) and state = 'active'
-          and pid <> pg_backend_pid()`;
+          and pid <> pg_backend_pid()`);
       if (!row?.running) return;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -191,6 +193,6 @@ serveCommands(
   async () => {
     server.close();
     peerServer.close();
-    await Promise.all([sql.end({ timeout: 5 }), peerSql.end({ timeout: 5 })]);
+    await Promise.all([baseline.retire(5), peerDriver.retire(5)]);
   },
 );

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { SqlRunner, Statement } from '#db/database.ts';
-import { STATEMENT_OPTIONS } from '#db/postgres-client.ts';
 import { authenticate } from '#db/queries/api-keys.ts';
 import { pageSessionsJson } from '#db/queries/sessions.ts';
 import { listen } from '#infra/local/listen.ts';
@@ -50,11 +49,14 @@ export const handler = async () => {
   return { statusCode: 200, body: JSON.stringify(rows) };
 };`;
 
-/** The bare handler sending `statement` as the API and the driver row do (with its parameters) instead of `select 1`. */
+/**
+ * The bare handler sending `statement` as the API and the driver row do (with its parameters, an
+ * unnamed statement in one flight: db/postgres-driver.ts's options) instead of `select 1`.
+ */
 const bareSending = (statement: Statement) =>
   BARE.replace(
     'await sql`select 1 as one`',
-    `await sql.unsafe(${JSON.stringify(statement.text)}, ${JSON.stringify(statement.values)}, ${JSON.stringify(STATEMENT_OPTIONS)})`,
+    `await sql.unsafe(${JSON.stringify(statement.text)}, ${JSON.stringify(statement.values)}, { simple: false, describe: false })`,
   );
 
 /** The statement a query function sends, caught instead of run. */

@@ -22,18 +22,18 @@ import {
   SessionEventData,
   UsageBookedData,
 } from './schemas/event.ts';
-import { eventListParams } from './schemas/event-list-query.ts';
+import { eventListQuery } from './schemas/event-list-query.ts';
 import { IdempotencyKey } from './schemas/headers.ts';
 import { JsonPatch } from './schemas/json-patch.ts';
 import { Balance, LedgerEntryList, UsageGroup, UsageReport } from './schemas/ledger.ts';
-import { CreditBody, ledgerListParams, usageParams } from './schemas/ledger-requests.ts';
-import { agentChangeListParams, agentListParams, versionListParams } from './schemas/list-queries.ts';
+import { CreditBody, ledgerListQuery, usageQuery } from './schemas/ledger-requests.ts';
+import { agentChangeListQuery, agentListQuery, versionListQuery } from './schemas/list-queries.ts';
 import { type PathParamName, pathParamNames, pathParams } from './schemas/path.ts';
 import { Problem } from './schemas/problem.ts';
 import type { QueryParam } from './schemas/query.ts';
 import { PublishAgentBody, UpdateAgentBody } from './schemas/requests.ts';
 import { Conversation, LedgerEntry, Person, Session, SessionList } from './schemas/session.ts';
-import { sessionListParams } from './schemas/session-list-query.ts';
+import { sessionListQuery } from './schemas/session-list-query.ts';
 import { CompleteSessionBody, CreateSessionBody } from './schemas/session-requests.ts';
 import { CreateAgentBody, CreateVersionBody } from './schemas/version-requests.ts';
 
@@ -271,7 +271,7 @@ const getAgentOperation = {
 };
 
 const versionListOperation = (() => {
-  const list = listOperation(versionListParams, 'AgentVersionList');
+  const list = listOperation(versionListQuery.params, 'AgentVersionList');
   return { ...list, responses: { ...list.responses, '404': noSuchResponse('agent') } };
 })();
 
@@ -415,7 +415,7 @@ const archiveOperation = (done: string) => ({
   },
 });
 
-const historyOperation = listOperation(agentChangeListParams, 'AgentChangeList', {
+const historyOperation = listOperation(agentChangeListQuery.params, 'AgentChangeList', {
   '404': noSuchResponse('agent'),
 });
 
@@ -502,7 +502,7 @@ const completeSessionOperation = {
 };
 
 const listEventsOperation = {
-  parameters: queryParameters(eventListParams),
+  parameters: queryParameters(eventListQuery.params),
   responses: {
     '200': {
       description:
@@ -523,7 +523,7 @@ const listEventsOperation = {
 };
 
 const ledgerListOperation = (() => {
-  const list = listOperation(ledgerListParams, 'LedgerEntryList');
+  const list = listOperation(ledgerListQuery.params, 'LedgerEntryList');
   const ok = list.responses['200'];
   const csv = {
     'text/csv': {
@@ -573,7 +573,7 @@ const creditOperation = {
 };
 
 const usageOperation = {
-  parameters: queryParameters(usageParams),
+  parameters: queryParameters(usageQuery.params),
   responses: {
     '200': {
       description: 'The groups with usage, in key order (days without entries are absent), and their total.',
@@ -610,7 +610,7 @@ const operations: Record<string, { tag: string; description: string; operation: 
   [routeKey(routes.listAgents)]: {
     tag: 'Agents',
     description: `The workspace's agents, each with its latest version. ${pagingNote}`,
-    operation: listOperation(agentListParams, 'AgentList'),
+    operation: listOperation(agentListQuery.params, 'AgentList'),
   },
   [routeKey(routes.getAgent)]: {
     tag: 'Agents',
@@ -664,7 +664,7 @@ const operations: Record<string, { tag: string; description: string; operation: 
   [routeKey(routes.listSessions)]: {
     tag: 'Sessions',
     description: `The workspace's sessions, each with the agent version it ran on. ${pagingNote}`,
-    operation: listOperation(sessionListParams, 'SessionList'),
+    operation: listOperation(sessionListQuery.params, 'SessionList'),
   },
   [routeKey(routes.listVersions)]: {
     tag: 'Agents',

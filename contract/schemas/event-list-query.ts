@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { eventTypes } from '../enums.ts';
 import { atMost, choiceOf } from './common.ts';
-import { integerParam, listParam, type QueryParam, queryObject, textParam } from './query.ts';
+import { integerParam, listParam, type QueryParam, routeQuery, textParam } from './query.ts';
 
 // Apart from the events' own schemas (event.ts), which GET /events's bundle then never builds.
 
@@ -14,4 +14,4 @@ export const eventListParams = {
   type: listParam(choiceOf(eventTypes), 'Only events of these types.'),
   limit: integerParam(1, 250, 'Events per page.', 100),
 } satisfies Record<string, QueryParam>;
-export const EventListQuery = queryObject(eventListParams);
+export const eventListQuery = routeQuery(eventListParams);

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ledgerReason, refillReasons } from '../enums.ts';
 import { atMost, Id, Int32, readableText, strictJsonObject } from './common.ts';
-import { enumList, listQuery, pageParams } from './list-queries.ts';
+import { enumList, listRouteQuery, pageParams } from './list-queries.ts';
 import {
   choiceParam,
   idItem,
@@ -9,6 +9,7 @@ import {
   listParam,
   type QueryParam,
   queryObject,
+  routeQuery,
   textParam,
 } from './query.ts';
 import type { LedgerEntry } from './session.ts';
@@ -24,8 +25,8 @@ export const ledgerListParams = {
   createdBefore: instantParam('up', 'Only entries created strictly before this instant.'),
 } satisfies Record<string, QueryParam>;
 
-export const LedgerListQuery = listQuery(ledgerListParams);
-export type LedgerListQuery = v.InferOutput<typeof LedgerListQuery>;
+export const ledgerListQuery = listRouteQuery(ledgerListParams);
+export type LedgerListQuery = v.InferOutput<typeof ledgerListQuery.schema>;
 
 /** A calendar day, `YYYY-MM-DD`, that exists. */
 const Day = v.pipe(
@@ -96,6 +97,7 @@ export const UsageQuery = v.pipe(
   v.transform((q) => ({ ...q, from: q.from as string, to: q.to as string, timezone: q.timezone ?? 'UTC' })),
 );
 export type UsageQuery = v.InferOutput<typeof UsageQuery>;
+export const usageQuery = routeQuery(usageParams, UsageQuery);
 
 /**
  * POST /ledger/credits: a refill, positive. A REDEMPTION_CODE credit names its code; no other does.

@@ -9,6 +9,7 @@ import {
   listParam,
   type QueryParam,
   queryObject,
+  routeQuery,
   textParam,
 } from './query.ts';
 
@@ -57,8 +58,12 @@ export function listQuery<P extends Record<string, QueryParam>>(params: P) {
   return v.pipe(object, cursorOrOffset<v.InferOutput<typeof object>>());
 }
 
-export const AgentListQuery = listQuery(agentListParams);
-export type AgentListQuery = v.InferOutput<typeof AgentListQuery>;
+/** A list route's query as its declaration states it: its parameters, checked by `listQuery`. */
+export const listRouteQuery = <P extends Record<string, QueryParam>>(params: P) =>
+  routeQuery(params, listQuery(params));
+
+export const agentListQuery = listRouteQuery(agentListParams);
+export type AgentListQuery = v.InferOutput<typeof agentListQuery.schema>;
 
 /**
  * GET /agents/{agentId}/versions: paging only. Versions are ordered by their number, the agent's
@@ -69,10 +74,10 @@ export const versionListParams = {
   order: choiceParam(['desc', 'asc'], 'By `version` number: newest first (`desc`) or oldest first.', 'desc'),
 } satisfies Record<string, QueryParam>;
 
-export const VersionListQuery = listQuery(versionListParams);
-export type VersionListQuery = v.InferOutput<typeof VersionListQuery>;
+export const versionListQuery = listRouteQuery(versionListParams);
+export type VersionListQuery = v.InferOutput<typeof versionListQuery.schema>;
 
 /** GET /agents/{agentId}/history: paging only (the agent is the path's). */
 export const agentChangeListParams = { ...pageParams } satisfies Record<string, QueryParam>;
-export const AgentChangeListQuery = listQuery(agentChangeListParams);
-export type AgentChangeListQuery = v.InferOutput<typeof AgentChangeListQuery>;
+export const agentChangeListQuery = listRouteQuery(agentChangeListParams);
+export type AgentChangeListQuery = v.InferOutput<typeof agentChangeListQuery.schema>;

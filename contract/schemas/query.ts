@@ -112,9 +112,32 @@ export function queryObject<P extends Record<string, QueryParam>>(params: P) {
   return knownKeysOnly(entries);
 }
 
+/**
+ * A route's query string, as its declaration states it (functions/http/route.ts parses it before
+ * the handler runs): the parameters, which the OpenAPI generator describes, and the schema they
+ * make (unknown parameters refused; a list's also refuses `cursor` with `offset`).
+ */
+export interface RouteQuery<S extends v.GenericSchema = v.GenericSchema> {
+  readonly params: Record<string, QueryParam>;
+  readonly schema: S;
+}
+
+export function routeQuery<P extends Record<string, QueryParam>>(
+  params: P,
+): RouteQuery<ReturnType<typeof queryObject<P>>>;
+export function routeQuery<S extends v.GenericSchema>(
+  params: Record<string, QueryParam>,
+  schema: S,
+): RouteQuery<S>;
+export function routeQuery(params: Record<string, QueryParam>, schema?: v.GenericSchema): RouteQuery {
+  return { params, schema: schema ?? queryObject(params) };
+}
+
 /** An operation that takes no query parameters: any given is refused, each named (400). */
 export const noQueryParams = {} satisfies Record<string, QueryParam>;
 export const NoQuery = queryObject(noQueryParams);
+/** What a route that takes no query parameters declares. */
+export const noQuery: RouteQuery<typeof NoQuery> = { params: noQueryParams, schema: NoQuery };
 
 /** One identifier as a filter value. */
 export const idItem = v.pipe(

@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import { sessionStatus, sessionType } from '../enums.ts';
-import { enumList, listQuery, pageParams } from './list-queries.ts';
+import { enumList, listRouteQuery, pageParams } from './list-queries.ts';
 import { booleanParam, idItem, instantParam, listParam, type QueryParam } from './query.ts';
 
 // GET /sessions's query, apart from the other lists' (list-queries.ts): its filters are most of
@@ -21,5 +21,5 @@ export const sessionListParams = {
   hasLedger: booleanParam('`true`: only sessions with a ledger entry; `false`: only those without.'),
 } satisfies Record<string, QueryParam>;
 
-export const SessionListQuery = listQuery(sessionListParams);
-export type SessionListQuery = v.InferOutput<typeof SessionListQuery>;
+export const sessionListQuery = listRouteQuery(sessionListParams);
+export type SessionListQuery = v.InferOutput<typeof sessionListQuery.schema>;

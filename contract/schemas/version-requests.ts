@@ -3,7 +3,6 @@ import { inputMode } from '../enums.ts';
 import { ID_MAX } from '../limits.ts';
 import { atMost, choiceOf, Id, strictJsonObject } from './common.ts';
 import { VersionConfigInput } from './config.ts';
-import { type QueryParam, queryObject } from './query.ts';
 import { agentDescription, agentName, agentSlug } from './requests.ts';
 
 const unique = <T>(items: T[]) => new Set(items).size === items.length;
@@ -37,10 +36,6 @@ export const CreateAgentBody = strictJsonObject({
   ),
 });
 export type CreateAgentBody = v.InferOutput<typeof CreateAgentBody>;
-
-/** POST /agents takes no query parameters: any is refused by name, as the lists refuse unknown ones. */
-export const createAgentParams = {} satisfies Record<string, QueryParam>;
-export const CreateAgentQuery = queryObject(createAgentParams);
 
 /**
  * POST /agents/{agentId}/versions: the same fields as POST /agents' `version`, validated alike, but

@@ -1,25 +1,22 @@
 import { routes } from '#contract/routes.ts';
 import { completeConfig } from '#contract/schemas/config.ts';
-import { CreateAgentBody, CreateAgentQuery, createAgentParams } from '#contract/schemas/version-requests.ts';
+import { noQuery } from '#contract/schemas/query.ts';
+import { CreateAgentBody } from '#contract/schemas/version-requests.ts';
 import type { SqlRunner } from '#db/database.ts';
 import { createAgent, type NewAgent, SlugsExhausted, SlugTaken } from '#db/queries/create-agent.ts';
 import { type Deps, lambda } from '../deps.ts';
-import { parseJsonBody } from '../http/body.ts';
 import { agentEtag } from '../http/etag.ts';
 import { locationOf } from '../http/host.ts';
 import { idempotencyKeyOf, idempotent } from '../http/idempotency.ts';
 import { conflict } from '../http/problem.ts';
-import { parseQuery } from '../http/query.ts';
 import { json } from '../http/respond.ts';
 import { type Caller, route } from '../http/route.ts';
 import { slugFrom, slugTaken } from './slug.ts';
 
 /** POST /agents */
 export const build = (deps: Deps) =>
-  route(routes.createAgent, deps, async (req) => {
-    parseQuery(CreateAgentQuery, createAgentParams, req.event);
-    const body = parseJsonBody(CreateAgentBody, req.event);
-    const agent = newAgent(body, req.caller);
+  route({ ...routes.createAgent, query: noQuery, body: CreateAgentBody }, deps, async (req) => {
+    const agent = newAgent(req.body, req.caller);
     const key = idempotencyKeyOf(req);
     const create = async (sql: SqlRunner) => {
       const created = await createOrConflict(sql, agent);
@@ -28,7 +25,7 @@ export const build = (deps: Deps) =>
         ...locationOf(req.event, created.id),
       });
     };
-    return key ? idempotent(deps.database, req, key, body, create) : create(req.runner);
+    return key ? idempotent(deps.database, req, key, req.body, create) : create(req.runner);
   });
 
 export const handler = lambda(build);

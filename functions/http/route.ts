@@ -1,9 +1,14 @@
+import type * as v from 'valibot';
 import type { Route } from '#contract/routes.ts';
+import { type PathParamName, type PathParamsOf, pathParamNames } from '#contract/schemas/path.ts';
+import type { RouteQuery } from '#contract/schemas/query.ts';
 import type { DatabaseClient, SqlRunner } from '#db/database.ts';
 import { isDatabaseUnavailable, sqlState } from '#db/errors.ts';
 import { type CallingKey, KEY_NOT_LIVE } from '#db/queries/api-keys.ts';
 import { principalFor } from './bearer.ts';
+import { parseJsonBody, parseOptionalJsonBody } from './body.ts';
 import type { Logger } from './log.ts';
+import { pathParam } from './path.ts';
 import {
   conflict,
   databaseUnavailable,
@@ -15,6 +20,7 @@ import {
   repeatedHeader,
   unauthenticated,
 } from './problem.ts';
+import { parseQuery } from './query.ts';
 import { releaseMetricFields } from './release-metrics.ts';
 import { problem } from './respond.ts';
 import { type ApiEvent, type ApiHandler, type ApiResult, headerOf } from './types.ts';
@@ -29,12 +35,54 @@ export interface Caller extends CallingKey {
   scopes: ReadonlySet<string>;
 }
 
-export interface Request {
+/**
+ * A route as its handler declares it: its row of the route table (contract/routes.ts) and what
+ * `route()` reads before the handler runs. The path parameters are the path's `{name}`s; `query`
+ * and `body` are optional, and a route declaring neither leaves them to the handler. Each schema is
+ * named in the handler's own declaration, not in the route table every bundle imports: a bundle
+ * builds only the schemas its route reads (docs/architecture.md, "Adding an operation").
+ */
+export interface Declaration extends Route {
+  /** The query string (`noQuery`: none taken, each one given refused by name). */
+  readonly query?: RouteQuery;
+  /** The JSON body's schema. */
+  readonly body?: v.GenericSchema;
+  /** No body, or an empty one, reads as `{}` (a transition taking no fields). */
+  readonly bodyOptional?: boolean;
+  /** The media types the body may come as; default `application/json`. */
+  readonly mediaTypes?: readonly string[];
+}
+
+export interface Request<D extends Route = Route> {
   event: ApiEvent;
   requestId: string;
   caller: Caller;
   /** Runs this attempt's statements (a read that lost its connection is run again on a fresh one). */
   runner: SqlRunner;
+  /** The path's parameters, each checked against contract/schemas/path.ts (else 404). */
+  params: { readonly [K in PathParamsOf<D['path']>]: string };
+  /** The declared query, parsed (400 naming each bad parameter). */
+  query: D extends { query: RouteQuery<infer S> } ? v.InferOutput<S> : unknown;
+  /** The declared body, parsed (415, 413, 400). */
+  body: D extends { body: infer S extends v.GenericSchema } ? v.InferOutput<S> : unknown;
+}
+
+/**
+ * What the declaration states, in the order a client's mistakes are answered: the path (404), the
+ * query string (400), then the body (415, 413, 400).
+ */
+function declaredInputs(def: Declaration, event: ApiEvent) {
+  const params: Record<string, string> = {};
+  for (const name of pathParamNames(def.path)) {
+    params[name] = pathParam(event, name as PathParamName);
+  }
+  const query = def.query && parseQuery(def.query.schema, def.query.params, event);
+  const body =
+    def.body &&
+    (def.bodyOptional
+      ? parseOptionalJsonBody(def.body, event)
+      : parseJsonBody(def.body, event, def.mediaTypes));
+  return { params, query, body };
 }
 
 const callerFrom = (p: {
@@ -80,10 +128,10 @@ const valuesOf = (headers: Record<string, string[] | undefined> | null | undefin
  * a problem response. Nothing below here formats errors, and nothing a client sent can reach a 5xx
  * except a database outage (503) or a bug (500, logged, body without details).
  */
-export function route(
-  def: Route,
+export function route<D extends Declaration>(
+  def: D,
   { database, logger }: { database: DatabaseClient; logger: Logger },
-  operation: (req: Request) => Promise<ApiResult>,
+  operation: (req: Request<D>) => Promise<ApiResult>,
 ): ApiHandler {
   return async (event) => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
@@ -99,7 +147,8 @@ export function route(
           const caller = await callerOf(event, sql);
           if (!caller) throw unauthenticated();
           if (!caller.scopes.has(def.scope)) throw missingScope(def.scope);
-          return operation({ event, requestId, caller, runner: sql });
+          const inputs = declaredInputs(def, event) as Pick<Request<D>, 'params' | 'query' | 'body'>;
+          return operation({ event, requestId, caller, runner: sql, ...inputs });
         },
         { repeatable: def.method === 'GET' },
       );

@@ -1,22 +1,18 @@
 import { routes } from '#contract/routes.ts';
 import { CreditBody } from '#contract/schemas/ledger-requests.ts';
-import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
+import { noQuery } from '#contract/schemas/query.ts';
 import { bookCredit } from '#db/queries/ledger.ts';
 import { type Deps, lambda } from '../deps.ts';
-import { parseJsonBody } from '../http/body.ts';
 import { idempotent, requiredIdempotencyKey } from '../http/idempotency.ts';
-import { parseQuery } from '../http/query.ts';
 import { jsonText } from '../http/respond.ts';
 import { route } from '../http/route.ts';
 
 /** POST /ledger/credits: the Idempotency-Key is required and becomes the entry's `idempotencyKey`. */
 export const build = (deps: Deps) =>
-  route(routes.createCredit, deps, async (req) => {
-    parseQuery(NoQuery, noQueryParams, req.event);
-    const body = parseJsonBody(CreditBody, req.event);
+  route({ ...routes.createCredit, query: noQuery, body: CreditBody }, deps, async (req) => {
     const key = requiredIdempotencyKey(req);
-    const credit = { ...body, idempotencyKey: key, principalId: req.caller.principalId };
-    return idempotent(deps.database, req, key, body, async (tx) => {
+    const credit = { ...req.body, idempotencyKey: key, principalId: req.caller.principalId };
+    return idempotent(deps.database, req, key, req.body, async (tx) => {
       const { item, booked } = await bookCredit(tx, req.caller, credit);
       return jsonText(req.requestId, booked ? 201 : 200, item);
     });

@@ -1,26 +1,22 @@
 import { routes } from '#contract/routes.ts';
-import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
+import { noQuery } from '#contract/schemas/query.ts';
 import { CreateSessionBody } from '#contract/schemas/session-requests.ts';
 import type { SqlRunner } from '#db/database.ts';
 import { AgentUnusable, createSession, type NewSession, PersonsClash } from '#db/queries/create-session.ts';
 import { type Deps, lambda } from '../deps.ts';
-import { parseJsonBody } from '../http/body.ts';
 import { locationOf } from '../http/host.ts';
 import { idempotent, requiredIdempotencyKey } from '../http/idempotency.ts';
 import { conflict, validationFailed } from '../http/problem.ts';
-import { parseQuery } from '../http/query.ts';
 import { jsonText } from '../http/respond.ts';
 import { route } from '../http/route.ts';
 import { requireCredit } from '../ledger/admission.ts';
 
 /** POST /sessions */
 export const build = (deps: Deps) =>
-  route(routes.createSession, deps, async (req) => {
-    parseQuery(NoQuery, noQueryParams, req.event);
-    const body = parseJsonBody(CreateSessionBody, req.event);
+  route({ ...routes.createSession, query: noQuery, body: CreateSessionBody }, deps, async (req) => {
     const key = requiredIdempotencyKey(req);
-    const session: NewSession = { workspaceId: req.caller.workspaceId, keyId: req.caller.keyId, ...body };
-    return idempotent(deps.database, req, key, body, async (tx) => {
+    const session: NewSession = { workspaceId: req.caller.workspaceId, keyId: req.caller.keyId, ...req.body };
+    return idempotent(deps.database, req, key, req.body, async (tx) => {
       const { id, item } = await createOrRefuse(tx, session);
       await requireCredit(tx, session.workspaceId);
       return jsonText(req.requestId, 201, item, locationOf(req.event, id));

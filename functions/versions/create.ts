@@ -1,26 +1,21 @@
 import { routes } from '#contract/routes.ts';
 import { completeConfig } from '#contract/schemas/config.ts';
-import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
+import { noQuery } from '#contract/schemas/query.ts';
 import { CreateVersionBody } from '#contract/schemas/version-requests.ts';
 import type { SqlRunner } from '#db/database.ts';
 import { createVersion, type VersionEdit } from '#db/queries/agent-changes.ts';
 import { answerChange, changeOf } from '../agents/change.ts';
 import { type Deps, lambda } from '../deps.ts';
-import { parseJsonBody } from '../http/body.ts';
 import { matchingTags, requiredIfMatch } from '../http/etag.ts';
 import { idempotencyKeyOf, idempotent } from '../http/idempotency.ts';
-import { pathParam } from '../http/path.ts';
-import { parseQuery } from '../http/query.ts';
 import { route } from '../http/route.ts';
 
 /** POST /agents/{agentId}/versions */
 export const build = (deps: Deps) =>
-  route(routes.createVersion, deps, async (req) => {
-    const agentId = pathParam(req.event, 'agentId', 'agent');
-    parseQuery(NoQuery, noQueryParams, req.event);
-    const body = parseJsonBody(CreateVersionBody, req.event);
+  route({ ...routes.createVersion, query: noQuery, body: CreateVersionBody }, deps, async (req) => {
+    const { params, body } = req;
     const ifMatch = matchingTags(requiredIfMatch(req.event, 'an agent'));
-    const of = changeOf(req, agentId, ifMatch);
+    const of = changeOf(req, params.agentId, ifMatch);
     const key = idempotencyKeyOf(req);
     const create = async (sql: SqlRunner) =>
       answerChange(req, await createVersion(sql, of, versionEdit(body)), {
@@ -30,7 +25,9 @@ export const build = (deps: Deps) =>
         createdId: (version) => version.id,
       });
     // The agent and the precondition identify the request as much as its body does.
-    return key ? idempotent(deps.database, req, key, { agentId, ifMatch, body }, create) : create(req.runner);
+    return key
+      ? idempotent(deps.database, req, key, { agentId: params.agentId, ifMatch, body }, create)
+      : create(req.runner);
   });
 
 export const handler = lambda(build);

@@ -1,28 +1,17 @@
 import { routes } from '#contract/routes.ts';
-import { VersionListQuery, versionListParams } from '#contract/schemas/list-queries.ts';
+import { versionListQuery } from '#contract/schemas/list-queries.ts';
 import { pageVersionsJson } from '#db/queries/versions.ts';
 import { type Deps, lambda } from '../deps.ts';
-import { listRequest, listResponse } from '../http/pagination.ts';
-import { noSuch, pathParam } from '../http/path.ts';
-import { parseQuery } from '../http/query.ts';
-import { route } from '../http/route.ts';
+import { listRoute } from '../http/list-route.ts';
 
-/** GET /agents/{agentId}/versions */
+/** GET /agents/{agentId}/versions (no such agent: 404) */
 export const build = (deps: Deps) =>
-  route(routes.listVersions, deps, async (req) => {
-    const agentId = pathParam(req.event, 'agentId', 'agent');
-    const query = parseQuery(VersionListQuery, versionListParams, req.event);
-    // A cursor is bound to this agent's list: a position among one agent's versions means nothing in another's.
-    const list = listRequest(query, `agents/${agentId}/versions`, req.caller.workspaceId);
-    const page = await pageVersionsJson(
-      req.runner,
-      req.caller,
-      agentId,
-      list.window,
-      query.includeTotal === true,
-    );
-    if (!page) throw noSuch('agent');
-    return listResponse(req, list, page.items, page.total);
-  });
+  listRoute(
+    // A position among one agent's versions means nothing in another's.
+    { ...routes.listVersions, query: versionListQuery, list: (p) => `agents/${p.agentId}/versions` },
+    deps,
+    (req, list) =>
+      pageVersionsJson(req.runner, req.caller, req.params.agentId, list.window, list.includeTotal),
+  );
 
 export const handler = lambda(build);

@@ -82,7 +82,7 @@ function banner(url: string, where: string, demo: Demo | undefined): string {
  */
 async function startStage(apiUrl: string, deps: Deps) {
   // Loaded only when asked for: it brings the stage module, and with it aws-cdk-lib.
-  const { startLocalStage } = await import('./local-stage.ts');
+  const { startLocalStage } = await import('#local-aws/local-stage.ts');
   const stage = await startLocalStage({
     deps,
     apiUrl,
@@ -122,7 +122,7 @@ const LOCAL_RELAY_EVERY_MS = 5_000;
  * it is given: the deployed path (the real SDK, PutEvents) without an AWS account.
  */
 async function startRelay(deps: Deps) {
-  const { startEventBridgeEndpoint } = await import('./eventbridge-endpoint.ts');
+  const { startEventBridgeEndpoint } = await import('#local-aws/eventbridge-endpoint.ts');
   const { build, eventBridgePublisher } = await import('#functions/events/relay.ts');
   const bridge = await startEventBridgeEndpoint({
     onEvent: (entry) =>

@@ -55,6 +55,12 @@ const wrongTree: Record<string, string> = {
   'functions/stack.ts': "import { i } from '#infra/i.ts';\nexport const s = i;\n",
   'functions/typo.ts': "import { m } from './missing.ts';\nexport const t = m;\n",
   'infra/i.ts': "import { k } from '#cli/k.ts';\nexport const i = k;\n",
+  'infra/stage.ts': "import { s } from '#local-aws/s.ts';\nexport const t = s;\n",
+  'infra/local/server.ts': "export const load = () => import('#local-aws/s.ts');\n",
+  'functions/aws.ts': "import { s } from '../local-aws/s.ts';\nexport const a = s;\n",
+  'local-aws/s.ts': "import { ok } from '#contract/ok.ts';\nexport const s = ok;\n",
+  'local-aws/up.ts': "import { k } from '#cli/k.ts';\nexport const u = k;\n",
+  'test/uses-aws.ts': "import { s } from '#local-aws/s.ts';\nexport const u = s;\n",
   'cli/k.ts': "import { z } from '../test/z.ts';\nexport const k = z;\n",
   'bench/ok.ts': "import { y } from '#functions/y.ts';\nexport const b = y;\n",
   'test/z.ts': 'export const z = 1;\n',
@@ -78,7 +84,9 @@ describe('the import rules (.dependency-cruiser.cjs, run by npm run check)', () 
 
   it('is the command npm run check runs', () => {
     expect(command).toContain('--config .dependency-cruiser.cjs');
-    expect(args).toEqual(expect.arrayContaining(['contract', 'db', 'functions', 'infra', 'cli', 'client']));
+    expect(args).toEqual(
+      expect.arrayContaining(['contract', 'db', 'functions', 'infra', 'local-aws', 'cli', 'client']),
+    );
   });
 
   it('fails on a tree that breaks each rule, naming each wrong import', () => {
@@ -101,6 +109,9 @@ describe('the import rules (.dependency-cruiser.cjs, run by npm run check)', () 
         'error functions-below-infra-and-cli: functions/stack.ts → infra/i.ts',
         'error not-to-unresolvable: functions/typo.ts → ./missing.ts',
         'error infra-not-cli: infra/i.ts → cli/k.ts',
+        'error product-not-local-aws: infra/stage.ts → local-aws/s.ts',
+        'error product-not-local-aws: functions/aws.ts → local-aws/s.ts',
+        'error local-aws-not-cli: local-aws/up.ts → cli/k.ts',
         'error cli-not-bench-or-test: cli/k.ts → test/z.ts',
         'error client-imports-nothing: client/c.ts → contract/ok.ts',
       ].sort(),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AwsEndpoint, startAwsEndpoint } from '#infra/local/aws-endpoint.ts';
+import { type AwsEndpoint, startAwsEndpoint } from '#local-aws/aws-endpoint.ts';
 import { awsEnv, runCli } from '#test/helpers/cli.ts';
 
 /** `npm run stage`: branch → stage without AWS, and `list` through the real CloudFormation client. */

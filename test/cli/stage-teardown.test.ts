@@ -2,8 +2,8 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deferredUsageKeyValue, usageIdentifierOf } from '#contract/tiers.ts';
 import { usagePlanKeys } from '#functions/usage-plan-keys.ts';
-import { localUsagePlans } from '#infra/local/api-gateway-endpoint.ts';
-import { type AwsEndpoint, startAwsEndpoint } from '#infra/local/aws-endpoint.ts';
+import { localUsagePlans } from '#local-aws/api-gateway-endpoint.ts';
+import { type AwsEndpoint, startAwsEndpoint } from '#local-aws/aws-endpoint.ts';
 import { awsEnv, runCli } from '#test/helpers/cli.ts';
 
 const preview = { free: 'x-free', standard: 'x-standard', pro: 'x-pro' } as const;

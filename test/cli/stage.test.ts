@@ -5,7 +5,7 @@ import { authenticate } from '#db/queries/api-keys.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { type Gateway, startGateway } from '#infra/local/gateway.ts';
-import { type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
+import { type LocalStage, startLocalStage } from '#local-aws/local-stage.ts';
 import { awsEnv, type CliResult, lastLine, runCli, STACK_FRAME, TOKEN } from '#test/helpers/cli.ts';
 import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 

@@ -11,7 +11,7 @@ import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 
 // Every statement the API sends goes with its values as parameters, as an unnamed statement (named
 // ones were measured and not taken: docs/decisions.md, "Data"), in one flight: Parse, Describe,
-// Bind, Execute and Sync together (db/postgres-client.ts `queryOptions`, through this project's
+// Bind, Execute and Sync together (db/postgres-driver.ts, through this project's
 // patch to postgres.js). Unpatched, postgres.js waits for the parameters' types before it sends
 // Bind: two round trips, each a hop through RDS Proxy in AWS. This test fails if the patch is not
 // applied.

@@ -9,7 +9,7 @@ import { silentLogger } from '#functions/http/log.ts';
 import { applyMigrations } from '#functions/migrate.ts';
 import { handler } from '#functions/preview-database.ts';
 import { type Gateway, startGateway } from '#infra/local/gateway.ts';
-import { type LocalStage, startLocalStage } from '#infra/local/local-stage.ts';
+import { type LocalStage, startLocalStage } from '#local-aws/local-stage.ts';
 import { awsEnv, lastLine, runCli } from '#test/helpers/cli.ts';
 import { usingPostgres } from '#test/helpers/database.ts';
 

@@ -9,7 +9,7 @@ import {
   type EventBridgeEndpoint,
   type PutEntry,
   startEventBridgeEndpoint,
-} from '#infra/local/eventbridge-endpoint.ts';
+} from '#local-aws/eventbridge-endpoint.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';

@@ -7,9 +7,9 @@ import { adminSettingsFromEnv, build } from '#functions/admin.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { USAGE_KEY_PREFIX_ENV, USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
 import { USAGE_PLAN_KEYS_FUNCTION_ENV } from '#functions/usage-plan-keys-remote.ts';
-import { localUsagePlans } from '#infra/local/api-gateway-endpoint.ts';
-import { type AwsEndpoint, startAwsEndpoint } from '#infra/local/aws-endpoint.ts';
-import type { LocalFunction } from '#infra/local/lambda-endpoint.ts';
+import { localUsagePlans } from '#local-aws/api-gateway-endpoint.ts';
+import { type AwsEndpoint, startAwsEndpoint } from '#local-aws/aws-endpoint.ts';
+import type { LocalFunction } from '#local-aws/lambda-endpoint.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

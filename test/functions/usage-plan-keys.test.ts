@@ -19,8 +19,8 @@ import {
   usagePlanKeys,
   usagePlanKeysFromEnv,
 } from '#functions/usage-plan-keys.ts';
-import { localUsagePlans } from '#infra/local/api-gateway-endpoint.ts';
-import { type AwsEndpoint, startAwsEndpoint } from '#infra/local/aws-endpoint.ts';
+import { localUsagePlans } from '#local-aws/api-gateway-endpoint.ts';
+import { type AwsEndpoint, startAwsEndpoint } from '#local-aws/aws-endpoint.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -8,7 +8,7 @@ import { FaultProxy } from './support/proxy.ts';
 import { within } from './support/timing.ts';
 
 /**
- * The postgres.js behaviour db/postgres-client.ts works around, shown on the driver alone. When
+ * The postgres.js behaviour db/postgres-driver.ts works around, shown on the driver alone. When
  * this test fails after a driver upgrade, the driver has changed: the workaround (the socket that
  * turns an unanswered close into an error) may be dropped, and this test with it.
  */

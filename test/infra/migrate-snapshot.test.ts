@@ -4,8 +4,8 @@ import type { DatabaseHandle } from '#db/client.ts';
 import { snapshotName, takeClusterSnapshot } from '#functions/cluster-snapshot.ts';
 import type { Logger } from '#functions/http/log.ts';
 import { applyMigrations, handler } from '#functions/migrate.ts';
-import { type AwsEndpoint, startAwsEndpoint } from '#infra/local/aws-endpoint.ts';
-import { type LocalClusterSnapshots, localClusterSnapshots } from '#infra/local/rds-endpoint.ts';
+import { type AwsEndpoint, startAwsEndpoint } from '#local-aws/aws-endpoint.ts';
+import { type LocalClusterSnapshots, localClusterSnapshots } from '#local-aws/rds-endpoint.ts';
 import { emptyDatabase, freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 import { migrationsFolder } from '#test/helpers/migrations.ts';
 

@@ -6,7 +6,7 @@
  */
 import { build as buildAdmin } from '#functions/admin.ts';
 import type { Deps } from '#functions/deps.ts';
-import { STACK_PREFIX } from '../stage-name.ts';
+import { STACK_PREFIX } from '#infra/stage-name.ts';
 import { type AwsEndpoint, startAwsEndpoint } from './aws-endpoint.ts';
 
 export interface LocalStageOptions {

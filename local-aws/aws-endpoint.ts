@@ -6,11 +6,11 @@
  * fails here too.
  */
 import { createServer, type IncomingMessage } from 'node:http';
+import { listen } from '#infra/local/listen.ts';
 import { answerApiGateway, isApiGatewayRequest, type LocalUsagePlans } from './api-gateway-endpoint.ts';
 import type { AwsAnswer, AwsRequest } from './aws-http.ts';
 import { describeStacks, isQueryRequest, type LocalStacks } from './cloudformation-endpoint.ts';
 import { invoke, isLambdaRequest, type LocalFunction } from './lambda-endpoint.ts';
-import { listen } from './listen.ts';
 import { answerRds, isRdsRequest, type LocalClusterSnapshots } from './rds-endpoint.ts';
 
 export interface AwsEndpointOptions {

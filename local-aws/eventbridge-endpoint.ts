@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
-import { listen } from './listen.ts';
+import { listen } from '#infra/local/listen.ts';
 
 export interface PutEntry {
   EventBusName?: string;
