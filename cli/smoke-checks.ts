@@ -182,11 +182,11 @@ export function smokeChecks(target: SmokeTarget): Check[] {
         const beat = await request(`${path}/heartbeat`, { method: 'POST' });
         if (beat.status !== 204) fail(`the heartbeat answered ${beat.status}, not 204`);
         const complete = () =>
-          request(`${path}/complete`, { method: 'POST', body: { usage: { amount: 1 } } });
+          request(`${path}/complete`, { method: 'POST', body: { usage: { amount: -1 } } });
         const [first, again] = [await complete(), await complete()];
         expectStatus(again, 200);
         const done = shaped(Session, first, 'the completed session');
-        if (done.status !== 'COMPLETED' || done.ledger?.amount !== 1) fail('not completed with its usage');
+        if (done.status !== 'COMPLETED' || done.ledger?.amount !== -1) fail('not completed with its usage');
         if (again.text !== first.text) fail('a repeated completion answered differently');
         changed.sessionId = session.id;
         return `session ${session.id}: 201, 200, 204, 200 twice with one ledger entry ${done.ledger.id}`;

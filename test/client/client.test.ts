@@ -324,11 +324,11 @@ describe('client/: the typed TypeScript client', () => {
     expect(await api.sessions.create(body, { idempotencyKey: 'client-session' })).toEqual(created);
     expect((await api.sessions.start(created.id)).status).toBe('IN_PROGRESS');
     expect(Date.parse(await api.sessions.heartbeat(created.id))).not.toBeNaN();
-    const done = await api.sessions.complete(created.id, { traceId: 'tr', usage: { amount: 12 } });
+    const done = await api.sessions.complete(created.id, { traceId: 'tr', usage: { amount: -12 } });
     expect(done).toMatchObject({
       status: 'COMPLETED',
       completedMeta: { traceId: 'tr' },
-      ledger: { amount: 12 },
+      ledger: { amount: -12 },
     });
     expect(await api.sessions.complete(created.id)).toEqual(done);
     const refused = await api.sessions.heartbeat(created.id).catch((e: unknown) => e);
