@@ -9,7 +9,7 @@ Usage:
   npm run smoke -- --url <ApiUrl> --token <token> [--write] [--limits]
   npm run smoke -- --stage <stage> [--workspace <id>] [--write] [--limits]
 
-Checks a running API over HTTP: the three operations answer the spec's shapes, no token is a 401,
+Checks a running API over HTTP: the read routes answer the spec's shapes, no token is a 401,
 an unknown token a 403, a key without the route's scope a 403 problem, pagination links work, a bad
 request is a 400 problem, GET /events pages by cursor, the ledger's balance, entries (JSON and CSV)
 and usage agree; with --write also that POST /agents creates
