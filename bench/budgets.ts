@@ -52,9 +52,12 @@ export function checkBudgets(
   // Issue 12: close to the driver, ahead of the idiomatic peer, no sequential scan of sessions.
   const driverGoal = quick ? 0.85 : 0.9;
   // Issue 25: one agent by id and the publish, too.
-  const issue25 = [byName('GET /agents/{agentId}'), byName('POST /agents/{id}/publish')].filter(
-    (r): r is OperationResult => r !== undefined,
-  );
+  // Issue 39: the balance, one primary-key read, too.
+  const issue25 = [
+    byName('GET /agents/{agentId}'),
+    byName('POST /agents/{id}/publish'),
+    byName('GET /balance'),
+  ].filter((r): r is OperationResult => r !== undefined);
   for (const r of [page25, page250, ...issue25]) {
     const ratio = r && ratios(r.api, r.driver);
     checks.push({
@@ -73,6 +76,14 @@ export function checkBudgets(
           }${r.peer?.errors ? `; the peer failed ${r.peer.errors} requests (10 s timeouts)` : ''}`
         : 'not measured',
       met: ratio === undefined ? null : ratio.rps > 1,
+    });
+  }
+  // Issue 39: a month's usage by day from the hourly rollups, at 1,000,000 entries (the standard size).
+  for (const [name, e] of Object.entries(explains).filter(([n]) => n.startsWith('GET /usage'))) {
+    checks.push({
+      budget: `${name}: execution ≤ 50 ms (EXPLAIN ANALYZE)`,
+      measured: `${fixed(e.executionMs)} ms (planning ${fixed(e.planningMs)} ms)`,
+      met: e.executionMs <= 50,
     });
   }
   for (const [name, e] of Object.entries(explains)) {

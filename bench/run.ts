@@ -158,7 +158,7 @@ try {
     log(`${op.name} …`);
     const result = await measureOperation(op, context);
     results.push(result);
-    if (op.listIndex) explains[op.name] = await explain(admin, result.main, op.listIndex);
+    if (op.listIndex || op.explain) explains[op.name] = await explain(admin, result.main, op.listIndex ?? '');
     if (op.listIndex && result.baseline && 'main' in result.baseline)
       baselineExplains[op.name] = await explain(admin, result.baseline.main, op.listIndex);
   }

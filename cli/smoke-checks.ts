@@ -1,24 +1,24 @@
 /**
- * What `npm run smoke` holds an API to, over real HTTP: the three operations answer the spec's
+ * What `npm run smoke` holds an API to, over real HTTP: the routes answer the spec's
  * shapes (checked with the contract's Valibot schemas), authentication and scopes are enforced,
  * pagination links work, bad input is a 400 problem, and (with writes) creation is idempotent.
  */
 import { randomBytes } from 'node:crypto';
-import * as v from 'valibot';
 import { Agent, AgentList, AgentVersion, AgentVersionList } from '#contract/schemas/agent.ts';
 import { AgentChangeList } from '#contract/schemas/agent-change.ts';
 import { type Event, EventList } from '#contract/schemas/event.ts';
 import { JsonPatch } from '#contract/schemas/json-patch.ts';
-import { Problem } from '#contract/schemas/problem.ts';
 import { Session, SessionList } from '#contract/schemas/session.ts';
 import { tiers } from '#contract/tiers.ts';
+import { type Answer, type Check, expectStatus, fail, problemOf, Skip, shaped } from './smoke-answers.ts';
+import { ledgerReads, ledgerWrites } from './smoke-ledger.ts';
 
 export interface SmokeTarget {
   /** The API's base URL, ending in `/` (as the stack's ApiUrl output does). */
   base: URL;
   /**
-   * A key with agents:read, sessions:read and events:read (and agents:write, agents:publish,
-   * sessions:write when `write`).
+   * A key with agents:read, sessions:read, events:read and usage:read (and agents:write,
+   * agents:publish, sessions:write, billing:write when `write`); a check whose scope it lacks is skipped.
    */
   token: string;
   write: boolean;
@@ -28,51 +28,7 @@ export interface SmokeTarget {
   scopeless: { token: string } | { skip: string };
 }
 
-/** A check that does not apply here: reported with its reason, counted neither way. */
-export class Skip extends Error {}
-
-export interface Check {
-  name: string;
-  /** Resolves to a short detail; throws to fail, throws Skip to skip. */
-  run: () => Promise<string>;
-}
-
 const REQUEST_TIMEOUT_MS = 20_000;
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: unknown;
-  text: string;
-}
-
-function fail(message: string): never {
-  throw new Error(message);
-}
-
-/** The body against its schema: the first few issues, with their paths, when it does not match. */
-function shaped<S extends v.GenericSchema>(schema: S, answer: Answer, what: string): v.InferOutput<S> {
-  const parsed = v.safeParse(schema, answer.body);
-  if (parsed.success) return parsed.output;
-  const issues = parsed.issues
-    .slice(0, 3)
-    .map((i) => `${v.getDotPath(i) ?? '(root)'}: ${i.message}`)
-    .join('; ');
-  return fail(`${what} does not match the contract: ${issues}`);
-}
-
-function expectStatus(answer: Answer, status: number, contentType = 'application/json') {
-  if (answer.status !== status) {
-    fail(`expected ${status}, got ${answer.status}${answer.text ? `: ${answer.text.slice(0, 160)}` : ''}`);
-  }
-  const type = answer.headers.get('content-type') ?? '';
-  if (!type.startsWith(contentType)) fail(`expected ${contentType}, got content-type "${type}"`);
-}
-
-const problemOf = (answer: Answer, status: number) => {
-  expectStatus(answer, status, 'application/problem+json');
-  return shaped(Problem, answer, 'the problem');
-};
 
 export function smokeChecks(target: SmokeTarget): Check[] {
   const stamp = new Date().toISOString();
@@ -182,16 +138,17 @@ export function smokeChecks(target: SmokeTarget): Check[] {
         const beat = await request(`${path}/heartbeat`, { method: 'POST' });
         if (beat.status !== 204) fail(`the heartbeat answered ${beat.status}, not 204`);
         const complete = () =>
-          request(`${path}/complete`, { method: 'POST', body: { usage: { amount: 1 } } });
+          request(`${path}/complete`, { method: 'POST', body: { usage: { amount: -1 } } });
         const [first, again] = [await complete(), await complete()];
         expectStatus(again, 200);
         const done = shaped(Session, first, 'the completed session');
-        if (done.status !== 'COMPLETED' || done.ledger?.amount !== 1) fail('not completed with its usage');
+        if (done.status !== 'COMPLETED' || done.ledger?.amount !== -1) fail('not completed with its usage');
         if (again.text !== first.text) fail('a repeated completion answered differently');
         changed.sessionId = session.id;
         return `session ${session.id}: 201, 200, 204, 200 twice with one ledger entry ${done.ledger.id}`;
       },
     },
+    ...ledgerWrites(request),
   ];
 
   /** The changes to an agent, on the first one this run created (issue 25). */
@@ -520,6 +477,8 @@ export function smokeChecks(target: SmokeTarget): Check[] {
     }
     return `this run's ${[...expected.values()].reduce((a, b) => a + b, 0)} events, each once`;
   }
+
+  reads.push(...ledgerReads(request, () => changed.sessionId));
 
   const guards: Check[] = [
     {

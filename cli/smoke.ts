@@ -9,10 +9,12 @@ Usage:
   npm run smoke -- --url <ApiUrl> --token <token> [--write] [--limits]
   npm run smoke -- --stage <stage> [--workspace <id>] [--write] [--limits]
 
-Checks a running API over HTTP: the three operations answer the spec's shapes, no token is a 401,
+Checks a running API over HTTP: the read routes answer the spec's shapes, no token is a 401,
 an unknown token a 403, a key without the route's scope a 403 problem, pagination links work, a bad
-request is a 400 problem, GET /events pages by cursor; with --write also that POST /agents creates
-and an Idempotency-Key replay returns the same agent, the changes to an agent, a session's life, and
+request is a 400 problem, GET /events pages by cursor, the ledger's balance, entries (JSON and CSV)
+and usage agree; with --write also that POST /agents creates
+and an Idempotency-Key replay returns the same agent, the changes to an agent, a session's life, a
+credit booked once per Idempotency-Key (1 credit), and
 one event in the feed for each of those changes (it creates two agents and a session: for previews
 and local servers, not prod); with
 --limits also that a burst past the standard tier (docs/api.md) is a 429 problem with Retry-After
@@ -91,7 +93,8 @@ await run('smoke', usage, async () => {
         'agents:read',
         'sessions:read',
         'events:read',
-        ...(write ? (['agents:write', 'agents:publish', 'sessions:write'] as const) : []),
+        'usage:read',
+        ...(write ? (['agents:write', 'agents:publish', 'sessions:write', 'billing:write'] as const) : []),
       ]),
       await mint(`smoke ${stamp} (no agents:read)`, ['sessions:read']),
     ];

@@ -27,13 +27,24 @@ export type AgentChange = components['schemas']['AgentChange'];
 export type CreateVersionBody = components['schemas']['CreateVersionBody'];
 export type UpdateAgentBody = components['schemas']['UpdateAgentBody'];
 export type AgentHistoryQuery = Query<'/agents/{agentId}/history'>;
+export type LedgerEntry = components['schemas']['LedgerEntry'];
+export type Balance = components['schemas']['Balance'];
+export type UsageReport = components['schemas']['UsageReport'];
+export type CreditBody = components['schemas']['CreditBody'];
+export type LedgerReason = LedgerEntry['reason'];
+export type UsageQuery = NonNullable<paths['/usage']['get']['parameters']['query']>;
 /** A changed agent (or version) and the agent's ETag after the change. */
 export interface Changed<T> {
   data: T;
   etag: string;
 }
 
-type Listed = '/agents' | '/sessions' | '/agents/{agentId}/versions' | '/agents/{agentId}/history';
+type Listed =
+  | '/agents'
+  | '/sessions'
+  | '/agents/{agentId}/versions'
+  | '/agents/{agentId}/history'
+  | '/ledger';
 type Query<P extends Listed> = NonNullable<paths[P]['get']['parameters']['query']>;
 /** The document types filter values as text (they may hold commas); the client offers the words. */
 export type AgentListQuery = Omit<Query<'/agents'>, 'status'> & { status?: AgentStatus[] };
@@ -43,6 +54,11 @@ export type SessionListQuery = Omit<Query<'/sessions'>, 'status' | 'type'> & {
 };
 
 export type VersionListQuery = Query<'/agents/{agentId}/versions'>;
+export type LedgerListQuery = Omit<Query<'/ledger'>, 'reason' | 'agentId' | 'sessionId'> & {
+  reason?: LedgerReason[];
+  agentId?: string[];
+  sessionId?: string[];
+};
 
 export interface Page<T> {
   items: T[];
@@ -302,7 +318,55 @@ export function createClient(options: ClientOptions) {
     },
   };
 
-  return { agents, versions, sessions: { ...sessions, get: getSession }, events };
+  // A key with `usage:read` reads; `billing:write` credits.
+  const ledger = {
+    /** `GET /ledger`: one page of the workspace's entries, newest first. */
+    async list(query: LedgerListQuery = {}): Promise<Page<LedgerEntry>> {
+      const { data, response } = await settle(api.GET('/ledger', { params: { query } }));
+      // The document also offers the page as CSV (`csv` below); without asking for it, JSON comes.
+      return page(data as LedgerEntry[], response);
+    },
+    /** Every entry matching `query`, page by page (by cursor). */
+    all(query: Omit<LedgerListQuery, 'cursor' | 'offset'> = {}): AsyncGenerator<LedgerEntry> {
+      return every((cursor) => ledger.list({ ...query, cursor }));
+    },
+    /** `GET /ledger` with `Accept: text/csv`: the same page as RFC 4180 CSV, a header line first. */
+    async csv(query: LedgerListQuery = {}): Promise<string> {
+      const { data, error, response } = await api.GET('/ledger', {
+        params: { query },
+        headers: { accept: 'text/csv' },
+        parseAs: 'text',
+      });
+      if (!response.ok || data === undefined) throw ApiProblem.of(response, error);
+      return data;
+    },
+    /** `GET /ledger/{entryId}`; another workspace's throws a 404 `ApiProblem`. */
+    async get(entryId: string): Promise<LedgerEntry> {
+      const { data } = await settle(api.GET('/ledger/{entryId}', { params: { path: { entryId } } }));
+      return data;
+    },
+    /** `GET /balance`: the sum of the entries, the last one it includes, the low-balance threshold. */
+    async balance(): Promise<Balance> {
+      return (await settle(api.GET('/balance'))).data;
+    },
+    /** `GET /usage`: totals per day, agent or reason over whole days `from`..`to` in `timezone`. */
+    async usage(query: UsageQuery): Promise<UsageReport> {
+      return (await settle(api.GET('/usage', { params: { query } }))).data;
+    },
+    /**
+     * `POST /ledger/credits`: a refill, booked once per idempotency key (stored on the entry).
+     * Safe to retry: a key is generated when none is given.
+     */
+    async credit(body: CreditBody, init: { idempotencyKey?: string } = {}): Promise<LedgerEntry> {
+      const key = init.idempotencyKey ?? crypto.randomUUID();
+      const { data } = await settle(
+        api.POST('/ledger/credits', { body, params: { header: { 'Idempotency-Key': key } } }),
+      );
+      return data;
+    },
+  };
+
+  return { agents, versions, sessions: { ...sessions, get: getSession }, events, ledger };
 }
 
 export type Client = ReturnType<typeof createClient>;

@@ -52,10 +52,16 @@ export const CreateSessionBody = strictJsonObject({
 });
 export type CreateSessionBody = v.InferOutput<typeof CreateSessionBody>;
 
-/** POST /sessions/{sessionId}/complete: all optional; `usage` books one VOICE_USAGE ledger entry. */
+/**
+ * POST /sessions/{sessionId}/complete: all optional; `usage` books one VOICE_USAGE ledger entry, its
+ * amount the credit spent: zero or negative (docs/decisions.md, the ledger).
+ */
 export const CompleteSessionBody = strictJsonObject({
   endedAt: v.nullish(Instant, null),
   traceId: v.nullish(v.pipe(nonEmpty(255), ...readableText), null),
-  usage: v.nullish(strictJsonObject({ amount: Int32 }), null),
+  usage: v.nullish(
+    strictJsonObject({ amount: v.pipe(Int32, v.maxValue(0, 'must not be positive: usage spends credit')) }),
+    null,
+  ),
 });
 export type CompleteSessionBody = v.InferOutput<typeof CompleteSessionBody>;

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   boolean,
+  check,
   foreignKey,
   index,
   jsonb,
@@ -116,6 +117,11 @@ export const ledgerEntries = pgTable(
       t.workspaceId,
       t.createdAt.desc().nullsFirst(),
       t.id.desc().nullsFirst(),
+    ),
+    // The sign convention (docs/decisions.md, the ledger): usage spends credit, a refill adds it.
+    check(
+      'ledger_entries_amount_sign',
+      sql`case when ${t.reason} in ('VOICE_USAGE', 'SMS_USAGE') then ${t.amount} <= 0 else ${t.amount} >= 0 end`,
     ),
     foreignKey({
       name: 'ledger_entries_session_fk',

@@ -37,9 +37,10 @@ export interface SeededWorkspace {
 
 /**
  * Creates a new workspace full of realistic sample data and a key with every scope, in one
- * transaction (a failure leaves nothing behind). Agents, their versions and the opening credit are
- * inserted as planned; every session is recorded through the write path's own queries (those of
- * POST /sessions, start, heartbeat and complete), oldest call first, each at its planned time: so
+ * transaction (a failure leaves nothing behind). Agents and their versions are inserted as planned,
+ * the opening credits booked through POST /ledger/credits' query; every session is recorded through
+ * the write path's own queries (those of POST /sessions, start, heartbeat and complete), oldest call
+ * first, each at its planned time: so
  * its person, conversation, usage ledger entry and events are exactly what the API would write.
  */
 export async function seedDemoWorkspace(db: Database, options: SeedOptions = {}): Promise<SeededWorkspace> {

@@ -147,6 +147,66 @@ describe('command-line tools', () => {
     expect(result).toEqual({ code: 1, stdout: '', stderr: 'token: no workspace "nosuchworkspace"\n' });
   });
 
+  it('ledger credit books once per --key: a replay says so and books nothing; threshold sets balance.low', async () => {
+    const args = ['credit', '--workspace', workspaceId, '--amount', '500', '--key', 'invoice-7'];
+    const first = await cli('ledger', ...args, '--details', 'Invoice 7');
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    const booked =
+      /^Credited 500 to workspace \w+ in the (embedded )?database.*: entry (\w{24}), balance (-?\d+)\.$/m.exec(
+        first.stdout,
+      );
+    expect(booked).not.toBeNull();
+    const [, , entryId, balance] = booked ?? [];
+    const again = await cli('ledger', ...args, '--reason', 'REDEMPTION_CODE');
+    expect(again).toEqual({
+      code: 0,
+      stdout: `Key already used: entry ${entryId} stands, nothing more booked; balance ${balance}.\n`,
+      stderr: '',
+    });
+    const threshold = await cli('ledger', 'threshold', '--workspace', workspaceId, '--threshold', '700');
+    expect(threshold).toMatchObject({ code: 0, stderr: '' });
+    expect(threshold.stdout).toMatch(
+      new RegExp(
+        `^Workspace ${workspaceId} in the .*: balance\\.low at or under 700 \\(balance ${balance}\\)\\.$`,
+        'm',
+      ),
+    );
+    const unknown = await cli(
+      'ledger',
+      'credit',
+      '--workspace',
+      'nosuchworkspace',
+      '--amount',
+      '5',
+      '--key',
+      'k',
+    );
+    expect(unknown).toEqual({ code: 1, stdout: '', stderr: 'ledger: no workspace "nosuchworkspace"\n' });
+  });
+
+  it.each([
+    [
+      ['credit', '--workspace', 'w', '--amount', '5'],
+      'credit needs --key <idempotency key>: a retry must not credit twice',
+    ],
+    [['credit', '--workspace', 'w', '--amount', '1.5', '--key', 'k'], 'credit needs --amount <whole number>'],
+    [['credit', '--workspace', 'w', '--amount', '0', '--key', 'k'], 'amount must be from 1 to 2147483647'],
+    [
+      ['credit', '--workspace', 'w', '--amount', '5', '--key', 'k', '--reason', 'VOICE_USAGE'],
+      '--reason must be one of INITIAL_BALANCE, PURCHASE_REFILL, SUBSCRIPTION_REFILL, REDEMPTION_CODE',
+    ],
+    [['credit', '--amount', '5', '--key', 'k'], 'credit needs --workspace <id>'],
+    [['threshold', '--workspace', 'w'], 'threshold needs --threshold <whole number>'],
+    [['refund'], 'unknown command "refund"'],
+  ])('ledger %j fails with the usage text', async (args, message) => {
+    const result = await cli('ledger', ...args);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toContain(
+      `ledger: ${message}\n\nUsage:\n  npm run ledger -- credit --workspace <id>`,
+    );
+    expect(result.stderr).not.toMatch(STACK_FRAME);
+  });
+
   it.skipIf(usingPostgres())(
     'refuses an embedded database that another live process holds (PGlite only: skipped on a Postgres server, which many processes share)',
     async () => {

@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_TYPES_PATH, renderClientTypes } from '#client/generate.ts';
 import { type AgentVersion, ApiProblem, createClient, type Session } from '#client/index.ts';
+import { TRIAL_CREDIT } from '#contract/limits.ts';
 import { tiers } from '#contract/tiers.ts';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { silentLogger } from '#functions/http/log.ts';
@@ -311,6 +312,44 @@ describe('client/: the typed TypeScript client', () => {
       await expect(api.agents.list()).rejects.toMatchObject({ status: 429, retryAfter: 1 });
     });
   });
+  it('reads and credits the ledger: credit (replayed by key), list, all, CSV, one entry, balance, usage', async () => {
+    const payer = await createTenant(database.db, { scopes: ['usage:read', 'billing:write'] });
+    const api = client(payer.token);
+    const body = { amount: 40, reason: 'PURCHASE_REFILL' as const, reasonDetails: 'Invoice 9' };
+    const credited = await api.ledger.credit(body, { idempotencyKey: 'client-credit' });
+    expect(credited).toMatchObject({
+      ...body,
+      idempotencyKey: 'client-credit',
+      workspaceId: payer.workspaceId,
+    });
+    expect(await api.ledger.credit(body, { idempotencyKey: 'client-credit' })).toEqual(credited);
+    await api.ledger.credit({ amount: 2, reason: 'SUBSCRIPTION_REFILL' });
+
+    const first = await api.ledger.list({ limit: 1, includeTotal: true });
+    expect(first.total).toBe(3); // the trial credit and the two refills
+    expect(first.nextOffset).toBe(1);
+    const refills = await api.ledger.list({ reason: ['PURCHASE_REFILL', 'SUBSCRIPTION_REFILL'] });
+    expect(refills.items.map((e) => e.amount)).toEqual([2, 40]);
+    const all: number[] = [];
+    for await (const entry of api.ledger.all({ limit: 1 })) all.push(entry.amount);
+    expect(all).toEqual([2, 40, TRIAL_CREDIT]);
+    const csv = await api.ledger.csv({ reason: ['PURCHASE_REFILL'] });
+    expect(csv.split('\r\n')[1]).toMatch(new RegExp(`^${credited.id},.*,40,PURCHASE_REFILL,Invoice 9,`));
+    expect(await api.ledger.get(credited.id)).toEqual(credited);
+
+    const balance = await api.ledger.balance();
+    expect(balance).toMatchObject({ workspaceId: payer.workspaceId, balance: TRIAL_CREDIT + 42 });
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = await api.ledger.usage({ from: today, to: today, groupBy: 'reason' });
+    expect(usage.total).toEqual({ amount: TRIAL_CREDIT + 42, entries: 3, sessions: 0, voiceSeconds: 0 });
+
+    const unknown = await api.ledger.get('zzzzzzzzzzzzzzzzzzzzzzzz').catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ status: 404 });
+    const bad = await api.ledger.usage({ from: today, to: '2000-01-01' }).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(ApiProblem);
+    expect(bad).toMatchObject({ status: 400, errors: [{ path: 'to' }] });
+  });
+
   it('runs a session through the write path: create, start, heartbeat, complete; problems thrown', async () => {
     const runtime = await createTenant(database.db, { scopes: ['sessions:write'] });
     const agent = await insertAgent(database.db, runtime, { n: 9 });
@@ -324,11 +363,11 @@ describe('client/: the typed TypeScript client', () => {
     expect(await api.sessions.create(body, { idempotencyKey: 'client-session' })).toEqual(created);
     expect((await api.sessions.start(created.id)).status).toBe('IN_PROGRESS');
     expect(Date.parse(await api.sessions.heartbeat(created.id))).not.toBeNaN();
-    const done = await api.sessions.complete(created.id, { traceId: 'tr', usage: { amount: 12 } });
+    const done = await api.sessions.complete(created.id, { traceId: 'tr', usage: { amount: -12 } });
     expect(done).toMatchObject({
       status: 'COMPLETED',
       completedMeta: { traceId: 'tr' },
-      ledger: { amount: 12 },
+      ledger: { amount: -12 },
     });
     expect(await api.sessions.complete(created.id)).toEqual(done);
     const refused = await api.sessions.heartbeat(created.id).catch((e: unknown) => e);

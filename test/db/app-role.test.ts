@@ -189,7 +189,7 @@ describe.runIf(usingPostgres())(
             method: 'POST',
             path: `/sessions/${id}/complete`,
             resource: '/sessions/{sessionId}/complete',
-            body: { usage: { amount: 3 } },
+            body: { usage: { amount: -3 } },
             caller: tenant,
             scopes: 'sessions:write',
           }),

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AdminAnswer, AdminResults, MAX_DEMO_SESSIONS } from '#contract/admin.ts';
+import { TRIAL_CREDIT } from '#contract/limits.ts';
 import { scopes } from '#contract/routes.ts';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { authenticate, hashToken } from '#db/queries/api-keys.ts';
@@ -285,6 +286,122 @@ describe('the admin function', () => {
       const text = JSON.stringify(lines);
       expect(text).not.toContain(token);
       expect(text).not.toContain(hashToken(token));
+    });
+  });
+
+  describe('ledger.credit and ledger.threshold', () => {
+    const workspace = async (name: string) =>
+      resultOf(await admin({ command: 'workspace.create', name }), 'workspace.create').workspace.id;
+    const credit = (workspaceId: string, amount: number, idempotencyKey: string) =>
+      admin({
+        command: 'ledger.credit',
+        workspaceId,
+        amount,
+        reason: 'SUBSCRIPTION_REFILL',
+        reasonDetails: 'Plan renewal',
+        idempotencyKey,
+      });
+    const entriesOf = async (workspaceId: string) =>
+      rowsOf<{ id: string; amount: number; reason: string; reason_details: string; idempotency_key: string }>(
+        await handle.db.execute(sql`select id, amount, reason, reason_details, idempotency_key from ledger_entries
+          where workspace_id = ${workspaceId} and reason <> 'INITIAL_BALANCE'`),
+      );
+
+    it('credits a workspace once per idempotency key: a replay, even of another amount, books nothing', async () => {
+      const id = await workspace('Credited');
+      const first = resultOf(await credit(id, 250, 'renewal-7'), 'ledger.credit');
+      expect(first).toEqual({
+        workspaceId: id,
+        entryId: expect.stringMatching(/^[a-z0-9]{24}$/),
+        booked: true,
+        balance: TRIAL_CREDIT + 250,
+      });
+      const replay = resultOf(await credit(id, 999, 'renewal-7'), 'ledger.credit');
+      expect(replay).toEqual({ ...first, booked: false });
+      expect(await entriesOf(id)).toEqual([
+        {
+          id: first.entryId,
+          amount: 250,
+          reason: 'SUBSCRIPTION_REFILL',
+          reason_details: 'Plan renewal',
+          idempotency_key: 'renewal-7',
+        },
+      ]);
+      // The same key in another workspace is another credit.
+      const other = await workspace('Other');
+      expect(resultOf(await credit(other, 5, 'renewal-7'), 'ledger.credit').booked).toBe(true);
+      expect(resultOf(await credit(id, 1, 'renewal-8'), 'ledger.credit').balance).toBe(TRIAL_CREDIT + 251);
+      expect(lines.filter((l) => l.command === 'ledger.credit').map((l) => l.workspaceId)).toEqual([
+        id,
+        id,
+        other,
+        id,
+      ]);
+    });
+
+    it('sets the low-balance threshold, answering the balance', async () => {
+      const id = await workspace('Thresholded');
+      const set = resultOf(
+        await admin({ command: 'ledger.threshold', workspaceId: id, threshold: 2500 }),
+        'ledger.threshold',
+      );
+      expect(set).toEqual({ workspaceId: id, threshold: 2500, balance: TRIAL_CREDIT });
+      const [row] = rowsOf<{ low_balance_threshold: number }>(
+        await handle.db.execute(
+          sql`select low_balance_threshold from ledger_balances where workspace_id = ${id}`,
+        ),
+      );
+      expect(row?.low_balance_threshold).toBe(2500);
+    });
+
+    it('names an unknown workspace, booking nothing', async () => {
+      const before = await count('ledger_entries');
+      const unknown = { ok: false, error: { code: 'not-found', message: 'no workspace "nosuchworkspace"' } };
+      expect(await credit('nosuchworkspace', 5, 'k')).toEqual(unknown);
+      expect(
+        await admin({ command: 'ledger.threshold', workspaceId: 'nosuchworkspace', threshold: 1 }),
+      ).toEqual(unknown);
+      expect(await count('ledger_entries')).toBe(before);
+    });
+
+    const valid = {
+      command: 'ledger.credit',
+      workspaceId: 'x',
+      amount: 5,
+      reason: 'PURCHASE_REFILL',
+      idempotencyKey: 'k',
+    };
+    it.each([
+      [{ ...valid, amount: 0 }, 'amount', 'must be from 1 to 2147483647'],
+      [{ ...valid, amount: -5 }, 'amount', 'must be from 1 to 2147483647'],
+      [{ ...valid, amount: 2.5 }, 'amount', 'must be a whole number'],
+      [
+        { ...valid, reason: 'VOICE_USAGE' },
+        'reason',
+        'must be one of INITIAL_BALANCE, PURCHASE_REFILL, SUBSCRIPTION_REFILL, REDEMPTION_CODE',
+      ],
+      [{ ...valid, idempotencyKey: undefined }, 'idempotencyKey', 'is required'],
+      [
+        { ...valid, idempotencyKey: 'a key' },
+        'idempotencyKey',
+        expect.stringContaining('visible ASCII characters'),
+      ],
+      [
+        { command: 'ledger.threshold', workspaceId: 'x', threshold: 0.5 },
+        'threshold',
+        'must be a whole number',
+      ],
+    ])('refuses %j as an invalid command naming %s, booking nothing', async (event, path, message) => {
+      const before = await count('ledger_entries');
+      expect(await admin(event)).toEqual({
+        ok: false,
+        error: {
+          code: 'invalid-command',
+          message: expect.stringContaining(path),
+          issues: [{ path, message }],
+        },
+      });
+      expect(await count('ledger_entries')).toBe(before);
     });
   });
 

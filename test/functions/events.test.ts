@@ -131,7 +131,7 @@ describe('the outbox and GET /events', () => {
     const session = await newSession();
     await act('start', session.id);
     expect((await act('heartbeat', session.id)).statusCode).toBe(204);
-    await act('complete', session.id, { traceId: 'tr', usage: { amount: 9 } });
+    await act('complete', session.id, { traceId: 'tr', usage: { amount: -9 } });
     const { events } = await settled(`cursor=${before}`, (events) => events.length >= 5);
     // One transaction's events are in the order its statements ran; one statement's in no set order.
     expect(events.map((e) => e.type).slice(0, 3)).toEqual([
@@ -161,7 +161,7 @@ describe('the outbox and GET /events', () => {
     });
     expect(byType('usage.booked')?.data).toMatchObject({
       sessionId: session.id,
-      amount: 9,
+      amount: -9,
       reason: 'VOICE_USAGE',
     });
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
@@ -171,7 +171,7 @@ describe('the outbox and GET /events', () => {
     const session = await newSession();
     await act('start', session.id);
     const answers = await Promise.all(
-      Array.from({ length: 20 }, () => act('complete', session.id, { usage: { amount: 3 } })),
+      Array.from({ length: 20 }, () => act('complete', session.id, { usage: { amount: -3 } })),
     );
     expect(new Set(answers.map((a) => a.body)).size).toBe(1);
     expect(await eventsOf('session.completed', 'sessionId', session.id)).toBe(1);

@@ -4,6 +4,7 @@ import { TRIAL_CREDIT } from '#contract/limits.ts';
 import { Balance, UsageReport } from '#contract/schemas/ledger.ts';
 import { Session } from '#contract/schemas/session.ts';
 import type { DatabaseHandle } from '#db/client.ts';
+import { constraintName, sqlState } from '#db/errors.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import { build as buildBalance } from '#functions/ledger/balance.ts';
@@ -130,6 +131,40 @@ describe('the ledger rules: no session without credit, balance.low, never drift'
     expect((await call.credit(100)).statusCode).toBe(201);
     expect((await call.start(waiting.id)).statusCode).toBe(200);
     expect((await call.create()).statusCode).toBe(201);
+  });
+
+  it('refuses a positive usage at the API (400 naming usage.amount) and any wrong-signed entry at the database', async () => {
+    const { tenant, call } = await workspace();
+    const session = bodyOf(Session, await call.create());
+    await call.start(session.id);
+    const refused = expectProblem(await call.complete(session.id, 1), 400, ['usage.amount']);
+    expect(refused.errors?.[0]?.message).toBe('must not be positive: usage spends credit');
+    expectProblem(await call.credit(-5), 400, ['amount']);
+    expect(await count(sql`select count(*) as n from ledger_entries where session_id = ${session.id}`)).toBe(
+      0,
+    );
+    // Zero is neither spent nor added: allowed on both sides.
+    expect(bodyOf(Session, await call.complete(session.id, 0)).ledger?.amount).toBe(0);
+
+    const book = (amount: number, reason: string) =>
+      handle.db
+        .execute(sql`
+          insert into ledger_entries (id, workspace_id, amount, reason)
+          values (${`sign${++keys}x${Date.now().toString(36)}`}, ${tenant.workspaceId}, ${amount}, ${reason}::ledger_reason)`)
+        .then(
+          () => 'booked',
+          (error: unknown) => `${sqlState(error)} ${constraintName(error)}`,
+        );
+    const refusedByTheDatabase = '23514 ledger_entries_amount_sign';
+    expect(await book(1, 'VOICE_USAGE')).toBe(refusedByTheDatabase);
+    expect(await book(1, 'SMS_USAGE')).toBe(refusedByTheDatabase);
+    expect(await book(-1, 'INITIAL_BALANCE')).toBe(refusedByTheDatabase);
+    expect(await book(-1, 'PURCHASE_REFILL')).toBe(refusedByTheDatabase);
+    expect(await book(-1, 'SUBSCRIPTION_REFILL')).toBe(refusedByTheDatabase);
+    expect(await book(-1, 'REDEMPTION_CODE')).toBe(refusedByTheDatabase);
+    expect(await book(-1, 'SMS_USAGE')).toBe('booked');
+    expect(await book(1, 'PURCHASE_REFILL')).toBe('booked');
+    expect((await call.balance()).balance).toBe(TRIAL_CREDIT);
   });
 
   it('sends balance.low once per crossing of the threshold', async () => {

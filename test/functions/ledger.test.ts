@@ -191,6 +191,47 @@ describe('the ledger: entries, balance, usage, credits', () => {
     expect(india.total.entries).toBe(raw.n);
   });
 
+  it.each([
+    'UTC',
+    'Asia/Kolkata',
+    'Asia/Kathmandu',
+    'America/St_Johns',
+    'Europe/Paris',
+    'Australia/Lord_Howe',
+  ])('adds every local day in %s up to its entries, to the unit, by day, reason and agent', async (zone) => {
+    // An entry every 7 minutes over five days (Paris moves its clocks on 2026-03-29): every hour a
+    // 30- or 45-minute zone splits at midnight holds entries on both sides.
+    const dense = await createTenant(handle.db);
+    const { agentId: denseAgent } = await insertAgent(handle.db, dense, { n: 1 });
+    await handle.db.execute(sql`
+      insert into ledger_entries (id, created_at, updated_at, workspace_id, amount, reason, agent_id)
+      select left(md5(${dense.workspaceId} || i), 24), t, t, ${dense.workspaceId}, -(1 + i % 9),
+        (case when i % 2 = 0 then 'SMS_USAGE' else 'VOICE_USAGE' end)::ledger_reason,
+        case when i % 3 = 0 then ${denseAgent} end
+      from generate_series(0, 5 * 24 * 60 / 7) i, lateral (select '2026-03-27T00:03:00Z'::timestamptz + i * interval '7 minutes' as t) x`);
+    const query = `from=2026-03-28&to=2026-03-30&timezone=${zone}`;
+    const expected = rowsOf<{ key: string; amount: number; entries: number }>(
+      await handle.db.execute(sql`
+        select to_char((created_at at time zone ${zone})::date, 'YYYY-MM-DD') as key, sum(amount)::int as amount,
+          count(*)::int as entries
+        from ledger_entries
+        where workspace_id = ${dense.workspaceId} and (created_at at time zone ${zone})::date between '2026-03-28' and '2026-03-30'
+        group by 1 order by 1`),
+    );
+    const byDay = bodyOf(UsageReport, await usage(query, dense));
+    expect(byDay.groups.map(({ key, amount, entries }) => ({ key, amount, entries }))).toEqual(expected);
+    const total = {
+      amount: expected.reduce((s, d) => s + d.amount, 0),
+      entries: expected.reduce((s, d) => s + d.entries, 0),
+    };
+    expect(byDay.total).toMatchObject(total);
+    for (const groupBy of ['reason', 'agent']) {
+      expect(bodyOf(UsageReport, await usage(`${query}&groupBy=${groupBy}`, dense)).total).toEqual(
+        byDay.total,
+      );
+    }
+  });
+
   it('groups by agent and by reason, counting sessions and seconds of voice', async () => {
     const today = new Date().toISOString().slice(0, 10);
     const byReason = bodyOf(UsageReport, await usage(`from=2026-01-01&to=${today}&groupBy=reason`));

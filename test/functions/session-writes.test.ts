@@ -355,12 +355,12 @@ describe('the session write path', () => {
     const session = await newSession();
     const first = await transition('start', session.id);
     expect((await transition('start', session.id)).body).toBe(first.body);
-    const done = await transition('complete', session.id, { body: { usage: { amount: 5 } } });
+    const done = await transition('complete', session.id, { body: { usage: { amount: -5 } } });
     const again = await transition('complete', session.id, {
-      body: { usage: { amount: 7 }, traceId: 'late' },
+      body: { usage: { amount: -7 }, traceId: 'late' },
     });
     expect(again.body).toBe(done.body);
-    expect(bodyOf(Session, again).ledger?.amount).toBe(5);
+    expect(bodyOf(Session, again).ledger?.amount).toBe(-5);
 
     const abandoned = bodyOf(Session, await transition('complete', (await newSession()).id));
     expect(abandoned).toMatchObject({
@@ -376,7 +376,7 @@ describe('the session write path', () => {
     await transition('start', session.id);
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        transition('complete', session.id, { body: { traceId: 't', usage: { amount: 100 + (i % 2) } } }),
+        transition('complete', session.id, { body: { traceId: 't', usage: { amount: -(100 + (i % 2)) } } }),
       ),
     );
     for (const answer of answers) expect(answer.statusCode).toBe(200);
@@ -402,7 +402,7 @@ describe('the session write path', () => {
     expectProblem(await transition('start', session.id, { body: { startedAt: 'now' } }), 400, ['startedAt']);
     expectProblem(
       await transition('complete', session.id, {
-        body: { endedAt: '2026-02-30T00:00:00.000Z', usage: { amount: 1.5 } },
+        body: { endedAt: '2026-02-30T00:00:00.000Z', usage: { amount: -1.5 } },
       }),
       400,
       ['endedAt', 'usage.amount'],
@@ -571,11 +571,14 @@ describe('the session write path', () => {
     expect((await app.sweep()).swept).toBe(0);
 
     // The runtime comes back after the sweep: its usage is booked, the sweep's completion stands.
-    const late = bodyOf(Session, await transition('complete', quiet.id, { body: { usage: { amount: 42 } } }));
-    expect(late).toMatchObject({ completedMeta: { reason: 'STALE_HEARTBEAT' }, ledger: { amount: 42 } });
+    const late = bodyOf(
+      Session,
+      await transition('complete', quiet.id, { body: { usage: { amount: -42 } } }),
+    );
+    expect(late).toMatchObject({ completedMeta: { reason: 'STALE_HEARTBEAT' }, ledger: { amount: -42 } });
     expect(
-      bodyOf(Session, await transition('complete', quiet.id, { body: { usage: { amount: 1 } } })).ledger
+      bodyOf(Session, await transition('complete', quiet.id, { body: { usage: { amount: -1 } } })).ledger
         ?.amount,
-    ).toBe(42);
+    ).toBe(-42);
   });
 });

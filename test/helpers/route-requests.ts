@@ -147,7 +147,7 @@ export const routeRequests: Record<RouteKey, (world: World) => Promise<RouteRequ
   completeSession: async (world) => ({
     method: 'POST',
     path: `/sessions/${await newSession(world, { started: true })}/complete`,
-    body: { usage: { amount: 3 } },
+    body: { usage: { amount: -3 } },
     status: 200,
   }),
   listEvents: async () => ({ method: 'GET', path: '/events', status: 200 }),
