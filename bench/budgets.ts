@@ -110,7 +110,7 @@ export function checkBudgets(
   checks.push({
     budget: `deepest offset (${OFFSET_MAX} at most; deeper pages by cursor) p50 ≤ 3 × first page p50 (both limit 25)`,
     measured: `${fixed(deepRatio)} × (by cursor at the same depth: ${fixed(keysetRatio)} ×)`,
-    met: deepRatio !== undefined && deepRatio <= 3,
+    met: deepRatio === undefined ? null : deepRatio <= 3,
   });
   const floor = bundles.find((b) => b.name === 'empty-handler');
   for (const b of bundles.filter((x) => x !== floor)) {
