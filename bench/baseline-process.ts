@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createId } from '@paralleldrive/cuid2';
 import sql from 'sql-template-tag';
 import type { Statement as DbStatement } from '#db/database.ts';
 import { PostgresDriver } from '#db/postgres-driver.ts';
+import { createId } from '#db/queries/ids.ts';
 import { serveCommands } from './child.ts';
 import type { Statement } from './gateway-process.ts';
 import { type PeerOperation, peer } from './peer.ts';
@@ -93,7 +93,7 @@ const peerMeter = meterServer(peerServer);
 
 export interface DriveArgs {
   statement: Statement;
-  /** Parameter values replaced on every call: `id` by a fresh cuid2, `suffix` by value + a counter. */
+  /** Parameter values replaced on every call: `id` by a fresh id (the API's maker), `suffix` by value + a counter. */
   vary?: Record<string, 'id' | 'suffix'>;
   connections: number;
   /** Counted: the answers within these seconds after the lead. */

@@ -6,6 +6,7 @@ import { SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { build } from 'esbuild';
 import { authorizer, routeList } from '#contract/routes.ts';
 import { BUNDLING } from '#infra/constructs/lambda.ts';
+import { copyChildScripts } from './baseline-tree.ts';
 import { median } from './stats.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -84,26 +85,39 @@ process.stdout.write(JSON.stringify({ importMs: t1 - t0, readyMs: t1 }));`;
   return JSON.parse(out.stdout);
 }
 
-/** Bundles every function and the empty handler, then times their imports round-robin. */
-export async function measureBundles(outDir: string, runs: number): Promise<BundleReport[]> {
+export interface BuiltBundle {
+  name: string;
+  file: string;
+}
+
+/** Every function of this tree (its route table, its bundling options) and the empty handler, bundled. */
+export async function buildBundles(outDir: string): Promise<BuiltBundle[]> {
   const entries: Array<[string, string | { contents: string }]> = [
     ...routeList.map((r) => [r.name, r.entry] as [string, string]),
     [authorizer.name, authorizer.entry],
     ['empty-handler', { contents: EMPTY_HANDLER }],
   ];
-  const files = await Promise.all(entries.map(([name, entry]) => bundle(name, entry, outDir)));
-  const samples = files.map(() => ({ plain: [] as ImportTime[], deployed: [] as ImportTime[] }));
-  // Round-robin, so a noisy moment spreads over every bundle instead of landing on one.
+  return Promise.all(
+    entries.map(async ([name, entry]) => ({ name, file: await bundle(name, entry, outDir) })),
+  );
+}
+
+/**
+ * Times the imports of the bundles given, round-robin over all of them, so a noisy moment spreads
+ * over every bundle (and over both trees' when a baseline's are among them) instead of landing on one.
+ */
+export function timeBundles(built: BuiltBundle[], runs: number): BundleReport[] {
+  const samples = built.map(() => ({ plain: [] as ImportTime[], deployed: [] as ImportTime[] }));
   for (let i = 0; i < runs; i++) {
-    files.forEach((file, f) => {
+    built.forEach(({ file }, f) => {
       samples[f]?.plain.push(timeImport(file, false));
       samples[f]?.deployed.push(timeImport(file, true));
     });
   }
-  return files.map((file, f) => {
+  return built.map(({ name, file }, f) => {
     const s = samples[f] as { plain: ImportTime[]; deployed: ImportTime[] };
     return {
-      name: entries[f]?.[0] as string,
+      name,
       bytes: statSync(file).size,
       importMs: median(s.deployed.map((x) => x.importMs)),
       readyMs: median(s.deployed.map((x) => x.readyMs)),
@@ -112,4 +126,38 @@ export async function measureBundles(outDir: string, runs: number): Promise<Bund
       nodeOptions: NODE_OPTIONS,
     };
   });
+}
+
+/**
+ * This tree's bundles and, with `baselineDir` (a baseline's worktree, bench/baseline-tree.ts), that
+ * tree's own, built there by its own route table and bundling options; every import timed in the
+ * same rounds. The baseline's empty handler is the same code: it is timed once, as this tree's.
+ */
+export async function measureBundles(
+  outDir: string,
+  runs: number,
+  baselineDir?: string,
+): Promise<{ current: BundleReport[]; baseline: BundleReport[] }> {
+  const current = await buildBundles(join(outDir, 'current'));
+  const baseline = baselineDir
+    ? buildBaselineBundles(baselineDir, join(outDir, 'baseline')).filter((b) => b.name !== 'empty-handler')
+    : [];
+  const timed = timeBundles([...current, ...baseline], runs);
+  const floor = timed.find((b) => b.name === 'empty-handler');
+  return {
+    current: timed.slice(0, current.length),
+    baseline: [...timed.slice(current.length), ...(floor ? [floor] : [])],
+  };
+}
+
+/** The baseline tree's bundles: this file (and bundles-build.ts) copied into it and run there. */
+function buildBaselineBundles(tree: string, outDir: string): BuiltBundle[] {
+  const scripts = copyChildScripts(tree, ['bundles-build.ts', 'bundles.ts', 'stats.ts', 'baseline-tree.ts']);
+  const out = spawnSync(
+    process.execPath,
+    ['--import', import.meta.resolve('tsx'), join(scripts, 'bundles-build.ts'), outDir],
+    { cwd: tree, encoding: 'utf8' },
+  );
+  if (out.status !== 0) throw new Error(`building the baseline's bundles failed: ${out.stderr}`);
+  return JSON.parse(out.stdout) as BuiltBundle[];
 }

@@ -1,10 +1,10 @@
-import { createId } from '@paralleldrive/cuid2';
-import { and, desc, eq, gte, lt, or, relations, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, isNull, lt, or, relations, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import * as v from 'valibot';
 import { PublishAgentBody } from '#contract/schemas/requests.ts';
 import { CreateAgentBody } from '#contract/schemas/version-requests.ts';
+import { createId } from '#db/queries/ids.ts';
 import * as tables from '#db/schema/index.ts';
 
 /**
@@ -12,10 +12,13 @@ import * as tables from '#db/schema/index.ts';
  * queries (`db.query.x.findMany({ with })`) and map to the response shape in JavaScript. It is
  * served by the same bare `node:http` server as the bare baseline and measured the same way; the
  * API should beat it. Idiomatic, not tuned: no hand-written SQL, no JSON built in the database.
+ * It does the API's work: every operation first checks that the calling key is still live (the
+ * API's `api_key_live` guard), a write inside its transaction; its ids are the API's.
  */
 const {
   agentChanges,
   agents,
+  apiKeys,
   agentVersions,
   conversations,
   events,
@@ -62,6 +65,20 @@ export type PeerOperation =
 
 export function peer(client: postgres.Sql, workspaceId: string, principalId: string, keyId: string) {
   const db = drizzle({ client, schema });
+  type Query = Pick<typeof db, 'query'>;
+
+  /** The API's live-key guard as an ORM user writes it: the key, not revoked, not expired. */
+  async function keyIsLive(q: Query) {
+    const key = await q.query.apiKeys.findFirst({
+      columns: { id: true },
+      where: and(
+        eq(apiKeys.id, keyId),
+        isNull(apiKeys.revokedAt),
+        or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql`now()`)),
+      ),
+    });
+    return key !== undefined;
+  }
 
   async function listSessions(op: Extract<PeerOperation, { kind: 'sessions' }>) {
     const rows = await db.query.sessions.findMany({
@@ -121,6 +138,7 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
    */
   async function createAgent(body: { name: string; description?: string; version: Record<string, unknown> }) {
     return db.transaction(async (tx) => {
+      if (!(await keyIsLive(tx))) throw new KeyNotLive();
       const theme = await tx.query.themes.findFirst({
         where: and(eq(themes.workspaceId, workspaceId), eq(themes.isDefault, true)),
       });
@@ -189,6 +207,7 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
    */
   async function publish(op: Extract<PeerOperation, { kind: 'publish' }>, versionId: string) {
     return db.transaction(async (tx) => {
+      if (!(await keyIsLive(tx))) throw new KeyNotLive();
       const [current] = await tx
         .select()
         .from(agents)
@@ -319,7 +338,7 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
   }
 
   /** Status and the JSON body; a list also gets its `Link` when another page follows. */
-  return async (
+  const answer = async (
     op: PeerOperation,
     body: string,
   ): Promise<{ status: number; body: string; link?: string }> => {
@@ -328,6 +347,13 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
       const input = v.parse(CreateAgentBody, JSON.parse(body)) as Parameters<typeof createAgent>[0];
       return { status: 201, body: JSON.stringify(await createAgent(input)) };
     }
+    if (op.kind === 'publish') {
+      const { versionId } = v.parse(PublishAgentBody, JSON.parse(body));
+      const agent = await publish(op, versionId);
+      return agent ? { status: 200, body: JSON.stringify(agent) } : { status: 409, body: '{}' };
+    }
+    // The reads and the heartbeat are one statement each: the key is checked before it.
+    if (!(await keyIsLive(db))) throw new KeyNotLive();
     if (op.kind === 'agent') {
       const agent = await getAgent(op);
       return agent ? { status: 200, body: JSON.stringify(agent) } : { status: 404, body: '{}' };
@@ -335,14 +361,17 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
     if (op.kind === 'heartbeat') return { status: await heartbeat(op), body: '' };
     if (op.kind === 'balance') return { status: 200, body: JSON.stringify(await balance()) };
     if (op.kind === 'usage') return { status: 200, body: JSON.stringify(await usage(op)) };
-    if (op.kind === 'publish') {
-      const { versionId } = v.parse(PublishAgentBody, JSON.parse(body));
-      const agent = await publish(op, versionId);
-      return agent ? { status: 200, body: JSON.stringify(agent) } : { status: 409, body: '{}' };
-    }
     const rows = op.kind === 'sessions' ? await listSessions(op) : await listAgents(op);
     const page = rows.slice(0, op.limit);
     const link = rows.length > op.limit ? `</?limit=${op.limit}&offset=${op.limit}>; rel="next"` : undefined;
     return { status: 200, body: JSON.stringify(page), link };
   };
+  return (op: PeerOperation, body: string): Promise<{ status: number; body: string; link?: string }> =>
+    answer(op, body).catch((error: unknown) => {
+      if (error instanceof KeyNotLive) return { status: 403, body: '{"type":"invalid-key"}' };
+      throw error;
+    });
 }
+
+/** The calling key was revoked or expired: the API's 403. */
+class KeyNotLive extends Error {}

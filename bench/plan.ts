@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { OFFSET_MAX } from '#contract/limits.ts';
 import type { LayoutKind } from './layout.ts';
 import type { PeerOperation } from './peer.ts';
 
@@ -7,7 +8,10 @@ export interface BenchOptions {
   /** Sessions per workspace (two workspaces are seeded). */
   sessions: number;
   databaseName: string;
+  /** Where the cursor operation starts: 90 % into the workspace's sessions. */
   deepOffset: number;
+  /** The offset operation's: as deep, or the deepest offset the API accepts (OFFSET_MAX) if less. */
+  offsetDepth: number;
   connections: number;
   warmupSeconds: number;
   seconds: number;
@@ -63,6 +67,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     sessions,
     databaseName: sessions !== standard ? `vaa_bench_${sessions}` : quick ? 'vaa_bench_quick' : 'vaa_bench',
     deepOffset: Math.floor(sessions * 0.9),
+    offsetDepth: Math.min(Math.floor(sessions * 0.9), OFFSET_MAX),
     connections: Number(values.connections ?? 10),
     warmupSeconds: Number(values.warmup ?? (quick ? 1 : 5)),
     seconds,
@@ -140,11 +145,12 @@ export function operations(
       peer: { kind: 'sessions', limit: 250, offset: 0 },
     },
     {
-      name: `GET /sessions offset ${options.deepOffset}`,
+      // Deeper pages go by cursor (the next operation): the API refuses an offset past OFFSET_MAX.
+      name: `GET /sessions offset ${options.offsetDepth}`,
       method: 'GET',
-      path: `/sessions?limit=25&offset=${options.deepOffset}`,
+      path: `/sessions?limit=25&offset=${options.offsetDepth}`,
       listIndex: 'sessions_workspace_created',
-      peer: { kind: 'sessions', limit: 25, offset: options.deepOffset },
+      peer: { kind: 'sessions', limit: 25, offset: options.offsetDepth },
     },
     {
       // Not a budget of its own: what the deep offset costs when paged by keyset instead.

@@ -115,23 +115,45 @@ export function formatTable(results: OperationResult[]): string {
   return lines.join('\n');
 }
 
-export function formatBundles(bundles: BundleReport[]): string {
+/**
+ * Each function's bundle and import time over the empty handler's; with a baseline's bundles
+ * (`--baseline`, timed in the same rounds), its size and import beside them, and a function it
+ * lacks (or this tree does) as "—".
+ */
+export function formatBundles(bundles: BundleReport[], baseline: BundleReport[] = []): string {
   const floor = bundles.find((b) => b.name === 'empty-handler');
+  const overFloor = (b: BundleReport | undefined) => (b && floor ? b.importMs - floor.importMs : undefined);
   const lines = [
-    `function          size kB  import ms  +empty  ready ms  ×empty  (as deployed, NODE_OPTIONS=${JSON.stringify(
-      floor?.nodeOptions ?? '',
-    )}; without NODE_OPTIONS: import, ready)`,
+    `function          size kB  import ms  +empty  ready ms  ×empty${
+      baseline.length ? '  baseline: size kB  +empty  Δ import ms' : ''
+    }  (as deployed, NODE_OPTIONS=${JSON.stringify(floor?.nodeOptions ?? '')}; without NODE_OPTIONS: import, ready)`,
   ];
-  for (const b of bundles) {
+  const names = [...bundles.map((b) => b.name), ...baseline.map((b) => b.name)];
+  for (const name of [...new Set(names)]) {
+    const b = bundles.find((x) => x.name === name);
+    const before = baseline.find((x) => x.name === name);
+    const ours = b
+      ? [
+          num(b.bytes / 1000).padStart(8),
+          num(b.importMs).padStart(10),
+          num(overFloor(b), 1).padStart(7),
+          num(b.readyMs).padStart(9),
+          num(floor ? b.readyMs / floor.readyMs : undefined, 2).padStart(7),
+        ]
+      : ['—'.padStart(8), '—'.padStart(10), '—'.padStart(7), '—'.padStart(9), '—'.padStart(7)];
+    const theirs = baseline.length
+      ? [
+          (before ? num(before.bytes / 1000) : '—').padStart(19),
+          (before ? num(overFloor(before), 1) : '—').padStart(7),
+          (b && before ? num(b.importMs - before.importMs, 1) : '—').padStart(12),
+        ]
+      : [];
     lines.push(
       [
-        b.name.padEnd(16),
-        num(b.bytes / 1000).padStart(8),
-        num(b.importMs).padStart(10),
-        num(floor ? b.importMs - floor.importMs : undefined, 1).padStart(7),
-        num(b.readyMs).padStart(9),
-        num(floor ? b.readyMs / floor.readyMs : undefined, 2).padStart(7),
-        `  (${num(b.importMsPlain)}, ${num(b.readyMsPlain)})`,
+        name.padEnd(16),
+        ...ours,
+        ...theirs,
+        b ? `  (${num(b.importMsPlain)}, ${num(b.readyMsPlain)})` : '',
       ].join(' '),
     );
   }

@@ -163,9 +163,10 @@ try {
       baselineExplains[op.name] = await explain(admin, result.baseline.main, op.listIndex);
   }
   if (!options.skipBundles) log('bundling and timing imports …');
-  const bundles = options.skipBundles
-    ? []
-    : await measureBundles(join(RESULTS, 'bundles'), options.importRuns);
+  // With a baseline, its own bundles too, built in its tree and timed in the same rounds.
+  const { current: bundles, baseline: baselineBundles } = options.skipBundles
+    ? { current: [], baseline: [] }
+    : await measureBundles(join(RESULTS, 'bundles'), options.importRuns, baselineTree?.dir);
   if (!options.skipBundles) log('first invocations through the local stand-ins …');
   const firstInvocations: FirstInvocation[] = options.skipBundles
     ? []
@@ -229,7 +230,7 @@ try {
       ];
     }),
     '',
-    formatBundles(bundles),
+    formatBundles(bundles, baselineBundles),
     '',
     formatFirstInvocations(firstInvocations),
     '',
@@ -267,6 +268,7 @@ try {
         explains,
         baselineExplains,
         bundles,
+        baselineBundles,
         firstInvocations,
         budgets,
       },

@@ -49,6 +49,15 @@ const inlined = ({ query, parameters }: Statement): Statement => ({
   parameters: [],
 });
 
+/** Every untyped parameter cast to its value's type (`$1::varchar`, `$2::int`): none left for Postgres to infer. */
+const typed = ({ query, parameters }: Statement): Statement => ({
+  query: query.replace(
+    /\$(\d+)(?!\d|::)/g,
+    (match, n: string) => `${match}::${typeof parameters[Number(n) - 1] === 'number' ? 'int' : 'varchar'}`,
+  ),
+  parameters,
+});
+
 function variants(sent: Statement, baseline: Statement): Record<string, Statement> {
   const current = { ...sent, parameters: sent.parameters.map((p, i) => (i === 3 ? key.id : p)) };
   const unguarded = { query: current.query.replace(GUARD, ''), parameters: current.parameters.slice(0, 3) };
@@ -64,6 +73,7 @@ function variants(sent: Statement, baseline: Statement): Record<string, Statemen
     current,
     'current, no guard': unguarded,
     'current, literals': inlined(current),
+    'current, typed parameters': typed(current),
     'current, no guard, literals': inlined(unguarded),
   };
 }

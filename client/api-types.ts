@@ -978,7 +978,7 @@ export interface operations {
             query?: {
                 /** @description Items per page. */
                 limit?: number;
-                /** @description Items to skip before the page. Not with `cursor`. */
+                /** @description Items to skip before the page, at most 10000. Not with `cursor`. Deeper pages go by cursor: the `Link: rel="next"` of a page whose next offset would pass 10000 carries one. */
                 offset?: number;
                 /** @description Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added. */
                 cursor?: string;
@@ -1511,7 +1511,7 @@ export interface operations {
             query?: {
                 /** @description Items per page. */
                 limit?: number;
-                /** @description Items to skip before the page. Not with `cursor`. */
+                /** @description Items to skip before the page, at most 10000. Not with `cursor`. Deeper pages go by cursor: the `Link: rel="next"` of a page whose next offset would pass 10000 carries one. */
                 offset?: number;
                 /** @description Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added. */
                 cursor?: string;
@@ -1783,7 +1783,7 @@ export interface operations {
             query?: {
                 /** @description Items per page. */
                 limit?: number;
-                /** @description Items to skip before the page. Not with `cursor`. */
+                /** @description Items to skip before the page, at most 10000. Not with `cursor`. Deeper pages go by cursor: the `Link: rel="next"` of a page whose next offset would pass 10000 carries one. */
                 offset?: number;
                 /** @description Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added. */
                 cursor?: string;
@@ -2782,7 +2782,7 @@ export interface operations {
             query?: {
                 /** @description Items per page. */
                 limit?: number;
-                /** @description Items to skip before the page. Not with `cursor`. */
+                /** @description Items to skip before the page, at most 10000. Not with `cursor`. Deeper pages go by cursor: the `Link: rel="next"` of a page whose next offset would pass 10000 carries one. */
                 offset?: number;
                 /** @description Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added. */
                 cursor?: string;
@@ -3380,7 +3380,7 @@ export interface operations {
             query?: {
                 /** @description Items per page. */
                 limit?: number;
-                /** @description Items to skip before the page. Not with `cursor`. */
+                /** @description Items to skip before the page, at most 10000. Not with `cursor`. Deeper pages go by cursor: the `Link: rel="next"` of a page whose next offset would pass 10000 carries one. */
                 offset?: number;
                 /** @description Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added. */
                 cursor?: string;

@@ -1,6 +1,12 @@
 /** The largest request body the API reads, in bytes; larger ones are refused before parsing (413). */
 export const MAX_BODY_BYTES = 256 * 1024;
 
+/**
+ * The deepest `offset` a list accepts: past it a page costs the database a scan of every row it
+ * skips, so deeper pages go by cursor, whose cost does not grow with depth (docs/performance.md).
+ */
+export const OFFSET_MAX = 10_000;
+
 /** Identifiers are cuid2, and every reference to one a string of at most this many characters. */
 export const ID_MAX = 24;
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { agentStatus } from '../enums.ts';
-import { AGENT_NAME_MAX, AGENT_SLUG_MAX } from '../limits.ts';
+import { AGENT_NAME_MAX, AGENT_SLUG_MAX, OFFSET_MAX } from '../limits.ts';
 import { atMost, choiceOf } from './common.ts';
 import {
   booleanParam,
@@ -16,7 +16,13 @@ import {
 /** The spec's `limit`/`offset`, plus cursor paging, order and an opt-in total. */
 export const pageParams = {
   limit: integerParam(1, 250, 'Items per page.', 25),
-  offset: integerParam(0, Number.MAX_SAFE_INTEGER, 'Items to skip before the page. Not with `cursor`.'),
+  offset: integerParam(
+    0,
+    OFFSET_MAX,
+    `Items to skip before the page, at most ${OFFSET_MAX}. Not with \`cursor\`. Deeper pages go by cursor: the \`Link: rel="next"\` of a page whose next offset would pass ${OFFSET_MAX} carries one.`,
+    undefined,
+    `must be at most ${OFFSET_MAX}: page deeper with cursor (the Link: rel="next" of the page before switches to one)`,
+  ),
   cursor: textParam(
     v.pipe(v.string(), atMost(1024)),
     'Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added.',

@@ -26,6 +26,8 @@ export function integerParam<F extends number | undefined = undefined>(
   max: number,
   description: string,
   fallback?: F,
+  /** What a value above `max` is told, when more than its bound. */
+  aboveMax = `must be at most ${max}`,
 ) {
   // The first failed check ends it: a number too long for a double is Infinity, told only its bound
   // (`integer` stays last for the JSON Schema's `type: integer`; digits-only values always pass it).
@@ -36,7 +38,7 @@ export function integerParam<F extends number | undefined = undefined>(
       v.transform(Number),
       v.number(),
       v.minValue(min, `must be at least ${min}`),
-      v.maxValue(max, `must be at most ${max}`),
+      v.maxValue(max, aboveMax),
       v.integer(),
     ),
     { abortPipeEarly: true },

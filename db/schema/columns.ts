@@ -1,6 +1,6 @@
-import { createId } from '@paralleldrive/cuid2';
 import { integer, timestamp, varchar } from 'drizzle-orm/pg-core';
 import { ID_MAX } from '#contract/limits.ts';
+import { createId } from '../queries/ids.ts';
 
 /** Identifiers are cuid2, at most 24 characters (spec: Conventions). */
 export const id = (name: string) => varchar(name, { length: ID_MAX });

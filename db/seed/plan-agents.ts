@@ -1,4 +1,4 @@
-import { createId } from '@paralleldrive/cuid2';
+import { createId } from '../queries/ids.ts';
 import type { agents, agentVersions } from '../schema/index.ts';
 import type { AgentFixture } from './fixtures.ts';
 

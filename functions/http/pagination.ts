@@ -1,3 +1,4 @@
+import { OFFSET_MAX } from '#contract/limits.ts';
 import type { JsonText } from '#db/queries/json-text.ts';
 import type { ListWindow } from '#db/queries/list-window.ts';
 import { fingerprint } from './canonical.ts';
@@ -54,7 +55,8 @@ export function listRequest<Q extends PagingQuery>(
 
 /**
  * 200 with the page as a bare array (the spec's shape); `Link: rel="next"` (RFC 8288) while another
- * page exists — by cursor if the request paged by cursor, else by offset — and `X-Total-Count`
+ * page exists — by cursor if the request paged by cursor or the next offset would pass OFFSET_MAX
+ * (which the query refuses), else by offset — and `X-Total-Count`
  * when a total was asked for. The items are JSON text (`limit + 1` of them when another page
  * follows) and are joined, not parsed and serialised again; only the last item of a page that
  * needs a cursor is parsed, for its position.
@@ -70,9 +72,10 @@ export function listResponse<T extends Position>(
   const last = items.at(-1);
   const headers: Record<string, string> = {};
   if (rows.length > limit && last !== undefined) {
-    headers.link = list.byCursor
-      ? nextLink(req.event, { cursor: encodeCursor(positionOf(last), list.binding) })
-      : nextLink(req.event, { limit, offset: offset + limit });
+    headers.link =
+      list.byCursor || offset + limit > OFFSET_MAX
+        ? nextLink(req.event, { cursor: encodeCursor(positionOf(last), list.binding) }, ['offset'])
+        : nextLink(req.event, { limit, offset: offset + limit });
   }
   if (total !== undefined) headers['x-total-count'] = String(total);
   return jsonText(req.requestId, 200, jsonArray(items), headers);
@@ -84,9 +87,14 @@ function positionOf(item: JsonText<Position>): Position {
   return { createdAt, id };
 }
 
-/** The URL of the next page: this request's (urlOfRequest), with `next` replacing those parameters. */
-export function nextLink(event: ApiEvent, next: Record<string, string | number>): string {
+/** The URL of the next page: this request's (urlOfRequest), with `next` replacing those parameters and `drop` gone. */
+export function nextLink(
+  event: ApiEvent,
+  next: Record<string, string | number>,
+  drop: readonly string[] = [],
+): string {
   const params = queryPairs(event);
+  for (const name of drop) params.delete(name);
   for (const [name, value] of Object.entries(next)) params.set(name, String(value));
   return `<${urlOfRequest(event, `?${params.toString()}`)}>; rel="next"`;
 }

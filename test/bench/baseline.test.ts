@@ -1,5 +1,14 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,10 +19,11 @@ import {
   resolveAutoBaseline,
   sameDependencies,
 } from '../../bench/baseline-tree.ts';
+import { measureBundles } from '../../bench/bundles.ts';
 import type { OperationResult } from '../../bench/measure.ts';
 import { turns } from '../../bench/measure.ts';
 import { parseOptions } from '../../bench/plan.ts';
-import { baselineDeltas, formatBaselineDeltas } from '../../bench/report.ts';
+import { baselineDeltas, formatBaselineDeltas, formatBundles } from '../../bench/report.ts';
 import type { Stats } from '../../bench/stats.ts';
 
 // A tiny repository per test: the bench's own git calls, on history made here.
@@ -269,4 +279,35 @@ describe('the order of the slices', () => {
       'api baseline baseline api api baseline baseline api api baseline baseline api',
     );
   });
+});
+
+describe("the baseline's bundles", () => {
+  it("are built in the baseline's tree by its own route table, timed beside the working tree's, and reported side by side", async () => {
+    const repo = join(import.meta.dirname, '../..');
+    const tree = openBaselineTree(repo, 'HEAD', {
+      install: () => {
+        throw new Error('HEAD installs what the working tree has: its node_modules are reused');
+      },
+    });
+    const out = mkdtempSync(join(tmpdir(), 'vaa-bundles-'));
+    try {
+      const { current, baseline } = await measureBundles(out, 1, tree.dir);
+      // HEAD's route table is the working tree's (a test run commits nothing): the same functions.
+      expect(baseline.map((b) => b.name).sort()).toEqual(current.map((b) => b.name).sort());
+      const built = readdirSync(join(out, 'baseline'));
+      expect(built.sort()).toEqual(current.map((b) => b.name).sort());
+      for (const b of baseline) expect(b.importMs, b.name).toBeGreaterThan(0);
+      const text = formatBundles(current, baseline);
+      expect(text.split('\n')[0]).toContain('baseline: size kB  +empty  Δ import ms');
+      expect(
+        text
+          .split('\n')
+          .find((l) => l.startsWith('list-sessions'))
+          ?.split(/\s+/),
+      ).toHaveLength(11);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+      tree.close();
+    }
+  }, 600_000);
 });

@@ -1,0 +1,54 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type BaselineTree, openBaselineTree, resolveAutoBaseline } from './baseline-tree.ts';
+import { IMPORT_OVER_EMPTY_MS } from './budgets.ts';
+import { measureBundles } from './bundles.ts';
+import { formatBundles } from './report.ts';
+
+/**
+ * `npx tsx bench/imports.ts [--runs 21] [--baseline <ref>|auto]`: the bench's bundles-and-imports
+ * part alone (no database, no load): every function bundled as the stack bundles it, each import
+ * timed in a fresh `node`, round-robin, medians; with a baseline, that commit's bundles built in
+ * its own worktree and timed in the same rounds. A minute or two; the machine's noise moves every
+ * figure by a few milliseconds, the differences within one run less.
+ */
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { runs: { type: 'string', default: '21' }, baseline: { type: 'string' } },
+});
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
+const log = (line: string) => process.stderr.write(`[imports] ${line}\n`);
+const ref = values.baseline === 'auto' ? resolveAutoBaseline(REPO)?.ref : values.baseline;
+const tree: BaselineTree | undefined = ref
+  ? openBaselineTree(REPO, ref, {
+      log,
+      install: (dir) =>
+        execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], {
+          cwd: dir,
+          stdio: ['ignore', 2, 2],
+        }),
+    })
+  : undefined;
+const out = mkdtempSync(join(tmpdir(), 'vaa-imports-'));
+try {
+  log(
+    `bundling${tree ? ` this tree and ${ref} (${tree.commit.slice(0, 10)})` : ''}, ${values.runs} rounds of imports …`,
+  );
+  const { current, baseline } = await measureBundles(out, Number(values.runs), tree?.dir);
+  const floor = current.find((b) => b.name === 'empty-handler');
+  const over = current.filter((b) => b !== floor).map((b) => b.importMs - (floor?.importMs ?? 0));
+  process.stdout.write(
+    `${formatBundles(current, baseline)}\n\nover the empty handler: +${Math.min(...over).toFixed(1)} … +${Math.max(
+      ...over,
+    ).toFixed(1)} ms (budget ≤ +${IMPORT_OVER_EMPTY_MS} ms: ${
+      over.filter((x) => x > IMPORT_OVER_EMPTY_MS).length
+    } over)\n`,
+  );
+} finally {
+  rmSync(out, { recursive: true, force: true });
+  tree?.close();
+}
