@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
  * The database the tests run on: the embedded PGlite, unless TEST_DATABASE_URL names a Postgres
@@ -39,6 +39,12 @@ const EMBEDDED_SCOPE = [
   'test/functions/every-route.test.ts',
 ];
 
+const INFRA = 'test/infra/**/*.test.ts';
+const PROJECTS: TestProjectInlineConfiguration[] = [
+  { extends: true, test: { name: 'infra', include: [INFRA], isolate: false } },
+  { extends: true, test: { name: 'rest', include: ['test/**/*.test.ts'], exclude: [INFRA] } },
+];
+
 const redacted = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
 
 export default defineConfig(async () => {
@@ -49,9 +55,13 @@ export default defineConfig(async () => {
       ? `tests: on the Postgres server at ${redacted(url)} (TEST_DATABASE_URL)`
       : 'tests: on the embedded PGlite database (TEST_DATABASE_URL names a Postgres server instead)',
   );
+  const embedded = process.env.TEST_SCOPE === 'embedded';
   return {
     test: {
-      include: process.env.TEST_SCOPE === 'embedded' ? EMBEDDED_SCOPE : ['test/**/*.test.ts'],
+      include: embedded ? EMBEDDED_SCOPE : ['test/**/*.test.ts'],
+      // The infrastructure tests share their worker's modules (isolate off), so that each stage is
+      // synthesised once a worker (test/infra/synth.ts keeps it), not once a file: most of their time.
+      ...(embedded ? {} : { projects: PROJECTS }),
       globalSetup: ['test/helpers/global-setup.ts'],
       env: { DATABASE_URL: url },
       // PGlite start-up and real bundling are slow on a 2-core machine; nothing here is timed.
