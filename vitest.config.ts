@@ -28,14 +28,16 @@ async function chooseDatabase(): Promise<string> {
 
 /**
  * What CI's embedded pass runs (`TEST_SCOPE=embedded`): what differs on PGlite — the embedded client
- * and migrations (db/), the CLIs and the local server on it, the seed, and every route once. The
- * whole suite runs on Postgres; a plain `npm test` runs all of it on whichever database it chose.
+ * and migrations (db/), the seed, the CLIs on the embedded database and beside `npm start`, and
+ * every route once through the local gateway. The whole suite runs on Postgres (the other CLI and
+ * local-gateway tests use the database as any store); a plain `npm test` runs all of it on
+ * whichever database it chose.
  */
 const EMBEDDED_SCOPE = [
   'test/db/**/*.test.ts',
-  'test/cli/**/*.test.ts',
-  'test/local/**/*.test.ts',
   'test/seed/**/*.test.ts',
+  'test/cli/cli.test.ts',
+  'test/cli/beside-npm-start.test.ts',
   'test/functions/every-route.test.ts',
 ];
 
