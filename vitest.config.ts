@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
  * The database the tests run on: the embedded PGlite, unless TEST_DATABASE_URL names a Postgres
@@ -28,15 +28,23 @@ async function chooseDatabase(): Promise<string> {
 
 /**
  * What CI's embedded pass runs (`TEST_SCOPE=embedded`): what differs on PGlite — the embedded client
- * and migrations (db/), the CLIs and the local server on it, the seed, and every route once. The
- * whole suite runs on Postgres; a plain `npm test` runs all of it on whichever database it chose.
+ * and migrations (db/), the seed, the CLIs on the embedded database and beside `npm start`, and
+ * every route once through the local gateway. The whole suite runs on Postgres (the other CLI and
+ * local-gateway tests use the database as any store); a plain `npm test` runs all of it on
+ * whichever database it chose.
  */
 const EMBEDDED_SCOPE = [
   'test/db/**/*.test.ts',
-  'test/cli/**/*.test.ts',
-  'test/local/**/*.test.ts',
   'test/seed/**/*.test.ts',
+  'test/cli/cli.test.ts',
+  'test/cli/beside-npm-start.test.ts',
   'test/functions/every-route.test.ts',
+];
+
+const INFRA = 'test/infra/**/*.test.ts';
+const PROJECTS: TestProjectInlineConfiguration[] = [
+  { extends: true, test: { name: 'infra', include: [INFRA], isolate: false } },
+  { extends: true, test: { name: 'rest', include: ['test/**/*.test.ts'], exclude: [INFRA] } },
 ];
 
 const redacted = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
@@ -49,9 +57,13 @@ export default defineConfig(async () => {
       ? `tests: on the Postgres server at ${redacted(url)} (TEST_DATABASE_URL)`
       : 'tests: on the embedded PGlite database (TEST_DATABASE_URL names a Postgres server instead)',
   );
+  const embedded = process.env.TEST_SCOPE === 'embedded';
   return {
     test: {
-      include: process.env.TEST_SCOPE === 'embedded' ? EMBEDDED_SCOPE : ['test/**/*.test.ts'],
+      include: embedded ? EMBEDDED_SCOPE : ['test/**/*.test.ts'],
+      // The infrastructure tests share their worker's modules (isolate off), so that each stage is
+      // synthesised once a worker (test/infra/synth.ts keeps it), not once a file: most of their time.
+      ...(embedded ? {} : { projects: PROJECTS }),
       globalSetup: ['test/helpers/global-setup.ts'],
       env: { DATABASE_URL: url },
       // PGlite start-up and real bundling are slow on a 2-core machine; nothing here is timed.

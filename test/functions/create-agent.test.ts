@@ -6,6 +6,8 @@ import { rowsOf } from '#db/queries/rows.ts';
 import { build } from '#functions/agents/create.ts';
 import { build as buildList } from '#functions/agents/list.ts';
 import { silentLogger } from '#functions/http/log.ts';
+import type { ApiResult } from '#functions/http/types.ts';
+import { type App, buildApp } from '#test/hardening/support/app.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { bodyOf, expectProblem } from '#test/helpers/responses.ts';
@@ -350,5 +352,41 @@ describe('POST /agents', () => {
         expectProblem(await post({ name: 'A' }, { 'idempotency-key': key }), 400, ['Idempotency-Key']);
       },
     );
+  });
+});
+
+describe('POST /agents: a replayed problem', () => {
+  let handle: DatabaseHandle;
+  let app: App;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    handle = await freshDatabase();
+    app = buildApp({ database: handle, logger: silentLogger });
+    tenant = await createTenant(handle.db);
+  });
+  afterAll(() => handle?.close());
+
+  const post = (rawBody: string, headers: Record<string, string> = {}) =>
+    app.createAgent(apiEvent({ method: 'POST', path: '/agents', rawBody, headers, caller: tenant }));
+
+  /** The whole answer of a problem: status, headers that matter, and every member of the body. */
+  function expectWholeProblem(result: ApiResult, expected: Record<string, unknown>) {
+    expect(result.statusCode).toBe(expected.status);
+    expect(result.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(result.body)).toEqual({ ...expected, requestId: result.headers['x-request-id'] });
+  }
+
+  it('tells a replayed 409 with this request id in both, the rest unchanged', async () => {
+    await post('{"name":"Taken","slug":"replayed-taken"}');
+    const body = '{"name":"Other","slug":"replayed-taken"}';
+    const first = await post(body, { 'idempotency-key': 'replayed-problem' });
+    const again = await post(body, { 'idempotency-key': 'replayed-problem' });
+    const { requestId: firstId, ...firstRest } = JSON.parse(first.body);
+    expect(first.statusCode).toBe(409);
+    expect(firstId).toBe(first.headers['x-request-id']);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    expectWholeProblem(again, firstRest);
   });
 });

@@ -4,8 +4,11 @@ import { SessionList } from '#contract/schemas/session.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { build as buildCreateAgent } from '#functions/agents/create.ts';
 import { build as buildListAgents } from '#functions/agents/list.ts';
+import { encodeCursor } from '#functions/http/cursor.ts';
 import { silentLogger } from '#functions/http/log.ts';
+import { listRequest } from '#functions/http/pagination.ts';
 import { build as buildListSessions } from '#functions/sessions/list.ts';
+import { type App, buildApp } from '#test/hardening/support/app.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { at, insertAgent, insertSession } from '#test/helpers/fixtures.ts';
@@ -252,6 +255,85 @@ describe('list filters', () => {
       ['agentId=abc', 'agentId'],
     ])('rejects %s with a 400 problem naming "%s"', async (query, path) => {
       expectProblem(await listAgents(apiEvent({ path: '/agents', query, caller: t })), 400, [path]);
+    });
+  });
+});
+
+describe('creation-time bounds and cursors', () => {
+  let handle: DatabaseHandle;
+  let app: App;
+  let tenant: Tenant;
+  let onBoundary: string;
+
+  beforeAll(async () => {
+    handle = await freshDatabase();
+    app = buildApp({ database: handle, logger: silentLogger });
+    tenant = await createTenant(handle.db);
+    // Created at 09:00:01.000 exactly (fixtures' `at(1)`): bounds half a millisecond either side.
+    onBoundary = (await insertSession(handle.db, tenant, await insertAgent(handle.db, tenant), { n: 1 }))
+      .sessionId;
+  });
+  afterAll(() => handle?.close());
+
+  const listSessions = (query: string) =>
+    app.listSessions(apiEvent({ path: '/sessions', query, caller: tenant }));
+  const listAgents = (query: string) => app.listAgents(apiEvent({ path: '/agents', query, caller: tenant }));
+  const pathsOf = (body: string) => (JSON.parse(body).errors ?? []).map((e: { path: string }) => e.path);
+
+  describe('an instant or cursor Postgres cannot store is refused by name', () => {
+    // Year 0000 passed the pattern; Postgres refused it with an error naming nothing.
+    it('names createdAfter when it holds an instant Postgres cannot store', async () => {
+      const result = await listSessions('createdAfter=0000-01-01');
+      expect(result.statusCode).toBe(400);
+      expect(pathsOf(result.body)).toEqual(['createdAfter']);
+    });
+
+    // c1a86de refused year 0000, but an offset could carry an instant past 9999 (fixed in 25bb247).
+    it('names createdAfter when an offset carries it past year 9999', async () => {
+      const result = await listSessions(`createdAfter=${encodeURIComponent('9999-12-31T23:59-23:59')}`);
+      expect(result.statusCode).toBe(400);
+      expect(pathsOf(result.body)).toEqual(['createdAfter']);
+    });
+
+    // The cursor's checksum is public, so a cursor can be forged with any `c` Date.parse accepts; it
+    // stays within the caller's workspace, but reached the database as is.
+    it('names cursor when a forged cursor holds a time Postgres cannot read', async () => {
+      const binding = listRequest(
+        { limit: 25, order: 'desc', cursor: '' },
+        'agents',
+        tenant.workspaceId,
+      ).binding;
+      const cursor = encodeCursor({ createdAt: '1 2', id: 'x' }, binding);
+      const result = await listAgents(`cursor=${cursor}`);
+      expect(result.statusCode).toBe(400);
+      expect(pathsOf(result.body)).toEqual(['cursor']);
+    });
+  });
+
+  describe('createdBefore/createdAfter bounds are compared at full precision, not milliseconds', () => {
+    const ids = async (query: string) =>
+      bodyOf(SessionList, await listSessions(query)).map((session) => session.id);
+    const boundary = at(1); // 2026-11-01T09:00:01.000Z
+    const plus = boundary.replace('.000Z', '.0005Z');
+    const minus = at(0).replace('.000Z', '.9995Z');
+
+    it('includes a session created half a millisecond before createdBefore', async () => {
+      expect(await ids(`createdBefore=${plus}`)).toEqual([onBoundary]);
+    });
+    it('excludes a session created half a millisecond after createdBefore', async () => {
+      expect(await ids(`createdBefore=${minus}`)).toEqual([]);
+    });
+    it('includes a session created half a millisecond after createdAfter', async () => {
+      expect(await ids(`createdAfter=${minus}`)).toEqual([onBoundary]);
+    });
+    it('excludes a session created half a millisecond before createdAfter', async () => {
+      expect(await ids(`createdAfter=${plus}`)).toEqual([]);
+    });
+    it('compares nanosecond bounds and offsets exactly too', async () => {
+      expect(await ids(`createdBefore=${encodeURIComponent('2026-11-01T10:00:01.000000001+01:00')}`)).toEqual(
+        [onBoundary],
+      );
+      expect(await ids('createdBefore=2026-11-01T09:00:01.000000000Z')).toEqual([]);
     });
   });
 });

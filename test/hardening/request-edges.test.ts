@@ -1,6 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
+import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkspaceCreate } from '#contract/admin.ts';
 import { OFFSET_MAX } from '#contract/limits.ts';
 import { routes } from '#contract/routes.ts';
 import type { DatabaseHandle } from '#db/client.ts';
@@ -470,3 +472,221 @@ describe('request edges on every route', () => {
 });
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const PROBLEMS = 'https://voice-agent-admin.dev/problems/';
+
+/** The whole answer of a problem: status, headers that matter, and every member of the body. */
+function expectWholeProblem(result: ApiResult, expected: Record<string, unknown>) {
+  expect(result.statusCode).toBe(expected.status);
+  expect(result.headers['content-type']).toBe('application/problem+json');
+  expect(JSON.parse(result.body)).toEqual({ ...expected, requestId: result.headers['x-request-id'] });
+}
+
+const validation = (what: string, errors: { path: string; message: string }[]) => ({
+  type: `${PROBLEMS}validation`,
+  title: 'Bad Request',
+  status: 400,
+  detail: `The ${what} is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`,
+  errors,
+});
+
+/** The smallest inputs that once got past parsing or were named wrongly, each named now. */
+describe('request bodies and query strings, each fault named by its path', () => {
+  let handle: DatabaseHandle;
+  let app: App;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    handle = await freshDatabase();
+    app = buildApp({ database: handle, logger: silentLogger });
+    tenant = await createTenant(handle.db);
+  });
+  afterAll(() => handle?.close());
+
+  const post = (rawBody: string, headers: Record<string, string> = {}) =>
+    app.createAgent(apiEvent({ method: 'POST', path: '/agents', rawBody, headers, caller: tenant }));
+  const listAgents = (query: string) => app.listAgents(apiEvent({ path: '/agents', query, caller: tenant }));
+  const listSessions = (query: string) =>
+    app.listSessions(apiEvent({ path: '/sessions', query, caller: tenant }));
+  const pathsOf = (body: string) => (JSON.parse(body).errors ?? []).map((e: { path: string }) => e.path);
+
+  describe('the body', () => {
+    // body.ts recorded the reviver's key, not the path to it.
+    it('names a NUL character nested in the body by its dot path', async () => {
+      const result = await post('{"name":"A","version":{"systemPrompt":"a\\u0000b"}}');
+      expect(result.statusCode).toBe(400);
+      expect(pathsOf(result.body)).toEqual(['version.systemPrompt']);
+    });
+
+    it('names a NUL character in a body that is a bare string as (root)', async () => {
+      const result = await post('"a\\u0000b"');
+      expect(pathsOf(result.body)).toEqual(['(root)']);
+    });
+
+    // Unpaired UTF-16 surrogates reached the database: Postgres stored U+FFFD (the data silently
+    // changed); jsonb and PGlite failed into a 400 naming nothing.
+    it('refuses a lone surrogate in a config string with a 400 naming the field', async () => {
+      const result = await post(
+        '{"name":"A","version":{"config":{"tts":{"provider":"TTS_PROVIDER_1","model":"TTS_MODEL_1A","voiceId":"v\\ud800"}}}}',
+      );
+      expect(result.statusCode).toBe(400);
+      expect(pathsOf(result.body)).toEqual(['version.config.tts.voiceId']);
+    });
+
+    it('refuses a lone surrogate in the name rather than storing something else', async () => {
+      const result = await post('{"name":"a\\udfffb"}');
+      expect(result.statusCode).toBe(400);
+      expect(pathsOf(result.body)).toEqual(['name']);
+    });
+
+    it('names every unknown body member when one of them is __proto__', async () => {
+      const result = await post('{"name":"Ada","x":1,"__proto__":{},"y":2}');
+      expect(result.statusCode).toBe(400);
+      expect(pathsOf(result.body)).toEqual(['x', '__proto__', 'y']);
+    });
+
+    // Valibot's strictObject reported the first unknown key only; DESIGN.md says "naming each".
+    it('names every unknown body field, not only the first', async () => {
+      const result = await post('{"name":"A","colour":"red","size":2}');
+      expect(pathsOf(result.body).sort()).toEqual(['colour', 'size']);
+    });
+
+    // c1a86de walked the parsed body recursively: a body nested some 5,000 levels deep (10 KB, far
+    // under the 256 KiB cap) overflowed the stack into a 500. 25bb247 caps nesting at 32 levels.
+    it('answers a deeply nested body with a 400, never a 500', async () => {
+      // Both depths stay under the 256 KiB cap (6 bytes a level at most), so 413 is no way out.
+      for (const depth of [5_000, 40_000]) {
+        for (const [open, close] of [
+          ['[', ']'],
+          ['{"a":', '}'],
+        ] as const) {
+          const result = await post(`${open.repeat(depth)}1${close.repeat(depth)}`);
+          expect(result.statusCode, `${depth} × ${open}`).toBe(400);
+        }
+      }
+    });
+  });
+
+  describe('a body of exactly 256 KiB, base64-encoded by API Gateway or not, is taken', () => {
+    // A name far too long: a body that gets past the size check is refused by validation instead.
+    const bodyOfBytes = (bytes: number) => `{"name":"${'x'.repeat(bytes - 11)}"}`;
+    const base64Event = (body: string): ApiEvent =>
+      Object.assign(apiEvent({ method: 'POST', path: '/agents', rawBody: body, caller: tenant }), {
+        body: Buffer.from(body).toString('base64'),
+        isBase64Encoded: true,
+      });
+    const tooLarge = {
+      type: `${PROBLEMS}body-too-large`,
+      title: 'Content Too Large',
+      status: 413,
+      detail: 'The request body exceeds 262144 bytes.',
+    };
+
+    it.each([262_142, 262_143, 262_144])('takes %i bytes, base64 or not, to validation', async (bytes) => {
+      const body = bodyOfBytes(bytes);
+      expect(Buffer.byteLength(body)).toBe(bytes);
+      for (const result of [await post(body), await app.createAgent(base64Event(body))]) {
+        expect(result.statusCode).toBe(400);
+        expect(JSON.parse(result.body).errors).toEqual([
+          { path: 'name', message: 'must be at most 255 characters' },
+        ]);
+      }
+    });
+
+    it.each([262_145, 262_146, 262_147])('refuses %i bytes, base64 or not, with 413', async (bytes) => {
+      const body = bodyOfBytes(bytes);
+      expectWholeProblem(await post(body), tooLarge);
+      expectWholeProblem(await app.createAgent(base64Event(body)), tooLarge);
+    });
+  });
+
+  describe('names made only of invisible characters, or holding a line separator, are refused', () => {
+    const invisible = { path: 'name', message: 'must contain at least one visible character' };
+    const separator = {
+      path: 'name',
+      message: 'must not contain line or paragraph separators (U+2028, U+2029)',
+    };
+
+    it.each([
+      ['U+3164 HANGUL FILLER', '\u3164', invisible],
+      ['U+200B ZERO WIDTH SPACE', '\u200b', invisible],
+      ['U+FEFF, U+2060 and U+00AD', '\ufeff\u2060\u00ad', invisible],
+      ['U+2028 LINE SEPARATOR', 'A\u2028B', separator],
+      ['U+2029 PARAGRAPH SEPARATOR', 'A\u2029B', separator],
+    ])('refuses an agent name of %s', async (_, name, error) => {
+      expectWholeProblem(await post(JSON.stringify({ name })), validation('request body', [error]));
+    });
+
+    it('still takes a name with a visible character beside a zero-width joiner', async () => {
+      const result = await post(JSON.stringify({ name: 'Agent\u200d\u{1F916}' }));
+      expect(result.statusCode).toBe(201);
+    });
+
+    it('refuses such a workspace name in the admin commands', () => {
+      for (const name of ['\u3164\u200b', 'A\u2028B']) {
+        expect(v.safeParse(WorkspaceCreate, { command: 'workspace.create', name }).success).toBe(false);
+      }
+    });
+  });
+
+  describe('the query string', () => {
+    // query.ts collected values in a plain object, where `__proto__` is not a key.
+    it('refuses the unknown query parameter __proto__ like any other', async () => {
+      const result = await listAgents('__proto__=1');
+      expect(result.statusCode).toBe(400);
+      expect(pathsOf(result.body)).toEqual(['__proto__']);
+    });
+
+    // A reserved name stopped the parse and was named alone: `x` went unmentioned.
+    it('names every unknown query parameter when one of them is __proto__, constructor or prototype', async () => {
+      const result = await listAgents('x=1&__proto__=1&constructor=2&y=3&prototype=4');
+      expect(result.statusCode).toBe(400);
+      expect(pathsOf(result.body)).toEqual(['x', '__proto__', 'constructor', 'y', 'prototype']);
+    });
+
+    // An empty name was reported as the whole body, `(root)`, or as ``.
+    it('does not report an empty parameter name as (root) or as an empty path', async () => {
+      for (const query of ['=x', '=x&=y']) {
+        const result = await listAgents(query);
+        expect(result.statusCode).toBe(400);
+        for (const path of pathsOf(result.body)) expect(['(root)', '']).not.toContain(path);
+      }
+    });
+
+    // The query schema was Valibot's strictObject, which stops at the first unknown key.
+    it('names every unknown query parameter, not only the first', async () => {
+      const result = await listAgents('colour=red&size=2');
+      expect(pathsOf(result.body).sort()).toEqual(['colour', 'size']);
+    });
+  });
+
+  describe('query values that are not UTF-8 are refused, never changed (to U+FFFD)', () => {
+    it.each([
+      ['q=%FF', 'q', listAgents],
+      ['cursor=%C3%28', 'cursor', listAgents],
+      ['status=COMPLETED&status=%FE', 'status', listSessions],
+      ['agentId=abc,%80', 'agentId', listSessions],
+    ])('refuses ?%s with a 400 naming %s', async (query, name, list) => {
+      expectWholeProblem(
+        await list(query),
+        validation('query string', [{ path: name, message: 'must be UTF-8 text once percent-decoded' }]),
+      );
+    });
+
+    it('names a parameter whose name is not UTF-8 by its encoded name (as API Gateway decoded it)', async () => {
+      // Behind the REST API the function only sees U+FFFD where the bytes were: named encoded.
+      expectWholeProblem(
+        await listAgents('%FF=1'),
+        validation('query string', [
+          { path: '%EF%BF%BD', message: 'must be UTF-8 text once percent-decoded' },
+        ]),
+      );
+    });
+
+    it('still reads percent-encoded UTF-8, `+` as a space and a stray `%` as itself', async () => {
+      const result = await listAgents(`q=${encodeURIComponent('é')}+%zz`);
+      expect(result.statusCode).toBe(200);
+      expect(JSON.parse(result.body)).toEqual([]);
+    });
+  });
+});

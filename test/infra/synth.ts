@@ -32,6 +32,21 @@ export function synthesise(
     routes?: readonly Route[];
   } = {},
 ): Synthesised {
+  // Kept for the worker's later files (vitest.config.ts: the infra tests share their worker's
+  // modules), unless bundled (SOURCE_MAPS_DIR differs), extended or given other routes.
+  const key =
+    options.bundle || options.extend || options.routes
+      ? undefined
+      : JSON.stringify([stage, Object.entries(options).sort(([a], [b]) => a.localeCompare(b))]);
+  const kept = key === undefined ? undefined : synthesised.get(key);
+  if (kept) return kept;
+  const result = synthesiseAnew(stage, options);
+  if (key !== undefined) synthesised.set(key, result);
+  return result;
+}
+const synthesised = new Map<string, Synthesised>();
+
+function synthesiseAnew(stage: string, options: Parameters<typeof synthesise>[1] = {}): Synthesised {
   const outdir = mkdtempSync(join(tmpdir(), 'vaa-cdk-'));
   const app = new App({
     outdir,
@@ -50,6 +65,12 @@ export function synthesise(
 
 /** The preview base (`-c stage=previews`) as `cdk synth` builds it, cdk-nag included. */
 export function synthesiseBase(): { app: App; stack: PreviewBaseStack; template: Template } {
+  base ??= synthesiseBaseAnew();
+  return base;
+}
+let base: ReturnType<typeof synthesiseBaseAnew> | undefined;
+
+function synthesiseBaseAnew() {
   const outdir = mkdtempSync(join(tmpdir(), 'vaa-cdk-'));
   const app = new App({ outdir, context: { ...cdkJsonContext, 'aws:cdk:bundling-stacks': [] } });
   const stack = defineBaseApp(app);
