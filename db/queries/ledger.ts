@@ -17,7 +17,7 @@ import {
   pastCursor,
   runPage,
 } from './list-window.ts';
-import { ledgerEntryJson } from './projections.ts';
+import { isoTime, ledgerEntryJson } from './projections.ts';
 
 export interface LedgerFilters {
   reason?: (typeof ledgerReason)[number][];
@@ -95,7 +95,7 @@ export async function readBalance(runner: SqlRunner, caller: CallingKey): Promis
     lowBalanceThreshold: number;
   }>(sql`
     select balance::text as balance, last_entry_id as "lastEntryId",
-      to_char(last_entry_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastEntryAt",
+      ${isoTime(sql`last_entry_at`)} as "lastEntryAt",
       low_balance_threshold as "lowBalanceThreshold"
     from ledger_balances
     where workspace_id = ${caller.workspaceId} and ${keyIsLive(caller.keyId)}`);
