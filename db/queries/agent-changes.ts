@@ -148,14 +148,12 @@ const versionOfAgent = (of: ChangeOf, versionId: string) =>
       where v.id = ${versionId} and v.agent_id = ${of.agentId} and v.workspace_id = ${of.workspaceId}`;
 
 /**
- * An agent event's `data`: the changed agent's ids, name and slug, its status, and what `more`
- * names (the times that status set); the whole agent is a GET away. agent.created's are
+ * An agent event's `data`: the changed agent `u`'s ids, name and slug, its status, and the members
+ * of `more` (the times that status set); the whole agent is a GET away. agent.created's are
  * create-agent.ts's.
  */
-const agentEventData = (...more: [string, Sql][]) =>
-  sql`jsonb_build_object('agentId', u.id, 'name', u.name, 'slug', u.slug, 'status', u.status${
-    more.length > 0 ? sql`, ${join(more.map(([key, value]) => sql`${key}::text, ${value}`))}` : sql``
-  })`;
+const agentEventData = (more = sql`'{}'::jsonb`) =>
+  sql`jsonb_build_object('agentId', u.id, 'name', u.name, 'slug', u.slug, 'status', u.status) || ${more}`;
 
 /**
  * Publishes one of the agent's versions (an older one: a rollback); DRAFT or PUBLISHED agents only.
@@ -177,9 +175,8 @@ export function publishAgent(runner: SqlRunner, of: ChangeOf, versionId: string)
     event: {
       type: 'agent.published',
       data: agentEventData(
-        ['versionId', sql`u.published_version_id`],
-        ['previousVersionId', sql`cur.published_version_id`],
-        ['publishedAt', isoTime(sql`u.published_at`)],
+        sql`jsonb_build_object('versionId', u.published_version_id,
+          'previousVersionId', cur.published_version_id, 'publishedAt', ${isoTime(sql`u.published_at`)})`,
       ),
     },
   });
@@ -203,7 +200,7 @@ export function archiveAgent(runner: SqlRunner, of: ChangeOf) {
     answer: AGENT_ANSWER,
     event: {
       type: 'agent.archived',
-      data: agentEventData(['archivedAt', isoTime(sql`u.archived_at`)]),
+      data: agentEventData(sql`jsonb_build_object('archivedAt', ${isoTime(sql`u.archived_at`)})`),
     },
   });
 }

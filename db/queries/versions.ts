@@ -3,8 +3,7 @@ import type { AgentVersion, VERSION_CONFIGURATION_FIELDS } from '#contract/schem
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import type { JsonText } from './json-text.ts';
-import type { Page } from './list-window.ts';
-import { direction, type ListWindow } from './list-window.ts';
+import { allOf, direction, type ListWindow, type Page } from './list-window.ts';
 import { configurationJson, versionJson } from './projections.ts';
 
 /**
@@ -25,11 +24,13 @@ export async function pageVersionsJson(
   const { workspaceId } = caller;
   const { after } = window;
   const dir = direction(window);
-  const past = !after
-    ? sql``
-    : window.order === 'asc'
-      ? sql`and version > (select p.version from agent_versions p where p.id = ${after.id} and p.agent_id = ${agentId})`
-      : sql`and version < (select p.version from agent_versions p where p.id = ${after.id} and p.agent_id = ${agentId})`;
+  const conditions = [sql`agent_id = ${agentId}`, sql`workspace_id = ${workspaceId}`];
+  if (after)
+    conditions.push(
+      window.order === 'asc'
+        ? sql`version > (select p.version from agent_versions p where p.id = ${after.id} and p.agent_id = ${agentId})`
+        : sql`version < (select p.version from agent_versions p where p.id = ${after.id} and p.agent_id = ${agentId})`,
+    );
   const total = includeTotal
     ? sql`(select count(*)::int from agent_versions where agent_id = ${agentId} and workspace_id = ${workspaceId})`
     : sql`null::int`;
@@ -40,7 +41,7 @@ export async function pageVersionsJson(
   }>(sql`
 with page as (
   select id, version from agent_versions
-  where agent_id = ${agentId} and workspace_id = ${workspaceId} ${past}
+  where ${allOf(conditions)}
   order by version ${dir}
   limit ${window.limit + 1} offset ${after ? 0 : window.offset}
 )
