@@ -83,7 +83,7 @@ interface ChangeParts {
 async function change<T>(runner: SqlRunner, of: ChangeOf, parts: ChangeParts): Promise<ChangeOutcome<T>> {
   const createId = await idMaker();
   const tags = of.ifMatch;
-  const matched = !tags ? sql`true` : tags.length === 0 ? sql`false` : sql`cur.etag in (${join(tags)})`;
+  const matched = !tags ? sql`true` : tags.length === 0 ? sql`false` : sql`e.etag in (${join(tags)})`;
   const set = [
     sql`updated_at = greatest(now(), a.updated_at + interval '1 millisecond')`,
     sql`updated_by = ${of.principalId}`,
@@ -102,14 +102,14 @@ async function change<T>(runner: SqlRunner, of: ChangeOf, parts: ChangeParts): P
     etag: string;
   }>(sql`
     with cur as (
-      select a.*, ${agentEtagSql()} as etag from agents a
+      select a.* from agents a
       where a.id = ${of.agentId} and a.workspace_id = ${of.workspaceId}
       for update
     ), target as (${parts.target ?? sql`select null::varchar as id`}),
     ok as (
-      select cur.id, cur.etag, ${matched} as matched, ${parts.allowed} as allowed,
+      select cur.id, e.etag, ${matched} as matched, ${parts.allowed} as allowed,
         exists (select 1 from target) as found, ${parts.changes ?? sql`true`} as changes
-      from cur
+      from cur, (select ${agentEtagSql()} as etag from cur a) e
     ), upd as (
       update agents a set ${join(set, ', ')}
       from ok where a.id = ok.id and ok.matched and ok.allowed and ok.found and ok.changes
@@ -123,8 +123,9 @@ async function change<T>(runner: SqlRunner, of: ChangeOf, parts: ChangeParts): P
       from ok, upd a, nv
     ), announced as (${announced})
     select ok.matched, ok.allowed, ok.found, cur.status as status, exists (select 1 from upd) as changed,
-      coalesce((select ${parts.answer} from upd a), (select ${parts.answer} from cur a))::text as answer,
-      coalesce((select ${agentEtagSql()} from upd a), cur.etag) as etag
+      (select ${parts.answer}
+        from (select * from upd union all select * from cur where not exists (select 1 from upd)) a)::text as answer,
+      coalesce((select ${agentEtagSql()} from upd a), ok.etag) as etag
     from cur cross join ok
     where ${keyIsLive(of.keyId)}`);
   const [row] = rows;
