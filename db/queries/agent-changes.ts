@@ -1,4 +1,4 @@
-import sql, { join, raw, type Sql } from 'sql-template-tag';
+import sql, { join, type Sql } from 'sql-template-tag';
 import type { agentChangeOperation } from '#contract/enums.ts';
 import type { Agent, AgentVersion } from '#contract/schemas/agent.ts';
 import type { VersionConfig } from '#contract/schemas/config.ts';
@@ -7,11 +7,9 @@ import { constraintName, sqlState } from '../errors.ts';
 import { agentEtagSql } from './agents.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { SlugTaken } from './create-agent.ts';
-import { type EventType, eventInsert, isoTime } from './events.ts';
+import { type EventType, eventInsert } from './events.ts';
 import { idMaker } from './ids.ts';
-import { AGENT_COLUMNS, AGENT_VERSION_COLUMNS } from './items.generated.ts';
-import { agents as A, agentChanges as C, enums as E, agentVersions as V } from './names.generated.ts';
-import { fromRowJson } from './row-json.ts';
+import { agentJson, isoTime, latestVersionJson, versionJson } from './projections.ts';
 
 /** Who changes which agent (the calling key guards the change), and on what condition. */
 export interface ChangeOf extends CallingKey {
@@ -43,7 +41,7 @@ const SLUG_TAKEN = 'agents_workspace_slug';
 const VERSION_ATTEMPTS = 10;
 
 /** Changes the configuration (new versions, publish, PATCH) only of an agent in these states. */
-const EDITABLE = sql`cur.${A.status} in ('DRAFT', 'PUBLISHED')`;
+const EDITABLE = sql`cur.status in ('DRAFT', 'PUBLISHED')`;
 
 /** What one statement of a change does besides moving `updated_at` and recording it. */
 interface ChangeParts {
@@ -60,12 +58,12 @@ interface ChangeParts {
   target?: Sql;
   /** `set` assignments on the agent row `a` besides `updated_at` and `updated_by`. */
   set: Sql[];
-  /** The CTE `nv` after `upd` (the changed agent `u`): the new version, which history and answer read. */
+  /** The CTE `nv` after `upd`: the new version, which history and answer read; none: one row of null. */
   newVersion?: Sql;
-  /** The version the history records, an expression over `upd u` (and `nv`). */
+  /** The version the history records, an expression over the changed agent `a` (and `nv`). */
   recordVersion: Sql;
-  /** The answer's version JSON, or null. */
-  version: Sql;
+  /** The answer's JSON, an expression over the agent `a` (changed, or as it is) and `nv`. */
+  answer: Sql;
   /**
    * The event the change writes to the outbox (only when it changed the agent), its `data` an
    * expression over the changed agent `u` and the agent before it, `cur`.
@@ -79,128 +77,110 @@ interface ChangeParts {
  * its ETag, check its status and the version named, update it (`updated_at` moves by at least a
  * millisecond, so two changes never share an ETag), and append the history entry with both ETags.
  * Every check reads the locked row, so a stale copy can never overwrite a newer one. A calling key
- * no longer live fails the statement first, whatever the agent (`keyIsLive`).
+ * no longer live fails the statement first, whatever the agent (`keyIsLive`). The answer is built
+ * by the projection the reads use (projections.ts), from the changed row or the row as it is.
  */
-async function change<T>(
-  runner: SqlRunner,
-  of: ChangeOf,
-  parts: ChangeParts,
-  shape: (agent: Agent, version: AgentVersion | null) => T,
-): Promise<ChangeOutcome<T>> {
+async function change<T>(runner: SqlRunner, of: ChangeOf, parts: ChangeParts): Promise<ChangeOutcome<T>> {
   const createId = await idMaker();
   const tags = of.ifMatch;
-  const matched = !tags ? raw('true') : tags.length === 0 ? raw('false') : sql`cur.etag in (${join(tags)})`;
-  const target = parts.target ?? sql`select null::varchar as ${V.id}`;
+  const matched = !tags ? sql`true` : tags.length === 0 ? sql`false` : sql`e.etag in (${join(tags)})`;
+  const set = [
+    sql`updated_at = greatest(now(), a.updated_at + interval '1 millisecond')`,
+    sql`updated_by = ${of.principalId}`,
+    ...parts.set,
+  ];
+  const announced = parts.event
+    ? eventInsert(parts.event.type, sql`select u.workspace_id, ${parts.event.data} as data from upd u, cur`)
+    : sql`select null where false`;
   const rows = await runner.rows<{
     matched: boolean;
     allowed: boolean;
     found: boolean;
     status: Agent['status'];
     changed: boolean;
-    agent: string;
+    answer: string | null;
     etag: string;
-    version: string | null;
   }>(sql`
     with cur as (
-      select a.*, ${agentEtagSql('a')} as etag from ${A.$} a
-      where a.${A.id} = ${of.agentId} and a.${A.workspaceId} = ${of.workspaceId}
+      select a.* from agents a
+      where a.id = ${of.agentId} and a.workspace_id = ${of.workspaceId}
       for update
-    ), target as (${target}),
+    ), target as (${parts.target ?? sql`select null::varchar as id`}),
     ok as (
-      select cur.${A.id}, cur.etag, ${matched} as matched, ${parts.allowed} as allowed,
-        exists (select 1 from target) as found, ${parts.changes ?? raw('true')} as changes
-      from cur
+      select cur.id, e.etag, ${matched} as matched, ${parts.allowed} as allowed,
+        exists (select 1 from target) as found, ${parts.changes ?? sql`true`} as changes
+      from cur, (select ${agentEtagSql()} as etag from cur a) e
     ), upd as (
-      update ${A.$} a set ${A.updatedAt} = greatest(now(), a.${A.updatedAt} + interval '1 millisecond'),
-        ${A.updatedBy} = ${of.principalId}${parts.set.length > 0 ? sql`, ${join(parts.set, ', ')}` : raw('')}
-      from ok where a.${A.id} = ok.${A.id} and ok.matched and ok.allowed and ok.found and ok.changes
+      update agents a set ${join(set, ', ')}
+      from ok where a.id = ok.id and ok.matched and ok.allowed and ok.found and ok.changes
       returning a.*
-    )${parts.newVersion ? sql`, nv as (${parts.newVersion})` : raw('')}, recorded as (
-      insert into ${C.$} (${C.id}, ${C.createdAt}, ${C.workspaceId}, ${C.agentId}, ${C.agentVersionId},
-        ${C.operation}, ${C.principalId}, ${C.keyId}, ${C.etagBefore}, ${C.etagAfter})
-      select ${createId()}, u.${A.updatedAt}, u.${A.workspaceId}, u.${A.id}, ${parts.recordVersion},
-        ${parts.operation}::${E.agentChangeOperation}, ${of.principalId}, ${of.keyId}, ok.etag, ${agentEtagSql('u')}
-      from ok, upd u${raw(parts.newVersion ? ', nv' : '')}
-    )${
-      parts.event
-        ? sql`, announced as (${eventInsert(
-            parts.event.type,
-            sql`select u.${A.workspaceId} as workspace_id, ${parts.event.data} as data from upd u, cur`,
-          )})`
-        : raw('')
-    }
-    select ok.matched, ok.allowed, ok.found, cur.${A.status} as status, u.${A.id} is not null as changed,
-      coalesce(row_to_json(u), row_to_json(cur))::text as agent,
-      coalesce(${agentEtagSql('u')}, cur.etag) as etag,
-      ${parts.version}::text as version
-    from cur cross join ok left join upd u on true${raw(parts.newVersion ? ' left join nv on true' : '')}
+    ), nv as (${parts.newVersion ?? sql`select null::varchar as id`}
+    ), recorded as (
+      insert into agent_changes (id, created_at, workspace_id, agent_id, agent_version_id,
+        operation, principal_id, key_id, etag_before, etag_after)
+      select ${createId()}, a.updated_at, a.workspace_id, a.id, ${parts.recordVersion},
+        ${parts.operation}::agent_change_operation, ${of.principalId}, ${of.keyId}, ok.etag, ${agentEtagSql()}
+      from ok, upd a, nv
+    ), announced as (${announced})
+    select ok.matched, ok.allowed, ok.found, cur.status as status, exists (select 1 from upd) as changed,
+      (select ${parts.answer}
+        from (select * from upd union all select * from cur where not exists (select 1 from upd)) a)::text as answer,
+      coalesce((select ${agentEtagSql()} from upd a), ok.etag) as etag
+    from cur cross join ok
     where ${keyIsLive(of.keyId)}`);
   const [row] = rows;
   if (!row) return { kind: 'missing' };
   if (!row.matched) return { kind: 'stale' };
   if (!row.allowed && !parts.noop) return { kind: 'refused', status: row.status };
   if (!row.found) return { kind: 'unknownVersion' };
-  const agent = fromRowJson(JSON.parse(row.agent), AGENT_COLUMNS) as Agent;
-  const version =
-    row.version && (fromRowJson(JSON.parse(row.version), AGENT_VERSION_COLUMNS) as AgentVersion);
   return {
     kind: row.changed ? 'changed' : 'unchanged',
-    answer: shape(agent, version || null),
+    answer: JSON.parse(row.answer ?? 'null') as T,
     etag: row.etag,
   };
 }
 
-/** The agent's latest version as JSON (a scalar subquery over the agent `u`, else the locked `cur`). */
-const latestVersion = sql`(select row_to_json(v) from ${V.$} v
-      where v.${V.agentId} = cur.${A.id} order by v.${V.version} desc limit 1)`;
-const withLatest = (agent: Agent, version: AgentVersion | null) => ({ ...agent, version }) as Agent;
+/** The agent with its latest version: the agent changes' answer, as GET /agents/{agentId} answers. */
+const AGENT_ANSWER = agentJson(latestVersionJson());
 
 /** A version of this agent, by id: the `target` of a change about one. */
 const versionOfAgent = (of: ChangeOf, versionId: string) =>
-  sql`select v.${V.id} from ${V.$} v
-      where v.${V.id} = ${versionId} and v.${V.agentId} = ${of.agentId} and v.${V.workspaceId} = ${of.workspaceId}`;
+  sql`select v.id from agent_versions v
+      where v.id = ${versionId} and v.agent_id = ${of.agentId} and v.workspace_id = ${of.workspaceId}`;
 
 /**
- * An agent event's `data`: the changed agent's ids, name and slug, its status, and what `more`
- * names (the times that status set); the whole agent is a GET away. agent.created's are
+ * An agent event's `data`: the changed agent `u`'s ids, name and slug, its status, and the members
+ * of `more` (the times that status set); the whole agent is a GET away. agent.created's are
  * create-agent.ts's.
  */
-const agentEventData = (...more: [string, Sql][]) =>
-  sql`jsonb_build_object('agentId', u.${A.id}, 'name', u.${A.name}, 'slug', u.${A.slug}, 'status', u.${A.status}${
-    more.length > 0 ? sql`, ${join(more.map(([key, value]) => sql`${key}::text, ${value}`))}` : raw('')
-  })`;
+const agentEventData = (more = sql`'{}'::jsonb`) =>
+  sql`jsonb_build_object('agentId', u.id, 'name', u.name, 'slug', u.slug, 'status', u.status) || ${more}`;
 
 /**
  * Publishes one of the agent's versions (an older one: a rollback); DRAFT or PUBLISHED agents only.
  * Each publish is an `agent.published` event, a rollback and a publish of the published version too.
  */
 export function publishAgent(runner: SqlRunner, of: ChangeOf, versionId: string) {
-  return change(
-    runner,
-    of,
-    {
-      operation: 'publish-agent',
-      allowed: EDITABLE,
-      target: versionOfAgent(of, versionId),
-      set: [
-        sql`${A.status} = 'PUBLISHED'`,
-        sql`${A.publishedVersionId} = (select ${V.id} from target)`,
-        sql`${A.publishedAt} = greatest(now(), a.${A.updatedAt} + interval '1 millisecond')`,
-        sql`${A.publishedBy} = ${of.principalId}`,
-      ],
-      recordVersion: sql`u.${A.publishedVersionId}`,
-      version: latestVersion,
-      event: {
-        type: 'agent.published',
-        data: agentEventData(
-          ['versionId', sql`u.${A.publishedVersionId}`],
-          ['previousVersionId', sql`cur.${A.publishedVersionId}`],
-          ['publishedAt', isoTime(sql`u.${A.publishedAt}`)],
-        ),
-      },
+  return change<Agent>(runner, of, {
+    operation: 'publish-agent',
+    allowed: EDITABLE,
+    target: versionOfAgent(of, versionId),
+    set: [
+      sql`status = 'PUBLISHED'`,
+      sql`published_version_id = (select id from target)`,
+      sql`published_at = greatest(now(), a.updated_at + interval '1 millisecond')`,
+      sql`published_by = ${of.principalId}`,
+    ],
+    recordVersion: sql`a.published_version_id`,
+    answer: AGENT_ANSWER,
+    event: {
+      type: 'agent.published',
+      data: agentEventData(
+        sql`jsonb_build_object('versionId', u.published_version_id,
+          'previousVersionId', cur.published_version_id, 'publishedAt', ${isoTime(sql`u.published_at`)})`,
+      ),
     },
-    withLatest,
-  );
+  });
 }
 
 /**
@@ -208,27 +188,22 @@ export function publishAgent(runner: SqlRunner, of: ChangeOf, versionId: string)
  * it is (`unchanged`, no event).
  */
 export function archiveAgent(runner: SqlRunner, of: ChangeOf) {
-  return change(
-    runner,
-    of,
-    {
-      operation: 'archive-agent',
-      allowed: sql`cur.${A.status} <> 'ARCHIVED'`,
-      noop: true,
-      set: [
-        sql`${A.status} = 'ARCHIVED'`,
-        sql`${A.archivedAt} = greatest(now(), a.${A.updatedAt} + interval '1 millisecond')`,
-        sql`${A.archivedBy} = ${of.principalId}`,
-      ],
-      recordVersion: raw('null'),
-      version: latestVersion,
-      event: {
-        type: 'agent.archived',
-        data: agentEventData(['archivedAt', isoTime(sql`u.${A.archivedAt}`)]),
-      },
+  return change<Agent>(runner, of, {
+    operation: 'archive-agent',
+    allowed: sql`cur.status <> 'ARCHIVED'`,
+    noop: true,
+    set: [
+      sql`status = 'ARCHIVED'`,
+      sql`archived_at = greatest(now(), a.updated_at + interval '1 millisecond')`,
+      sql`archived_by = ${of.principalId}`,
+    ],
+    recordVersion: sql`null`,
+    answer: AGENT_ANSWER,
+    event: {
+      type: 'agent.archived',
+      data: agentEventData(sql`jsonb_build_object('archivedAt', ${isoTime(sql`u.archived_at`)})`),
     },
-    withLatest,
-  );
+  });
 }
 
 /**
@@ -237,25 +212,20 @@ export function archiveAgent(runner: SqlRunner, of: ChangeOf) {
  * one restored). An agent that is not archived is left as it is (no event).
  */
 export function unarchiveAgent(runner: SqlRunner, of: ChangeOf) {
-  return change(
-    runner,
-    of,
-    {
-      operation: 'unarchive-agent',
-      allowed: sql`cur.${A.status} = 'ARCHIVED'`,
-      noop: true,
-      set: [
-        sql`${A.status} = (case when a.${A.completedAt} is not null then 'COMPLETED'
-          when a.${A.publishedVersionId} is not null then 'PUBLISHED' else 'DRAFT' end)::${E.agentStatus}`,
-        sql`${A.archivedAt} = null`,
-        sql`${A.archivedBy} = null`,
-      ],
-      recordVersion: raw('null'),
-      version: latestVersion,
-      event: { type: 'agent.unarchived', data: agentEventData() },
-    },
-    withLatest,
-  );
+  return change<Agent>(runner, of, {
+    operation: 'unarchive-agent',
+    allowed: sql`cur.status = 'ARCHIVED'`,
+    noop: true,
+    set: [
+      sql`status = (case when a.completed_at is not null then 'COMPLETED'
+          when a.published_version_id is not null then 'PUBLISHED' else 'DRAFT' end)::agent_status`,
+      sql`archived_at = null`,
+      sql`archived_by = null`,
+    ],
+    recordVersion: sql`null`,
+    answer: AGENT_ANSWER,
+    event: { type: 'agent.unarchived', data: agentEventData() },
+  });
 }
 
 /** The agent's own fields a PATCH may change; a member left out is kept. */
@@ -270,33 +240,31 @@ export interface AgentEdit {
  * `SlugTaken`. An edit naming only the values the agent has writes nothing (`unchanged`).
  */
 export async function updateAgent(runner: SqlRunner, of: ChangeOf, edit: AgentEdit) {
-  const fields = [
-    edit.name === undefined ? undefined : ([A.name, sql`${edit.name}::varchar`] as const),
-    edit.description === undefined
-      ? undefined
-      : ([A.description, sql`${edit.description}::varchar`] as const),
-    edit.slug === undefined ? undefined : ([A.slug, sql`${edit.slug}::varchar`] as const),
-  ].filter((f) => f !== undefined);
-  const set = fields.map(([column, value]) => sql`${column} = ${value}`);
-  const changes = join(
-    fields.map(([column, value]) => sql`cur.${column} is distinct from ${value}`),
-    ' or ',
-  );
+  // Each field with whether the edit names it: one statement text, whichever it names.
+  const name = sql`${edit.name !== undefined}::boolean`;
+  const description = sql`${edit.description !== undefined}::boolean`;
+  const slug = sql`${edit.slug !== undefined}::boolean`;
+  const [newName, newDescription, newSlug] = [
+    sql`${edit.name ?? null}::varchar`,
+    sql`${edit.description ?? null}::varchar`,
+    sql`${edit.slug ?? null}::varchar`,
+  ];
   try {
     return await inSavepoint(runner, (r) =>
-      change(
-        r,
-        of,
-        {
-          operation: 'update-agent',
-          allowed: EDITABLE,
-          set,
-          changes: sql`(${changes})`,
-          recordVersion: raw('null'),
-          version: latestVersion,
-        },
-        withLatest,
-      ),
+      change<Agent>(r, of, {
+        operation: 'update-agent',
+        allowed: EDITABLE,
+        set: [
+          sql`name = case when ${name} then ${newName} else a.name end`,
+          sql`description = case when ${description} then ${newDescription} else a.description end`,
+          sql`slug = case when ${slug} then ${newSlug} else a.slug end`,
+        ],
+        changes: sql`((${name} and cur.name is distinct from ${newName})
+          or (${description} and cur.description is distinct from ${newDescription})
+          or (${slug} and cur.slug is distinct from ${newSlug}))`,
+        recordVersion: sql`null`,
+        answer: AGENT_ANSWER,
+      }),
     );
   } catch (error) {
     if (sqlState(error) === '23505' && constraintName(error) === SLUG_TAKEN && edit.slug !== undefined)
@@ -315,21 +283,6 @@ export interface VersionEdit {
   inputMode?: string[];
   followUp?: boolean;
 }
-
-// Copied from the source as they are: what a new version cannot set (yet).
-const COPIED = [
-  V.themeId,
-  V.incentiveType,
-  V.incentiveAmount,
-  V.incentiveCurrencyCode,
-  V.maxParticipants,
-  V.length,
-  V.languages,
-  V.limitToKnowledgeBase,
-  V.timezone,
-  V.authentication,
-  V.agentFlowId,
-];
 
 /**
  * A new DRAFT version of a DRAFT or PUBLISHED agent, numbered after its highest, built from its
@@ -350,43 +303,39 @@ export async function createVersion(runner: SqlRunner, of: ChangeOf, edit: Versi
 
 async function insertVersion(runner: SqlRunner, of: ChangeOf, edit: VersionEdit) {
   const createId = await idMaker();
-  const source = edit.sourceAgentVersionId;
-  const value = (given: unknown, column: Sql, cast: Sql = raw('')) =>
-    given === undefined ? sql`src.${column}` : sql`${given}${cast}`;
-  const config = edit.config === undefined ? undefined : edit.config && JSON.stringify(edit.config);
-  const inputMode = edit.inputMode && `{${edit.inputMode.join(',')}}`;
-  const columns = [
-    [V.config, value(config, V.config, raw('::jsonb'))],
-    [V.systemPrompt, value(edit.systemPrompt, V.systemPrompt)],
-    [V.knowledgeBaseId, value(edit.knowledgeBaseId, V.knowledgeBaseId)],
-    [V.inputMode, value(inputMode, V.inputMode, sql`::${E.inputMode}[]`)],
-    [V.followUp, value(edit.followUp, V.followUp)],
-    ...COPIED.map((c) => [c, sql`src.${c}`]),
-  ] as const;
-  return change(
-    runner,
-    of,
-    {
-      operation: 'create-version',
-      allowed: EDITABLE,
-      target: sql`select v.* from ${V.$} v
-        where v.${V.agentId} = ${of.agentId} and v.${V.workspaceId} = ${of.workspaceId}
-          ${source === undefined ? raw('') : sql`and v.${V.id} = ${source}`}
-        order by v.${V.version} desc limit 1`,
-      set: [],
-      newVersion: sql`
-      insert into ${V.$} (${V.id}, ${V.createdAt}, ${V.updatedAt}, ${V.createdBy}, ${V.updatedBy}, ${V.agentId},
-        ${V.version}, ${V.workspaceId}, ${V.sourceAgentVersionId}, ${join(columns.map(([c]) => c))})
-      select ${createId()}, u.${A.updatedAt}, u.${A.updatedAt}, ${of.principalId}, ${of.principalId}, u.${A.id},
-        (select max(${V.version}) + 1 from ${V.$} where ${V.agentId} = u.${A.id}), u.${A.workspaceId},
-        src.${V.id}, ${join(columns.map(([, e]) => e))}
+  // Each member with whether the edit names it (else copied from the source version `src`).
+  const given = (value: unknown) => sql`${value !== undefined}::boolean`;
+  const config = edit.config === undefined ? null : edit.config && JSON.stringify(edit.config);
+  const inputMode = edit.inputMode ? `{${edit.inputMode.join(',')}}` : null;
+  return change<AgentVersion>(runner, of, {
+    operation: 'create-version',
+    allowed: EDITABLE,
+    target: sql`select v.* from agent_versions v
+        where v.agent_id = ${of.agentId} and v.workspace_id = ${of.workspaceId}
+          and (${edit.sourceAgentVersionId ?? null}::varchar is null or v.id = ${edit.sourceAgentVersionId ?? null})
+        order by v.version desc limit 1`,
+    set: [],
+    // What a new version cannot set (yet) is copied from the source as it is.
+    newVersion: sql`
+      insert into agent_versions (id, created_at, updated_at, created_by, updated_by, agent_id,
+        version, workspace_id, source_agent_version_id, config, system_prompt, knowledge_base_id,
+        input_mode, follow_up, theme_id, incentive_type, incentive_amount, incentive_currency_code,
+        max_participants, length, languages, limit_to_knowledge_base, timezone, authentication, agent_flow_id)
+      select ${createId()}, u.updated_at, u.updated_at, ${of.principalId}, ${of.principalId}, u.id,
+        (select max(version) + 1 from agent_versions where agent_id = u.id), u.workspace_id, src.id,
+        case when ${given(edit.config)} then ${config}::jsonb else src.config end,
+        case when ${given(edit.systemPrompt)} then ${edit.systemPrompt ?? null}::text else src.system_prompt end,
+        case when ${given(edit.knowledgeBaseId)} then ${edit.knowledgeBaseId ?? null}::varchar else src.knowledge_base_id end,
+        case when ${given(edit.inputMode)} then ${inputMode}::input_mode[] else src.input_mode end,
+        case when ${given(edit.followUp)} then ${edit.followUp ?? null}::boolean else src.follow_up end,
+        src.theme_id, src.incentive_type, src.incentive_amount, src.incentive_currency_code,
+        src.max_participants, src.length, src.languages, src.limit_to_knowledge_base, src.timezone,
+        src.authentication, src.agent_flow_id
       from upd u, target src
       returning *`,
-      recordVersion: sql`nv.${V.id}`,
-      version: raw('row_to_json(nv)'),
-    },
-    (_agent, version) => version as AgentVersion,
-  );
+    recordVersion: sql`nv.id`,
+    answer: sql`(select ${versionJson()} from nv v)`,
+  });
 }
 
 /** `work` in a savepoint when already in a transaction (a failed statement would poison it), else as is. */

@@ -2,14 +2,14 @@ import sql from 'sql-template-tag';
 import type { AgentChange } from '#contract/schemas/agent-change.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
-import { agentChangePage } from './items.generated.ts';
-import { allOf, direction, type ListWindow, type Page, pageCte } from './list-window.ts';
-import { agents as A, agentChanges as C } from './names.generated.ts';
+import { allOf, direction, type ListWindow, limitOffset, type Page, pastCursor } from './list-window.ts';
+import { agentChangeJson } from './projections.ts';
 
 /**
- * One page of an agent's history as JSON text (`agentChangePage`, one statement), `limit + 1`
- * entries so the caller knows if more follow, with `includeTotal` their count; undefined when the
- * workspace holds no such agent.
+ * One page of an agent's history as JSON text (one statement), each entry read by primary key,
+ * `limit + 1` entries so the caller knows if more follow, with `includeTotal` their count;
+ * undefined when the workspace holds no such agent. `found` says whether the workspace holds the
+ * agent at all (an empty page of an agent that exists is not a 404), in the page's snapshot.
  */
 export async function pageAgentHistoryJson(
   runner: SqlRunner,
@@ -19,18 +19,33 @@ export async function pageAgentHistoryJson(
   includeTotal = false,
 ): Promise<Page<AgentChange> | undefined> {
   const { workspaceId } = caller;
-  const conditions = [sql`${C.workspaceId} = ${workspaceId}`, sql`${C.agentId} = ${agentId}`];
+  const conditions = [sql`workspace_id = ${workspaceId}`, sql`agent_id = ${agentId}`];
+  const dir = direction(window);
   const total = includeTotal
-    ? sql`(select count(*)::int from ${C.$} where ${allOf(conditions)})`
+    ? sql`(select count(*)::int from agent_changes where ${allOf(conditions)})`
     : sql`null::int`;
-  const found = sql`exists (select 1 from ${A.$} where ${A.id} = ${agentId} and ${A.workspaceId} = ${workspaceId})`;
   const rows = await runner.rows<{
     item: Page<AgentChange>['items'][number] | null;
     total: number | null;
     found: boolean;
-  }>(
-    agentChangePage(pageCte(C, conditions, window), direction(window), total, found, keyIsLive(caller.keyId)),
-  );
+  }>(sql`
+with page as (
+  select id, created_at from agent_changes
+  where ${allOf([...conditions, ...pastCursor(window)])}
+  order by created_at ${dir}, id ${dir}
+  ${limitOffset(window)}
+)
+select t.total, t.found, (
+  select ${agentChangeJson()}
+  from agent_changes c where c.id = page.id
+)::text as item
+from (
+  select ${total} as total,
+    exists (select 1 from agents where id = ${agentId} and workspace_id = ${workspaceId}) as found
+) t
+left join page on true
+where ${keyIsLive(caller.keyId)}
+order by page.created_at ${dir}, page.id ${dir}`);
   if (!rows[0]?.found) return undefined;
   const items = rows.flatMap((r) => (r.item === null ? [] : [r.item]));
   return includeTotal ? { items, total: rows[0]?.total ?? 0 } : { items };

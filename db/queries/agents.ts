@@ -1,12 +1,20 @@
-import sql, { raw, type Sql } from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { agentStatus } from '#contract/enums.ts';
 import type { Agent } from '#contract/schemas/agent.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
-import { agentOne, agentPage } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
-import { isIn, type ListWindow, type Page, runPage } from './list-window.ts';
-import { agents as A } from './names.generated.ts';
+import {
+  allOf,
+  direction,
+  isIn,
+  type ListWindow,
+  limitOffset,
+  type Page,
+  pastCursor,
+  runPage,
+} from './list-window.ts';
+import { agentJson, latestVersionJson } from './projections.ts';
 
 export interface AgentFilters {
   status?: (typeof agentStatus)[number][];
@@ -20,18 +28,19 @@ const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 // A workspace holds few agents: its slice of the list index bounds every filter's scan.
 function matching(workspaceId: string, f: AgentFilters): Sql[] {
-  const column = (name: Sql) => sql`${A.$}.${name}`;
   return [
-    sql`${column(A.workspaceId)} = ${workspaceId}`,
-    f.status && isIn(column(A.status), f.status),
-    f.slug === undefined ? undefined : sql`${column(A.slug)} = ${f.slug}`,
-    f.q === undefined ? undefined : sql`${column(A.name)} ilike ${`%${likeLiteral(f.q)}%`}`,
+    sql`agents.workspace_id = ${workspaceId}`,
+    f.status && isIn(sql`agents.status`, f.status),
+    f.slug === undefined ? undefined : sql`agents.slug = ${f.slug}`,
+    f.q === undefined ? undefined : sql`agents.name ilike ${`%${likeLiteral(f.q)}%`}`,
   ].filter((c): c is Sql => c !== undefined);
 }
 
 /**
- * One page of the caller's workspace's agents as JSON text (`agentPage`), `limit + 1` items so the
- * caller knows if more follow, and with `includeTotal` how many match, counted in the same statement.
+ * One page of the caller's workspace's agents as JSON text, each with its latest version (highest
+ * number) and read by primary key: `limit + 1` items so the caller knows if more follow, and with
+ * `includeTotal` how many match, counted in the same statement. The calling key's guard
+ * (`keyIsLive`) is in the top-level WHERE: a one-time filter at the top of the plan.
  */
 export function pageAgentsJson(
   runner: SqlRunner,
@@ -41,18 +50,38 @@ export function pageAgentsJson(
   includeTotal = false,
 ): Promise<Page<Agent>> {
   const conditions = matching(caller.workspaceId, filters);
-  return runPage<Agent>(runner, agentPage, A, conditions, window, includeTotal, keyIsLive(caller.keyId));
+  const dir = direction(window);
+  const total = includeTotal
+    ? sql`(select count(*)::int from agents where ${allOf(conditions)})`
+    : sql`null::int`;
+  return runPage<Agent>(
+    runner,
+    sql`
+with page as (
+  select id, created_at from agents
+  where ${allOf([...conditions, ...pastCursor(window)])}
+  order by created_at ${dir}, id ${dir}
+  ${limitOffset(window)}
+)
+select t.total, (
+  select ${agentJson(latestVersionJson())}
+  from agents a where a.id = page.id
+)::text as item
+from (select ${total} as total) t
+left join page on true
+where ${keyIsLive(caller.keyId)}
+order by page.created_at ${dir}, page.id ${dir}`,
+    includeTotal,
+  );
 }
 
 /**
  * An agent's ETag in SQL, the text functions/http/etag.ts `agentEtag` makes of an answer:
- * `"<id>.<updated_at in epoch ms>"`. Milliseconds cut down (floor), as the answer's `updatedAt` is.
- * `alias` is the agents row's alias in the statement.
+ * `"<id>.<updated_at in epoch ms>"`, of the agent row `a`. Milliseconds cut down (floor), as the
+ * answer's `updatedAt` is.
  */
-export const agentEtagSql = (alias: string): Sql => {
-  const a = raw(alias);
-  return sql`'"' || ${a}.${A.id} || '.' || floor(extract(epoch from ${a}.${A.updatedAt}) * 1000)::bigint || '"'`;
-};
+export const agentEtagSql = (): Sql =>
+  sql`'"' || a.id || '.' || floor(extract(epoch from a.updated_at) * 1000)::bigint || '"'`;
 
 /** One agent (as a list's item is, JSON text) and its ETag; undefined when the workspace holds none such. */
 export async function getAgentJson(
@@ -60,8 +89,9 @@ export async function getAgentJson(
   caller: CallingKey,
   agentId: string,
 ): Promise<{ item: JsonText<Agent>; etag: string } | undefined> {
-  const [row] = await runner.rows<{ item: JsonText<Agent>; etag: string }>(
-    agentOne(sql`${agentId}`, sql`${caller.workspaceId}`, agentEtagSql('a'), keyIsLive(caller.keyId)),
-  );
+  const [row] = await runner.rows<{ item: JsonText<Agent>; etag: string }>(sql`
+select ${agentJson(latestVersionJson())}::text as item, ${agentEtagSql()} as etag
+from agents a
+where a.id = ${agentId} and a.workspace_id = ${caller.workspaceId} and ${keyIsLive(caller.keyId)}`);
   return row;
 }

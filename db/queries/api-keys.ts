@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import sql, { type Sql } from 'sql-template-tag';
 import type { SqlRunner } from '../database.ts';
-import { apiKeys as K, workspaces as W } from './names.generated.ts';
 
 export const TOKEN_PREFIX = 'vak_';
 
@@ -21,12 +20,12 @@ export interface Principal {
 /** The live key for a token (not revoked, not expired) and its workspace's tier, marking it used; one statement. */
 export async function authenticate(runner: SqlRunner, token: string): Promise<Principal | undefined> {
   const rows = await runner.rows<Principal>(sql`
-      update ${K.$} k set ${K.lastUsedAt} = now()
-      from ${W.$} w
-      where k.${K.tokenHash} = ${hashToken(token)} and k.${K.revokedAt} is null
-        and (k.${K.expiresAt} is null or k.${K.expiresAt} > now()) and w.${W.id} = k.${K.workspaceId}
-      returning k.${K.id} as "keyId", k.${K.workspaceId} as "workspaceId", k.${K.principalId} as "principalId",
-        to_json(k.${K.scopes}) as scopes, w.${W.tier}::text as tier`);
+      update api_keys k set last_used_at = now()
+      from workspaces w
+      where k.token_hash = ${hashToken(token)} and k.revoked_at is null
+        and (k.expires_at is null or k.expires_at > now()) and w.id = k.workspace_id
+      returning k.id as "keyId", k.workspace_id as "workspaceId", k.principal_id as "principalId",
+        to_json(k.scopes) as scopes, w.tier::text as tier`);
   return rows[0];
 }
 

@@ -5,7 +5,6 @@ import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { clock } from './clock.ts';
 import { eventInsert, sessionEventData } from './events.ts';
 import { idMaker } from './ids.ts';
-import { conversations as C, ledgerEntries as L, sessions as S } from './names.generated.ts';
 import { type Transition, unchanged } from './session-writes.ts';
 
 export interface Completion {
@@ -39,43 +38,43 @@ export async function completeSession(
   const createId = await idMaker();
   const ended = sql`${completion.endedAt}::timestamptz`;
   // Why an endedAt is refused for the session `s` as it was; null: it is not.
-  const refusal = sql`case when ${ended} < coalesce(s.${S.startedAt}, s.${S.createdAt}) then 'before'
+  const refusal = sql`case when ${ended} < coalesce(s.started_at, s.created_at) then 'before'
     when ${ended} > ${now} + ${`${ENDED_AT_SKEW_SECONDS} seconds`}::interval then 'future' end`;
   const [row] = await tx.rows<{ refused: 'before' | 'future' | null }>(sql`
     with done as (
-      update ${S.$} s set ${S.status} = 'COMPLETED', ${S.completedAt} = ${now},
-        ${S.endedAt} = coalesce(${completion.endedAt}::timestamptz, ${now}), ${S.completedMeta} = ${meta}::jsonb,
-        ${S.updatedAt} = greatest(${now}, s.${S.updatedAt} + interval '1 millisecond')
-      where s.${S.id} = ${sessionId} and s.${S.workspaceId} = ${ws} and s.${S.status} <> 'COMPLETED'
+      update sessions s set status = 'COMPLETED', completed_at = ${now},
+        ended_at = coalesce(${completion.endedAt}::timestamptz, ${now}), completed_meta = ${meta}::jsonb,
+        updated_at = greatest(${now}, s.updated_at + interval '1 millisecond')
+      where s.id = ${sessionId} and s.workspace_id = ${ws} and s.status <> 'COMPLETED'
         and (${refusal}) is null
       returning s.*
     ), booked as (
       -- After done (it reads its count): the row lock first, then the ledger's unique key, in
       -- every transaction, so two concurrent completions cannot deadlock.
-      insert into ${L.$} (${L.id}, ${L.createdAt}, ${L.updatedAt}, ${L.workspaceId}, ${L.amount}, ${L.reason},
-        ${L.agentId}, ${L.sessionId}, ${L.idempotencyKey}, ${L.createdBy}, ${L.updatedBy})
-      select ${createId()}, ${now}, ${now}, s.${S.workspaceId}, ${amount}::int, 'VOICE_USAGE', s.${S.agentId}, s.${S.id},
+      insert into ledger_entries (id, created_at, updated_at, workspace_id, amount, reason,
+        agent_id, session_id, idempotency_key, created_by, updated_by)
+      select ${createId()}, ${now}, ${now}, s.workspace_id, ${amount}::int, 'VOICE_USAGE', s.agent_id, s.id,
         ${`session-usage:${sessionId}`}, ${by}, ${by}
-      from ${S.$} s, (select count(*) as n from done) d
-      where s.${S.id} = ${sessionId} and s.${S.workspaceId} = ${ws} and ${amount}::int is not null
-      on conflict (${L.sessionId}) where ${L.sessionId} is not null do nothing
+      from sessions s, (select count(*) as n from done) d
+      where s.id = ${sessionId} and s.workspace_id = ${ws} and ${amount}::int is not null
+      on conflict (session_id) where session_id is not null do nothing
       returning *
     ), ended as (
-      update ${C.$} c set ${C.lastSessionEndedAt} = greatest(c.${C.lastSessionEndedAt}, done.${S.endedAt}),
-        ${C.updatedAt} = greatest(${now}, c.${C.updatedAt} + interval '1 millisecond')
-      from done where c.${C.id} = done.${S.conversationId}
-      returning c.${C.id}
-    ), completed as (${eventInsert('session.completed', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('done')} as data from done`, now)}
+      update conversations c set last_session_ended_at = greatest(c.last_session_ended_at, done.ended_at),
+        updated_at = greatest(${now}, c.updated_at + interval '1 millisecond')
+      from done where c.id = done.conversation_id
+      returning c.id
+    ), completed as (${eventInsert('session.completed', sql`select workspace_id, ${sessionEventData()} as data from done`, now)}
     ), usage as (${eventInsert(
       'usage.booked',
-      sql`select ${L.workspaceId} as workspace_id, jsonb_build_object('ledgerEntryId', ${L.id}, 'sessionId', ${L.sessionId},
-        'agentId', ${L.agentId}, 'amount', ${L.amount}, 'reason', ${L.reason}) as data from booked`,
+      sql`select workspace_id, jsonb_build_object('ledgerEntryId', id, 'sessionId', session_id,
+        'agentId', agent_id, 'amount', amount, 'reason', reason) as data from booked`,
       now,
     )})
     select (select count(*) from done)::int as completed, (select count(*) from booked)::int as booked,
       (select count(*) from ended)::int as ended,
-      (select ${refusal} from ${S.$} s where s.${S.id} = ${sessionId} and s.${S.workspaceId} = ${ws}
-        and s.${S.status} <> 'COMPLETED' and not exists (select 1 from done)) as refused
+      (select ${refusal} from sessions s where s.id = ${sessionId} and s.workspace_id = ${ws}
+        and s.status <> 'COMPLETED' and not exists (select 1 from done)) as refused
     where ${keyIsLive(caller.keyId)}`);
   if (row?.refused === 'before') {
     return {

@@ -1,4 +1,4 @@
-import sql, { raw, type Sql } from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { Agent } from '#contract/schemas/agent.ts';
 import type { VersionConfig } from '#contract/schemas/config.ts';
 import type { SqlRunner } from '../database.ts';
@@ -7,15 +7,7 @@ import { agentEtagSql } from './agents.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { eventInsert } from './events.ts';
 import { idMaker } from './ids.ts';
-import { AGENT_COLUMNS, AGENT_VERSION_COLUMNS } from './items.generated.ts';
-import {
-  agents as A,
-  agentChanges as C,
-  enums as E,
-  themes as T,
-  agentVersions as V,
-} from './names.generated.ts';
-import { fromRowJson } from './row-json.ts';
+import { agentJson, versionJson } from './projections.ts';
 
 // Apart from the lists: only the functions that write make ids, so only their bundles carry cuid2.
 
@@ -75,9 +67,8 @@ export async function createAgent(runner: SqlRunner, agent: NewAgent): Promise<A
  * (the outbox), and returns the API representation, in one statement (so one round trip and atomic
  * without an explicit transaction), which fails, keeping nothing, when the calling key is no longer
  * live (`keyIsLive`). A slug collision surfaces as the
- * unique violation `agents_workspace_slug`. Unlike a list's items, the answer is shaped here from
- * the inserted rows, so the database, which does not scale out, does not build the 45-field
- * projection (docs/decisions.md). The field lists are the lists' own (AGENT_COLUMNS, generated).
+ * unique violation `agents_workspace_slug`. The answer is built by the reads' own projection
+ * (projections.ts) from the inserted rows.
  */
 async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
   const createId = await idMaker();
@@ -89,37 +80,36 @@ async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
       ? sql`${input.slug.given}::varchar`
       : derivedSlug(workspaceId, input.slug.derivedFrom);
   const v = input.version;
-  const rows = await runner.rows<{ agent: string; version: string }>(sql`
+  const rows = await runner.rows<{ agent: string }>(sql`
     with new_agent as (
-      insert into ${A.$} (${A.id}, ${A.workspaceId}, ${A.name}, ${A.description}, ${A.slug}, ${A.createdBy}, ${A.updatedBy})
+      insert into agents (id, workspace_id, name, description, slug, created_by, updated_by)
       values (${agentId}, ${workspaceId}, ${input.name}, ${input.description}, ${slug}, ${by}, ${by})
       returning *
     ), new_version as (
-      insert into ${V.$} (${V.id}, ${V.agentId}, ${V.version}, ${V.workspaceId}, ${V.themeId}, ${V.config},
-        ${V.systemPrompt}, ${V.knowledgeBaseId}, ${V.inputMode}, ${V.followUp}, ${V.createdBy}, ${V.updatedBy})
+      insert into agent_versions (id, agent_id, version, workspace_id, theme_id, config,
+        system_prompt, knowledge_base_id, input_mode, follow_up, created_by, updated_by)
       values (${versionId}, ${agentId}, 1, ${workspaceId},
-        (select ${T.id} from ${T.$} where ${T.workspaceId} = ${workspaceId} and ${T.isDefault}),
+        (select id from themes where workspace_id = ${workspaceId} and is_default),
         ${v.config === null ? null : JSON.stringify(v.config)}::jsonb, ${v.systemPrompt}, ${v.knowledgeBaseId},
-        ${`{${v.inputMode.join(',')}}`}::${E.inputMode}[], ${v.followUp}, ${by}, ${by})
+        ${`{${v.inputMode.join(',')}}`}::input_mode[], ${v.followUp}, ${by}, ${by})
       returning *
     ), new_change as (
-      insert into ${C.$} (${C.id}, ${C.createdAt}, ${C.workspaceId}, ${C.agentId}, ${C.agentVersionId},
-        ${C.operation}, ${C.principalId}, ${C.keyId}, ${C.etagBefore}, ${C.etagAfter})
-      select ${createId()}, new_agent.${A.updatedAt}, ${workspaceId}, new_agent.${A.id}, new_version.${V.id},
-        'create-agent'::${E.agentChangeOperation}, ${by}, ${input.keyId}, null, ${agentEtagSql('new_agent')}
-      from new_agent, new_version
+      insert into agent_changes (id, created_at, workspace_id, agent_id, agent_version_id,
+        operation, principal_id, key_id, etag_before, etag_after)
+      select ${createId()}, a.updated_at, ${workspaceId}, a.id, new_version.id,
+        'create-agent'::agent_change_operation, ${by}, ${input.keyId}, null, ${agentEtagSql()}
+      from new_agent a, new_version
     ), created as (${eventInsert(
       'agent.created',
-      sql`select ${A.workspaceId} as workspace_id, jsonb_build_object('agentId', ${A.id}, 'name', ${A.name},
-        'slug', ${A.slug}, 'versionId', ${versionId}::varchar) as data from new_agent`,
+      sql`select workspace_id, jsonb_build_object('agentId', id, 'name', name,
+        'slug', slug, 'versionId', ${versionId}::varchar) as data from new_agent`,
     )})
-    select row_to_json(new_agent)::text as agent, row_to_json(new_version)::text as version
-    from new_agent, new_version
+    select ${agentJson(versionJson())}::text as agent
+    from new_agent a, new_version v
     where ${keyIsLive(input.keyId)}`);
   const [row] = rows;
   if (!row) throw new Error('insert returned no row');
-  const agent = fromRowJson(JSON.parse(row.agent), AGENT_COLUMNS);
-  return { ...agent, version: fromRowJson(JSON.parse(row.version), AGENT_VERSION_COLUMNS) } as Agent;
+  return JSON.parse(row.agent) as Agent;
 }
 
 /**
@@ -132,16 +122,16 @@ async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
  */
 function derivedSlug(workspaceId: string, base: string) {
   const taken = (candidate: Sql) =>
-    sql`exists (select 1 from ${A.$} where ${A.workspaceId} = ${workspaceId} and ${A.slug} = ${candidate})`;
+    sql`exists (select 1 from agents where workspace_id = ${workspaceId} and slug = ${candidate})`;
   return sql`(
-      select case when not ${taken(raw('b.base'))} then b.base else b.base || '-' || (
+      select case when not ${taken(sql`b.base`)} then b.base else b.base || '-' || (
         select min(n.k + 1)
         from (
           select 1::bigint as k
           union all
-          select substring(${A.slug} from length(b.base) + 2)::bigint from ${A.$}
-          where ${A.workspaceId} = ${workspaceId} and left(${A.slug}, length(b.base) + 1) = b.base || '-'
-            and substring(${A.slug} from length(b.base) + 2) ~ '^[1-9][0-9]{0,9}$'
+          select substring(slug from length(b.base) + 2)::bigint from agents
+          where workspace_id = ${workspaceId} and left(slug, length(b.base) + 1) = b.base || '-'
+            and substring(slug from length(b.base) + 2) ~ '^[1-9][0-9]{0,9}$'
         ) n
         where not ${taken(sql`b.base || '-' || (n.k + 1)`)}
       ) end

@@ -7,14 +7,6 @@ import { clock } from './clock.ts';
 import { eventInsert, sessionEventData } from './events.ts';
 import { idMaker } from './ids.ts';
 import type { JsonText } from './json-text.ts';
-import {
-  agents as A,
-  conversations as C,
-  enums as E,
-  persons as P,
-  sessions as S,
-  agentVersions as V,
-} from './names.generated.ts';
 import { sessionJson } from './session-writes.ts';
 
 /** In the calling key's workspace, guarded by that key. */
@@ -62,12 +54,12 @@ export async function createSession(
 ): Promise<{ id: string; item: JsonText<Session> }> {
   const { workspaceId: ws } = input;
   const [agent] = await tx.rows<{ name: string; archived: boolean; versionId: string | null }>(sql`
-    select a.${A.name} as name, (a.${A.archivedAt} is not null or a.${A.status} = 'ARCHIVED') as archived,
-      v.${V.id} as "versionId"
-    from ${A.$} a
-    left join ${V.$} v on v.${V.agentId} = a.${A.id}
-      and v.${V.id} = coalesce(${input.agentVersionId}::varchar, a.${A.publishedVersionId})
-    where a.${A.id} = ${input.agentId} and a.${A.workspaceId} = ${ws} and ${keyIsLive(input.keyId)}
+    select a.name as name, (a.archived_at is not null or a.status = 'ARCHIVED') as archived,
+      v.id as "versionId"
+    from agents a
+    left join agent_versions v on v.agent_id = a.id
+      and v.id = coalesce(${input.agentVersionId}::varchar, a.published_version_id)
+    where a.id = ${input.agentId} and a.workspace_id = ${ws} and ${keyIsLive(input.keyId)}
     for share of a`);
   if (!agent) throw new AgentUnusable('unknown-agent');
   if (agent.archived) throw new AgentUnusable('archived');
@@ -80,27 +72,27 @@ export async function createSession(
   const sessionId = createId();
   await tx.rows(sql`
     with existing as (
-      select c.${C.id}, c.${C.name} from ${C.$} c
-      where c.${C.workspaceId} = ${ws} and c.${C.personId} = ${personId} and c.${C.archivedAt} is null
-        and exists (select 1 from ${S.$} s where s.${S.workspaceId} = ${ws} and s.${S.conversationId} = c.${C.id}
-          and s.${S.agentId} = ${input.agentId})
-      order by c.${C.createdAt} desc, c.${C.id} desc limit 1
+      select c.id, c.name from conversations c
+      where c.workspace_id = ${ws} and c.person_id = ${personId} and c.archived_at is null
+        and exists (select 1 from sessions s where s.workspace_id = ${ws} and s.conversation_id = c.id
+          and s.agent_id = ${input.agentId})
+      order by c.created_at desc, c.id desc limit 1
     ), made as (
-      insert into ${C.$} (${C.id}, ${C.createdAt}, ${C.updatedAt}, ${C.workspaceId}, ${C.personId}, ${C.name}, ${C.isDemo})
+      insert into conversations (id, created_at, updated_at, workspace_id, person_id, name, is_demo)
       select ${createId()}, ${now}, ${now}, ${ws}, ${personId}, left(${`${identity} · ${agent.name}`}::text, 255),
         ${input.isDemo ?? false}
       where not exists (select 1 from existing)
-      returning ${C.id}, ${C.name}
+      returning id, name
     ), conversation as (select * from existing union all select * from made
     ), new_session as (
-    insert into ${S.$} (${S.id}, ${S.createdAt}, ${S.updatedAt}, ${S.workspaceId}, ${S.name}, ${S.type},
-      ${S.recordAudio}, ${S.isDemo}, ${S.agentId}, ${S.agentVersionId}, ${S.personId}, ${S.conversationId})
-    select ${sessionId}, ${now}, ${now}, ${ws}, coalesce(${input.name}::varchar, conversation.${C.name}),
-      ${input.type}::${E.sessionType}, ${input.recordAudio}, ${input.isDemo ?? false}, ${input.agentId},
-      ${agent.versionId}, ${personId}, conversation.${C.id}
+    insert into sessions (id, created_at, updated_at, workspace_id, name, type,
+      record_audio, is_demo, agent_id, agent_version_id, person_id, conversation_id)
+    select ${sessionId}, ${now}, ${now}, ${ws}, coalesce(${input.name}::varchar, conversation.name),
+      ${input.type}::session_type, ${input.recordAudio}, ${input.isDemo ?? false}, ${input.agentId},
+      ${agent.versionId}, ${personId}, conversation.id
     from conversation
     returning *
-    ), created as (${eventInsert('session.created', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('new_session')} as data from new_session`, now)})
+    ), created as (${eventInsert('session.created', sql`select workspace_id, ${sessionEventData()} as data from new_session`, now)})
     select 1`);
   const created = await sessionJson(tx, input, sessionId);
   if (!created) throw new Error('the new session was not found');
@@ -127,32 +119,32 @@ async function upsertPerson(
   const newId = (await idMaker())();
   // Live persons only (not deleted, not merged into another): one per email and one per phone in a
   // workspace (the unique indexes persons_workspace_email and _phone).
-  const live = sql`p.${P.workspaceId} = ${ws} and p.${P.deletedAt} is null and p.${P.id} = p.${P.rootPersonId}`;
+  const live = sql`p.workspace_id = ${ws} and p.deleted_at is null and p.id = p.root_person_id`;
   const [row] = await tx.rows<{ id: string | null; clash: boolean }>(sql`
     with by_email as (
-      select p.${P.id} from ${P.$} p where ${live} and p.${P.email} = ${email}::varchar
+      select p.id from persons p where ${live} and p.email = ${email}::varchar
     ), by_phone as (
-      select p.${P.id} from ${P.$} p where ${live} and p.${P.phone} = ${phone}::varchar
+      select p.id from persons p where ${live} and p.phone = ${phone}::varchar
     ), clash as (
-      select 1 from by_email e, by_phone f where e.${P.id} <> f.${P.id}
+      select 1 from by_email e, by_phone f where e.id <> f.id
     ), found as (
-      select ${P.id} from by_email union all select ${P.id} from by_phone where not exists (select 1 from by_email)
+      select id from by_email union all select id from by_phone where not exists (select 1 from by_email)
     ), touched as (
-      update ${P.$} p set ${P.lastSeenAt} = ${now},
-        ${P.updatedAt} = greatest(${now}, p.${P.updatedAt} + interval '1 millisecond'),
-        ${P.email} = coalesce(p.${P.email}, ${email}::varchar), ${P.phone} = coalesce(p.${P.phone}, ${phone}::varchar),
-        ${P.properties} = p.${P.properties} || ${properties}::jsonb
-      from found where p.${P.id} = found.${P.id} and not exists (select 1 from clash)
-      returning p.${P.id}
+      update persons p set last_seen_at = ${now},
+        updated_at = greatest(${now}, p.updated_at + interval '1 millisecond'),
+        email = coalesce(p.email, ${email}::varchar), phone = coalesce(p.phone, ${phone}::varchar),
+        properties = p.properties || ${properties}::jsonb
+      from found where p.id = found.id and not exists (select 1 from clash)
+      returning p.id
     ), made as (
-      insert into ${P.$} (${P.id}, ${P.createdAt}, ${P.updatedAt}, ${P.firstSeenAt}, ${P.lastSeenAt}, ${P.workspaceId},
-        ${P.rootPersonId}, ${P.email}, ${P.phone}, ${P.properties}, ${P.identifiedAt})
+      insert into persons (id, created_at, updated_at, first_seen_at, last_seen_at, workspace_id,
+        root_person_id, email, phone, properties, identified_at)
       select ${newId}, ${now}, ${now}, ${now}, ${now}, ${ws}, ${newId}, ${email}::varchar, ${phone}::varchar,
         ${properties}::jsonb, ${now}
       where not exists (select 1 from found)
-      returning ${P.id}
+      returning id
     )
-    select ${P.id} as id, false as clash from touched union all select ${P.id}, false from made
+    select id as id, false as clash from touched union all select id, false from made
     union all select null, true from clash`);
   if (row?.clash) throw new PersonsClash();
   if (!row?.id) throw new Error('the person was neither found nor made');

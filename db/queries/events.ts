@@ -1,10 +1,10 @@
-import sql, { raw, type Sql } from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { eventTypes } from '#contract/enums.ts';
 import { EVENT_RETENTION_DAYS } from '#contract/limits.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { clock } from './clock.ts';
-import { events as EV, sessions as S } from './names.generated.ts';
+import { isoTime } from './projections.ts';
 
 export type EventType = (typeof eventTypes)[number];
 
@@ -17,9 +17,9 @@ export type EventType = (typeof eventTypes)[number];
  * writing transaction's id.
  */
 export const eventInsert = (type: EventType, rows: Sql, at: Sql = clock()): Sql => sql`
-  insert into ${EV.$} (${EV.type}, ${EV.workspaceId}, ${EV.data}, ${EV.occurredAt})
+  insert into events (type, workspace_id, data, occurred_at)
   select ${type}::varchar, r.workspace_id, r.data, ${at} from (${rows}) r
-  returning ${EV.id}`;
+  returning id`;
 
 /** Where a feed reader stands: after this event. */
 export interface FeedPosition {
@@ -54,14 +54,14 @@ export const envelopeOf = (row: Omit<EventRow, 'txid' | 'seq'>): EventEnvelope =
   data: row.data,
 });
 
-const COLUMNS = sql`${EV.id} as id, ${EV.type} as type, ${EV.occurredAt} as "occurredAt",
-  ${EV.workspaceId} as "workspaceId", ${EV.data} as data, ${EV.txid}::text as txid, ${EV.seq}::text as seq`;
+const COLUMNS = sql`id, type, occurred_at as "occurredAt",
+  workspace_id as "workspaceId", data, txid::text as txid, seq::text as seq`;
 
 /**
  * Transactions older than every one still running: their events are all committed or gone, so a
  * reader past them can never miss one that commits later (docs/decisions.md, the feed).
  */
-const SETTLED = sql`${EV.txid} < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
+const SETTLED = sql`txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`;
 
 /**
  * A page of the caller's workspace's feed after `after` (null: from the oldest kept), of these
@@ -75,12 +75,12 @@ export async function pageEvents(
   limit: number,
 ): Promise<{ events: EventEnvelope[]; last: FeedPosition | null; more: boolean }> {
   const rows = await runner.rows<EventRow>(sql`
-    select ${COLUMNS} from ${EV.$}
-    where ${EV.workspaceId} = ${caller.workspaceId} and ${keyIsLive(caller.keyId)} and ${SETTLED}
-      and (${EV.txid}, ${EV.seq}) > (${after?.txid ?? -1}::bigint, ${after?.seq ?? -1}::bigint)
+    select ${COLUMNS} from events
+    where workspace_id = ${caller.workspaceId} and ${keyIsLive(caller.keyId)} and ${SETTLED}
+      and (txid, seq) > (${after?.txid ?? -1}::bigint, ${after?.seq ?? -1}::bigint)
       and (${types === null ? null : types.join(',')}::text is null
-        or ${EV.type} = any(string_to_array(${types === null ? null : types.join(',')}::text, ',')))
-    order by ${EV.txid}, ${EV.seq}
+        or type = any(string_to_array(${types === null ? null : types.join(',')}::text, ',')))
+    order by txid, seq
     limit ${limit + 1}`);
   const page = rows.slice(0, limit);
   const end = page.at(-1);
@@ -91,22 +91,16 @@ export async function pageEvents(
   };
 }
 
-/** A timestamp as the API writes them (`2026-11-21T10:00:00.000Z`), inside a statement's JSON. */
-export const isoTime = (expr: Sql) =>
-  sql`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
 /**
- * A session event's `data`, from the session row `alias` of the change's statement: its ids, its
- * status and the times that status set (the whole session is a GET away).
+ * A session event's `data`, from the one session row the change's CTE returns (its columns read
+ * unqualified): its ids, its status and the times that status set (the whole session is a GET away).
  */
-export const sessionEventData = (alias: string): Sql => {
-  const c = (column: Sql) => sql`${raw(alias)}.${column}`;
-  return sql`jsonb_build_object('sessionId', ${c(S.id)}, 'agentId', ${c(S.agentId)},
-    'agentVersionId', ${c(S.agentVersionId)}, 'personId', ${c(S.personId)},
-    'conversationId', ${c(S.conversationId)}, 'type', ${c(S.type)}, 'status', ${c(S.status)},
-    'startedAt', ${isoTime(c(S.startedAt))}, 'endedAt', ${isoTime(c(S.endedAt))},
-    'completedAt', ${isoTime(c(S.completedAt))}, 'completedMeta', ${c(S.completedMeta)})`;
-};
+export const sessionEventData = (): Sql =>
+  sql`jsonb_build_object('sessionId', id, 'agentId', agent_id,
+    'agentVersionId', agent_version_id, 'personId', person_id,
+    'conversationId', conversation_id, 'type', type, 'status', status,
+    'startedAt', ${isoTime(sql`started_at`)}, 'endedAt', ${isoTime(sql`ended_at`)},
+    'completedAt', ${isoTime(sql`completed_at`)}, 'completedMeta', completed_meta)`;
 
 /** An event the relay claimed: its envelope and its row, to mark once it was delivered. */
 export interface ClaimedEvent {
@@ -121,9 +115,9 @@ export interface ClaimedEvent {
  */
 export async function claimUnpublished(tx: SqlRunner, limit: number): Promise<ClaimedEvent[]> {
   const rows = await tx.rows<EventRow>(sql`
-    select ${COLUMNS} from ${EV.$}
-    where ${EV.publishedAt} is null and ${SETTLED}
-    order by ${EV.txid}, ${EV.seq}
+    select ${COLUMNS} from events
+    where published_at is null and ${SETTLED}
+    order by txid, seq
     limit ${limit}
     for update skip locked`);
   return rows.map((row) => ({ seq: row.seq, envelope: envelopeOf(row) }));
@@ -133,9 +127,9 @@ export async function claimUnpublished(tx: SqlRunner, limit: number): Promise<Cl
 export async function markPublished(tx: SqlRunner, seqs: readonly string[]): Promise<number> {
   if (seqs.length === 0) return 0;
   const rows = await tx.rows(sql`
-    update ${EV.$} set ${EV.publishedAt} = now()
-    where ${EV.seq} = any(string_to_array(${seqs.join(',')}::text, ',')::bigint[]) and ${EV.publishedAt} is null
-    returning ${EV.seq}`);
+    update events set published_at = now()
+    where seq = any(string_to_array(${seqs.join(',')}::text, ',')::bigint[]) and published_at is null
+    returning seq`);
   return rows.length;
 }
 
@@ -152,13 +146,13 @@ export const RETENTION = `${EVENT_RETENTION_DAYS} days`;
 export async function purgeEvents(runner: SqlRunner, limit: number): Promise<number> {
   const [row] = await runner.rows<{ n: number }>(sql`
     with expired as (
-      select ${EV.seq} from ${EV.$}
-      where ${EV.publishedAt} is not null and ${EV.occurredAt} < now() - ${RETENTION}::interval
-      order by ${EV.occurredAt}
+      select seq from events
+      where published_at is not null and occurred_at < now() - ${RETENTION}::interval
+      order by occurred_at
       limit ${limit}
       for update skip locked
     ), purged as (
-      delete from ${EV.$} e using expired where e.${EV.seq} = expired.${EV.seq}
+      delete from events e using expired where e.seq = expired.seq
       returning 1
     )
     select count(*)::int as n from purged`);

@@ -2,7 +2,6 @@ import sql from 'sql-template-tag';
 import { IDEMPOTENCY_KEY_HOURS } from '#contract/limits.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
-import { idempotencyKeys as I } from './names.generated.ts';
 
 /** How long a key remembers its answer, and after how long an unfinished claim counts as abandoned. */
 export const KEY_LIFETIME = `${IDEMPOTENCY_KEY_HOURS} hours`;
@@ -29,13 +28,13 @@ export async function claimKey(
 ): Promise<Claim> {
   const { workspaceId } = caller;
   const claimed = await runner.rows(sql`
-      insert into ${I.$} as k (${I.workspaceId}, ${I.key}, ${I.requestHash})
+      insert into idempotency_keys as k (workspace_id, key, request_hash)
       select ${workspaceId}, ${key}, ${requestHash} where ${keyIsLive(caller.keyId)}
-      on conflict (${I.workspaceId}, ${I.key}) do update
-        set ${I.requestHash} = excluded.${I.requestHash}, ${I.responseStatus} = null, ${I.responseBody} = null,
-          ${I.responseHeaders} = null, ${I.createdAt} = now()
-        where k.${I.createdAt} < now() - ${KEY_LIFETIME}::interval
-           or (k.${I.responseStatus} is null and k.${I.createdAt} < now() - ${ABANDONED_AFTER}::interval)
+      on conflict (workspace_id, key) do update
+        set request_hash = excluded.request_hash, response_status = null, response_body = null,
+          response_headers = null, created_at = now()
+        where k.created_at < now() - ${KEY_LIFETIME}::interval
+           or (k.response_status is null and k.created_at < now() - ${ABANDONED_AFTER}::interval)
       returning 1`);
   if (claimed.length > 0) return { kind: 'claimed' };
   const [held] = await runner.rows<{
@@ -44,9 +43,9 @@ export async function claimKey(
     responseBody: string | null;
     responseHeaders: string | null;
   }>(sql`
-      select ${I.requestHash} as "requestHash", ${I.responseStatus} as "responseStatus",
-        ${I.responseBody} as "responseBody", ${I.responseHeaders}::text as "responseHeaders"
-      from ${I.$} where ${I.workspaceId} = ${workspaceId} and ${I.key} = ${key}`);
+      select request_hash as "requestHash", response_status as "responseStatus",
+        response_body as "responseBody", response_headers::text as "responseHeaders"
+      from idempotency_keys where workspace_id = ${workspaceId} and key = ${key}`);
   // Deleted between the two statements (released after a failure): treat as still in flight.
   if (!held) return { kind: 'in-flight' };
   if (held.requestHash !== requestHash) return { kind: 'mismatch' };
@@ -69,14 +68,14 @@ export async function completeKey(
 ) {
   const kept = Object.keys(headers).length > 0 ? JSON.stringify(headers) : null;
   await runner.rows(sql`
-    update ${I.$} set ${I.responseStatus} = ${status}, ${I.responseBody} = ${body},
-      ${I.responseHeaders} = ${kept}::jsonb
-    where ${I.workspaceId} = ${workspaceId} and ${I.key} = ${key}`);
+    update idempotency_keys set response_status = ${status}, response_body = ${body},
+      response_headers = ${kept}::jsonb
+    where workspace_id = ${workspaceId} and key = ${key}`);
 }
 
 /** Frees a claim whose request failed without an answer worth replaying, so a retry can run. */
 export async function releaseKey(runner: SqlRunner, workspaceId: string, key: string) {
   await runner.rows(sql`
-    delete from ${I.$}
-    where ${I.workspaceId} = ${workspaceId} and ${I.key} = ${key} and ${I.responseStatus} is null`);
+    delete from idempotency_keys
+    where workspace_id = ${workspaceId} and key = ${key} and response_status is null`);
 }

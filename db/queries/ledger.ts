@@ -1,4 +1,4 @@
-import sql, { join, raw, type Sql } from 'sql-template-tag';
+import sql, { join, type Sql } from 'sql-template-tag';
 import type { ledgerReason, refillReasons } from '#contract/enums.ts';
 import type { Balance, UsageReport } from '#contract/schemas/ledger.ts';
 import type { LedgerEntry } from '#contract/schemas/session.ts';
@@ -6,10 +6,18 @@ import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { clock } from './clock.ts';
 import { idMaker } from './ids.ts';
-import { ledgerEntryOne, ledgerEntryPage } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
-import { isIn, type ListWindow, type Page, runPage } from './list-window.ts';
-import { ledgerEntries } from './names.generated.ts';
+import {
+  allOf,
+  direction,
+  isIn,
+  type ListWindow,
+  limitOffset,
+  type Page,
+  pastCursor,
+  runPage,
+} from './list-window.ts';
+import { isoTime, ledgerEntryJson } from './projections.ts';
 
 export interface LedgerFilters {
   reason?: (typeof ledgerReason)[number][];
@@ -31,7 +39,7 @@ function matching(workspaceId: string, f: LedgerFilters): Sql[] {
   ].filter((c): c is Sql => c !== undefined);
 }
 
-/** One page of the caller's workspace's entries as JSON text (`ledgerEntryPage`, one statement). */
+/** One page of the caller's workspace's entries as JSON text (one statement), each read by primary key. */
 export function pageLedgerJson(
   runner: SqlRunner,
   caller: CallingKey,
@@ -39,14 +47,29 @@ export function pageLedgerJson(
   window: ListWindow,
   includeTotal = false,
 ): Promise<Page<LedgerEntry>> {
+  const conditions = matching(caller.workspaceId, filters);
+  const dir = direction(window);
+  const total = includeTotal
+    ? sql`(select count(*)::int from ledger_entries where ${allOf(conditions)})`
+    : sql`null::int`;
   return runPage<LedgerEntry>(
     runner,
-    ledgerEntryPage,
-    ledgerEntries,
-    matching(caller.workspaceId, filters),
-    window,
+    sql`
+with page as (
+  select id, created_at from ledger_entries
+  where ${allOf([...conditions, ...pastCursor(window)])}
+  order by created_at ${dir}, id ${dir}
+  ${limitOffset(window)}
+)
+select t.total, (
+  select ${ledgerEntryJson()}
+  from ledger_entries l where l.id = page.id
+)::text as item
+from (select ${total} as total) t
+left join page on true
+where ${keyIsLive(caller.keyId)}
+order by page.created_at ${dir}, page.id ${dir}`,
     includeTotal,
-    keyIsLive(caller.keyId),
   );
 }
 
@@ -56,9 +79,10 @@ export async function getLedgerEntryJson(
   caller: CallingKey,
   entryId: string,
 ): Promise<JsonText<LedgerEntry> | undefined> {
-  const [row] = await runner.rows<{ item: JsonText<LedgerEntry> }>(
-    ledgerEntryOne(sql`${entryId}`, sql`${caller.workspaceId}`, keyIsLive(caller.keyId)),
-  );
+  const [row] = await runner.rows<{ item: JsonText<LedgerEntry> }>(sql`
+    select ${ledgerEntryJson()}::text as item
+    from ledger_entries l
+    where l.id = ${entryId} and l.workspace_id = ${caller.workspaceId} and ${keyIsLive(caller.keyId)}`);
   return row?.item;
 }
 
@@ -71,7 +95,7 @@ export async function readBalance(runner: SqlRunner, caller: CallingKey): Promis
     lowBalanceThreshold: number;
   }>(sql`
     select balance::text as balance, last_entry_id as "lastEntryId",
-      to_char(last_entry_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastEntryAt",
+      ${isoTime(sql`last_entry_at`)} as "lastEntryAt",
       low_balance_threshold as "lowBalanceThreshold"
     from ledger_balances
     where workspace_id = ${caller.workspaceId} and ${keyIsLive(caller.keyId)}`);
@@ -128,13 +152,11 @@ export async function bookCredit(
     where ${keyIsLive(caller.keyId)}
     on conflict (workspace_id, idempotency_key) where idempotency_key is not null do nothing
     returning id`);
-  const [row] = await tx.rows<{ item: JsonText<LedgerEntry> }>(
-    ledgerEntryOne(
-      sql`(select id from ledger_entries where workspace_id = ${ws} and idempotency_key = ${credit.idempotencyKey})`,
-      sql`${ws}`,
-      raw('true'),
-    ),
-  );
+  // In the transaction whose insert held the calling key to being live: no second guard.
+  const [row] = await tx.rows<{ item: JsonText<LedgerEntry> }>(sql`
+    select ${ledgerEntryJson()}::text as item
+    from ledger_entries l
+    where l.workspace_id = ${ws} and l.idempotency_key = ${credit.idempotencyKey}`);
   if (!row) throw new Error('the credit was neither booked nor found');
   return { item: row.item, booked: inserted !== undefined };
 }
@@ -200,10 +222,11 @@ export function usageWindow(from: string, to: string, zone: string) {
   return { lo: new Date(lo).toISOString(), hi: new Date(hi).toISOString(), split };
 }
 
+/** Each grouping's key, an expression over `counted`. */
 const GROUP_KEYS = {
-  day: raw(`to_char(day, 'YYYY-MM-DD')`),
-  agent: raw('agent_id'),
-  reason: raw('reason::text'),
+  day: sql`to_char(day, 'YYYY-MM-DD')`,
+  agent: sql`agent_id`,
+  reason: sql`reason::text`,
 } as const;
 
 /**
@@ -221,16 +244,12 @@ export async function usageReport(
   const ws = caller.workspaceId;
   const tz = q.timezone;
   // By agent needs the rollup with the agent; by day or reason the one without (far fewer rows).
-  const [rollup, rolled] =
+  const rolled =
     q.groupBy === 'agent'
-      ? [
-          raw('ledger_usage_hourly'),
-          raw('u.agent_id, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds'),
-        ]
-      : [
-          raw('ledger_usage_reason_hourly'),
-          raw('null::varchar, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds'),
-        ];
+      ? sql`select hours.day, u.agent_id, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds
+      from hours join ledger_usage_hourly u on u.workspace_id = ${ws} and u.hour = hours.h`
+      : sql`select hours.day, null::varchar, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds
+      from hours join ledger_usage_reason_hourly u on u.workspace_id = ${ws} and u.hour = hours.h`;
   const w = usageWindow(q.from, q.to, tz);
   // Each split hour's part of the window as constants: the planner estimates each range from its statistics.
   const splitRanges = w.split.length
@@ -240,7 +259,7 @@ export async function usageReport(
         ),
         ' or ',
       )
-    : raw('false');
+    : sql`false`;
   const rows = await runner.rows<{
     key: string | null;
     amount: string;
@@ -253,8 +272,7 @@ export async function usageReport(
       from generate_series(${w.lo}::timestamptz, ${w.hi}::timestamptz - interval '1 hour', interval '1 hour') h
       where not (h = any(${`{${w.split.map((r) => r.hour).join(',')}}`}::timestamptz[]))
     ), counted as (
-      select hours.day, ${rolled}
-      from hours join ${rollup} u on u.workspace_id = ${ws} and u.hour = hours.h
+      ${rolled}
       union all
       select (e.created_at at time zone ${tz})::date, e.agent_id, e.reason, e.amount, 1,
         (e.session_id is not null)::int, ledger_voice_seconds(s.started_at, s.ended_at)

@@ -1,7 +1,6 @@
 import sql, { join, raw, type Sql } from 'sql-template-tag';
 import type { SqlRunner } from '../database.ts';
 import type { JsonText } from './json-text.ts';
-import type { agentChanges, agents, ledgerEntries, sessions } from './names.generated.ts';
 
 /**
  * Which slice of a list to read: every list is ordered by (created_at, id), newest first unless
@@ -15,9 +14,6 @@ export interface ListWindow {
   after?: { createdAt: string; id: string };
 }
 
-/** A listed table's names (db/queries/names.generated.ts). */
-export type ListTable = typeof sessions | typeof agents | typeof agentChanges | typeof ledgerEntries;
-
 /** AND of the conditions. */
 export const allOf = (conditions: Sql[]) => join(conditions, ' and ');
 
@@ -29,26 +25,24 @@ export const isIn = (column: Sql, values: readonly unknown[]) =>
 export const direction = (window: ListWindow) => raw(window.order === 'asc' ? 'asc' : 'desc');
 
 /**
- * The `page` CTE: the window's `id`s and `created_at`s, paged on the list index (late row lookup:
- * `offset` skips index entries only). `limit + 1` rows, so the caller knows whether another page
- * follows. `conditions` read the bare table.
+ * The window's conditions on the listed table past the cursor position: `(created_at, id)` after
+ * it in the list's direction, a range on the list index; none without a cursor.
  */
-export function pageCte(t: ListTable, conditions: Sql[], window: ListWindow): Sql {
-  const dir = direction(window);
-  const { after } = window;
-  // `(created_at, id)` past the cursor position, in the list's direction: a range on the list index.
-  const past = after
+export const pastCursor = ({ after, order }: ListWindow): Sql[] =>
+  after
     ? [
-        sql`(${t.createdAt}, ${t.id}) ${raw(window.order === 'asc' ? '>' : '<')} (${after.createdAt}::timestamptz, ${after.id})`,
+        order === 'asc'
+          ? sql`(created_at, id) > (${after.createdAt}::timestamptz, ${after.id})`
+          : sql`(created_at, id) < (${after.createdAt}::timestamptz, ${after.id})`,
       ]
     : [];
-  return sql`page as (
-  select ${t.id}, ${t.createdAt} from ${t.$}
-  where ${allOf([...conditions, ...past])}
-  order by ${t.createdAt} ${dir}, ${t.id} ${dir}
-  limit ${window.limit + 1} offset ${after ? 0 : window.offset}
-)`;
-}
+
+/**
+ * The `page` CTE's bounds: `limit + 1` rows, so the caller knows whether another page follows;
+ * `offset` skips index entries only (late row lookup), and a cursor's page starts at its position.
+ */
+export const limitOffset = (window: ListWindow) =>
+  sql`limit ${window.limit + 1} offset ${window.after ? 0 : window.offset}`;
 
 /** A page's items, and how many rows match in all when it was asked for. */
 export interface Page<T> {
@@ -57,26 +51,12 @@ export interface Page<T> {
 }
 
 /**
- * Runs a generated page statement (db/queries/items.generated.ts): `limit + 1` items, and with
- * `includeTotal` the count of matching rows, from the same statement and so the same snapshot as
- * the items (as two statements, writes between them made the count disagree with the page).
- * `live`: the calling key's guard (api-keys.ts `keyIsLive`), once, in the statement's top level.
+ * Runs a page statement: its rows carry `item` (null for the one row of an empty page) and `total`
+ * (the count of matching rows, counted by the same statement and so in the same snapshot as the
+ * items; as two statements, writes between them made the count disagree with the page).
  */
-export async function runPage<T>(
-  runner: SqlRunner,
-  statement: (page: Sql, dir: Sql, total: Sql, live: Sql) => Sql,
-  t: ListTable,
-  conditions: Sql[],
-  window: ListWindow,
-  includeTotal: boolean,
-  live: Sql,
-): Promise<Page<T>> {
-  const total = includeTotal
-    ? sql`(select count(*)::int from ${t.$} where ${allOf(conditions)})`
-    : raw('null::int');
-  const rows = await runner.rows<{ item: JsonText<T> | null; total: number | null }>(
-    statement(pageCte(t, conditions, window), direction(window), total, live),
-  );
+export async function runPage<T>(runner: SqlRunner, statement: Sql, includeTotal: boolean): Promise<Page<T>> {
+  const rows = await runner.rows<{ item: JsonText<T> | null; total: number | null }>(statement);
   const items = rows.flatMap((r) => (r.item === null ? [] : [r.item]));
   return includeTotal ? { items, total: rows[0]?.total ?? 0 } : { items };
 }

@@ -1,4 +1,4 @@
-import sql, { raw, type Sql } from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { sessionStatus } from '#contract/enums.ts';
 import { SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
 import type { Session } from '#contract/schemas/session.ts';
@@ -6,9 +6,8 @@ import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { clock } from './clock.ts';
 import { eventInsert, sessionEventData } from './events.ts';
-import { sessionOne } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
-import { agents as A, conversations as C, sessions as S } from './names.generated.ts';
+import { sessionOne } from './sessions.ts';
 
 // The session write path (issue 26): the transitions that make no ids, and the stale sweep, here;
 // the create (create-session.ts) and the completion (complete-session.ts), which make ids, apart,
@@ -28,7 +27,7 @@ export type Transition =
   | { kind: 'agent-archived' };
 
 /** `updated_at` of a row changed at `now`: never the same instant twice (the ETag rule of docs/decisions.md). */
-const bumped = (now: Sql) => sql`greatest(${now}, ${S.updatedAt} + interval '1 millisecond')`;
+const bumped = (now: Sql) => sql`greatest(${now}, updated_at + interval '1 millisecond')`;
 
 /**
  * The session as answered (the list's item) and its status; undefined when the caller's workspace
@@ -41,7 +40,7 @@ export async function sessionJson(
   sessionId: string,
 ): Promise<{ item: JsonText<Session>; status: Status } | undefined> {
   const [row] = await runner.rows<{ item: JsonText<Session>; status: Status }>(
-    sessionOne(sql`${sessionId}`, sql`${caller.workspaceId}`, raw('true')),
+    sessionOne(sessionId, caller.workspaceId, sql`true`),
   );
   return row;
 }
@@ -77,13 +76,13 @@ export async function startSession(
   // a start after an archive finds the agent archived.
   await tx.rows(sql`
     with started as (
-      update ${S.$} s set ${S.status} = 'IN_PROGRESS', ${S.startedAt} = ${now}, ${S.lastHeartbeatAt} = ${now},
-        ${S.updatedAt} = ${bumped(now)}
-      where s.${S.id} = ${sessionId} and s.${S.workspaceId} = ${ws} and s.${S.status} = 'PENDING'
-        and exists (select 1 from ${A.$} a where a.${A.id} = s.${S.agentId} and a.${A.archivedAt} is null
-          and a.${A.status} <> 'ARCHIVED' for share)
+      update sessions s set status = 'IN_PROGRESS', started_at = ${now}, last_heartbeat_at = ${now},
+        updated_at = ${bumped(now)}
+      where s.id = ${sessionId} and s.workspace_id = ${ws} and s.status = 'PENDING'
+        and exists (select 1 from agents a where a.id = s.agent_id and a.archived_at is null
+          and a.status <> 'ARCHIVED' for share)
       returning *
-    ), ev as (${eventInsert('session.started', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('started')} as data from started`, now)})
+    ), ev as (${eventInsert('session.started', sql`select workspace_id, ${sessionEventData()} as data from started`, now)})
     select 1 where ${keyIsLive(caller.keyId)}`);
   const outcome = await unchanged(tx, caller, sessionId, 'IN_PROGRESS');
   // Still PENDING after the start: only its agent's archive holds it back.
@@ -105,13 +104,13 @@ export async function heartbeatSession(
   const { workspaceId: ws } = caller;
   const now = clock(at);
   const [row] = await runner.rows<{ at: string }>(sql`
-    update ${S.$} set ${S.lastHeartbeatAt} = ${now}, ${S.updatedAt} = ${bumped(now)}
-    where ${S.id} = ${sessionId} and ${S.workspaceId} = ${ws} and ${S.status} = 'IN_PROGRESS'
+    update sessions set last_heartbeat_at = ${now}, updated_at = ${bumped(now)}
+    where id = ${sessionId} and workspace_id = ${ws} and status = 'IN_PROGRESS'
       and ${keyIsLive(caller.keyId)}
-    returning ${S.lastHeartbeatAt} as at`);
+    returning last_heartbeat_at as at`);
   if (row) return { kind: 'done', at: new Date(row.at).toISOString() };
   const [found] = await runner.rows<{ status: Status }>(sql`
-    select ${S.status} as status from ${S.$} where ${S.id} = ${sessionId} and ${S.workspaceId} = ${ws}`);
+    select status as status from sessions where id = ${sessionId} and workspace_id = ${ws}`);
   return found ? { kind: 'illegal', status: found.status } : { kind: 'missing' };
 }
 
@@ -127,21 +126,21 @@ export const STALE_AFTER = `${SESSION_STALE_AFTER_SECONDS} seconds`;
 export async function sweepStaleSessions(runner: SqlRunner): Promise<number> {
   const [row] = await runner.rows<{ n: number }>(sql`
     with swept as (
-      update ${S.$} s set ${S.status} = 'COMPLETED', ${S.completedAt} = now(), ${S.endedAt} = s.${S.lastHeartbeatAt},
-        ${S.completedMeta} = jsonb_build_object('reason',
-          case when s.${S.status} = 'PENDING' then 'NEVER_STARTED' else 'STALE_HEARTBEAT' end),
-        ${S.updatedAt} = greatest(now(), s.${S.updatedAt} + interval '1 millisecond')
-      where s.${S.status} <> 'COMPLETED'
-        and coalesce(s.${S.lastHeartbeatAt}, s.${S.createdAt}) < now() - ${STALE_AFTER}::interval
+      update sessions s set status = 'COMPLETED', completed_at = now(), ended_at = s.last_heartbeat_at,
+        completed_meta = jsonb_build_object('reason',
+          case when s.status = 'PENDING' then 'NEVER_STARTED' else 'STALE_HEARTBEAT' end),
+        updated_at = greatest(now(), s.updated_at + interval '1 millisecond')
+      where s.status <> 'COMPLETED'
+        and coalesce(s.last_heartbeat_at, s.created_at) < now() - ${STALE_AFTER}::interval
       returning s.*
     ), ended as (
-      update ${C.$} c set ${C.lastSessionEndedAt} = greatest(c.${C.lastSessionEndedAt}, x.ended),
-        ${C.updatedAt} = greatest(now(), c.${C.updatedAt} + interval '1 millisecond')
-      from (select ${S.conversationId} as id, max(${S.endedAt}) as ended from swept
-        where ${S.endedAt} is not null group by 1) x
-      where c.${C.id} = x.id
-      returning c.${C.id}
-    ), ev as (${eventInsert('session.completed', sql`select ${S.workspaceId} as workspace_id, ${sessionEventData('swept')} as data from swept`)})
+      update conversations c set last_session_ended_at = greatest(c.last_session_ended_at, x.ended),
+        updated_at = greatest(now(), c.updated_at + interval '1 millisecond')
+      from (select conversation_id as id, max(ended_at) as ended from swept
+        where ended_at is not null group by 1) x
+      where c.id = x.id
+      returning c.id
+    ), ev as (${eventInsert('session.completed', sql`select workspace_id, ${sessionEventData()} as data from swept`)})
     select (select count(*) from swept)::int as n, (select count(*) from ended)::int as ended`);
   return row?.n ?? 0;
 }

@@ -1,37 +1,18 @@
-import sql, { raw, type Sql } from 'sql-template-tag';
+import sql from 'sql-template-tag';
 import type { AgentVersion, VERSION_CONFIGURATION_FIELDS } from '#contract/schemas/agent.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
-import { versionOne, versionPage, versionPair } from './items.generated.ts';
 import type { JsonText } from './json-text.ts';
 import { allOf, direction, type ListWindow, type Page } from './list-window.ts';
-import { agentVersions as V } from './names.generated.ts';
+import { configurationJson, versionJson } from './projections.ts';
 
 /**
- * The `page` CTE of an agent's versions: ids and numbers on the `(agent_id, version)` index,
- * `limit + 1` of them. Ordered by number, not `(created_at, id)`: two versions may share a
+ * One page of an agent's versions as JSON text, `limit + 1` items, each read by primary key, with
+ * `includeTotal` how many it has; `undefined` when the workspace holds no such agent (`found`, from
+ * the same statement, so an empty page of an unknown agent is a 404). The page is paged on the
+ * `(agent_id, version)` index, ordered by number, not `(created_at, id)`: two versions may share a
  * millisecond, never a number. A cursor's position names its last version by id; the page starts
  * past that version's number (a cursor naming no version of this agent starts nowhere: empty page).
- */
-function versionPageCte(agentId: string, workspaceId: string, window: ListWindow): Sql {
-  const dir = direction(window);
-  const { after } = window;
-  const past = after
-    ? [
-        sql`${V.version} ${raw(window.order === 'asc' ? '>' : '<')} (select p.${V.version} from ${V.$} p where p.${V.id} = ${after.id} and p.${V.agentId} = ${agentId})`,
-      ]
-    : [];
-  return sql`page as (
-  select ${V.id}, ${V.version} from ${V.$}
-  where ${allOf([sql`${V.agentId} = ${agentId}`, sql`${V.workspaceId} = ${workspaceId}`, ...past])}
-  order by ${V.version} ${dir}
-  limit ${window.limit + 1} offset ${after ? 0 : window.offset}
-)`;
-}
-
-/**
- * One page of an agent's versions as JSON text (`versionPage`), `limit + 1` items, with
- * `includeTotal` how many it has; `undefined` when the workspace holds no such agent. One statement.
  */
 export async function pageVersionsJson(
   runner: SqlRunner,
@@ -41,23 +22,40 @@ export async function pageVersionsJson(
   includeTotal = false,
 ): Promise<Page<AgentVersion> | undefined> {
   const { workspaceId } = caller;
+  const { after } = window;
+  const dir = direction(window);
+  const conditions = [sql`agent_id = ${agentId}`, sql`workspace_id = ${workspaceId}`];
+  if (after)
+    conditions.push(
+      window.order === 'asc'
+        ? sql`version > (select p.version from agent_versions p where p.id = ${after.id} and p.agent_id = ${agentId})`
+        : sql`version < (select p.version from agent_versions p where p.id = ${after.id} and p.agent_id = ${agentId})`,
+    );
   const total = includeTotal
-    ? sql`(select count(*)::int from ${V.$} where ${V.agentId} = ${agentId} and ${V.workspaceId} = ${workspaceId})`
-    : raw('null::int');
+    ? sql`(select count(*)::int from agent_versions where agent_id = ${agentId} and workspace_id = ${workspaceId})`
+    : sql`null::int`;
   const rows = await runner.rows<{
     item: JsonText<AgentVersion> | null;
     total: number | null;
     found: boolean;
-  }>(
-    versionPage(
-      versionPageCte(agentId, workspaceId, window),
-      direction(window),
-      total,
-      sql`${agentId}`,
-      sql`${workspaceId}`,
-      keyIsLive(caller.keyId),
-    ),
-  );
+  }>(sql`
+with page as (
+  select id, version from agent_versions
+  where ${allOf(conditions)}
+  order by version ${dir}
+  limit ${window.limit + 1} offset ${after ? 0 : window.offset}
+)
+select t.total, t.found, (
+  select ${versionJson()}
+  from agent_versions v where v.id = page.id
+)::text as item
+from (
+  select ${total} as total,
+    exists (select 1 from agents a where a.id = ${agentId} and a.workspace_id = ${workspaceId}) as found
+) t
+left join page on true
+where ${keyIsLive(caller.keyId)}
+order by page.version ${dir}`);
   if (!rows[0]?.found) return undefined;
   const items = rows.flatMap((r) => (r.item === null ? [] : [r.item]));
   return includeTotal ? { items, total: rows[0].total ?? 0 } : { items };
@@ -66,16 +64,23 @@ export async function pageVersionsJson(
 /** Why a version read found nothing: the agent is not the workspace's, or the version not the agent's. */
 export type Missing = 'agent' | 'version';
 
-/** One version of an agent as JSON text, or which of the two the workspace does not hold. */
+/**
+ * One version of an agent as JSON text, as the agent embeds its latest (`item`, null when the agent
+ * holds no such version), or which of the two the workspace does not hold (`found`: the agent).
+ */
 export async function getVersionJson(
   runner: SqlRunner,
   caller: CallingKey,
   agentId: string,
   versionId: string,
 ): Promise<{ item: JsonText<AgentVersion> } | { missing: Missing }> {
-  const [row] = await runner.rows<{ found: boolean; item: JsonText<AgentVersion> | null }>(
-    versionOne(sql`${agentId}`, sql`${versionId}`, sql`${caller.workspaceId}`, keyIsLive(caller.keyId)),
-  );
+  const ws = caller.workspaceId;
+  const [row] = await runner.rows<{ found: boolean; item: JsonText<AgentVersion> | null }>(sql`
+select exists (select 1 from agents a where a.id = ${agentId} and a.workspace_id = ${ws}) as found,
+  (select ${versionJson()}
+    from agent_versions v
+    where v.id = ${versionId} and v.agent_id = ${agentId} and v.workspace_id = ${ws})::text as item
+where ${keyIsLive(caller.keyId)}`);
   if (!row?.found) return { missing: 'agent' };
   return row.item === null ? { missing: 'version' } : { item: row.item };
 }
@@ -83,7 +88,10 @@ export async function getVersionJson(
 /** A version's configuration: the fields the diff compares. */
 export type VersionConfiguration = Pick<AgentVersion, (typeof VERSION_CONFIGURATION_FIELDS)[number]>;
 
-/** Two versions' configurations of one agent, read in one statement, or which is missing. */
+/**
+ * Two versions' configurations of one agent (`from`, `to`: null when the agent holds no such
+ * version), read in one statement, or which is missing.
+ */
 export async function getConfigurationPair(
   runner: SqlRunner,
   caller: CallingKey,
@@ -91,19 +99,20 @@ export async function getConfigurationPair(
   fromId: string,
   toId: string,
 ): Promise<{ from: VersionConfiguration; to: VersionConfiguration } | { missing: Missing }> {
+  const ws = caller.workspaceId;
   const [row] = await runner.rows<{
     found: boolean;
     from: JsonText<VersionConfiguration> | null;
     to: JsonText<VersionConfiguration> | null;
-  }>(
-    versionPair(
-      sql`${agentId}`,
-      sql`${fromId}`,
-      sql`${toId}`,
-      sql`${caller.workspaceId}`,
-      keyIsLive(caller.keyId),
-    ),
-  );
+  }>(sql`
+select exists (select 1 from agents a where a.id = ${agentId} and a.workspace_id = ${ws}) as found,
+  (select ${configurationJson()}
+    from agent_versions v
+    where v.id = ${fromId} and v.agent_id = ${agentId} and v.workspace_id = ${ws})::text as "from",
+  (select ${configurationJson()}
+    from agent_versions v
+    where v.id = ${toId} and v.agent_id = ${agentId} and v.workspace_id = ${ws})::text as "to"
+where ${keyIsLive(caller.keyId)}`);
   if (!row?.found) return { missing: 'agent' };
   if (row.from === null || row.to === null) return { missing: 'version' };
   return { from: JSON.parse(row.from), to: JSON.parse(row.to) };

@@ -1,11 +1,7 @@
-import { type AnyColumn, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { TierName } from '#contract/tiers.ts';
 import type { Database } from '../client.ts';
-import { workspaces } from '../schema/index.ts';
 import { rowsOf } from './rows.ts';
-
-/** A column's bare name (Drizzle writes columns qualified by their table, not by an alias). */
-const c = (column: AnyColumn) => sql.identifier(column.name);
 
 export interface TierChange {
   id: string;
@@ -23,14 +19,10 @@ export async function setWorkspaceTier(
 ): Promise<TierChange | undefined> {
   const rows = rowsOf<TierChange>(
     await db.execute(sql`
-      update ${workspaces} w set ${c(workspaces.tier)} = ${tier}, ${c(workspaces.updatedAt)} = now()
-      from (
-        select ${c(workspaces.id)} as id, ${c(workspaces.tier)} as tier from ${workspaces}
-        where ${c(workspaces.id)} = ${id} for update
-      ) before
-      where w.${c(workspaces.id)} = before.id
-      returning w.${c(workspaces.id)} as id, w.${c(workspaces.name)} as name,
-        w.${c(workspaces.createdAt)} as "createdAt", w.${c(workspaces.tier)}::text as tier,
+      update workspaces w set tier = ${tier}, updated_at = now()
+      from (select id, tier from workspaces where id = ${id} for update) before
+      where w.id = before.id
+      returning w.id as id, w.name as name, w.created_at as "createdAt", w.tier::text as tier,
         before.tier::text as "previousTier"`),
   );
   return rows[0];

@@ -1,12 +1,9 @@
 import { createId } from '@paralleldrive/cuid2';
-import { type AnyColumn, asc, sql } from 'drizzle-orm';
+import { asc, sql } from 'drizzle-orm';
 import { TRIAL_CREDIT } from '#contract/limits.ts';
 import type { Database } from '../client.ts';
-import { themes, workspaces } from '../schema/index.ts';
+import { workspaces } from '../schema/index.ts';
 import { rowsOf } from './rows.ts';
-
-/** A column's bare name, as an insert's column list wants it (Drizzle writes columns qualified). */
-const c = (column: AnyColumn) => sql.identifier(column.name);
 
 /**
  * A workspace always comes with its default theme (new agent versions point at it), and opens with
@@ -21,13 +18,13 @@ export async function createWorkspace(
   const [row] = rowsOf<{ createdAt: string | Date }>(
     await db.execute(sql`
       with w as (
-        insert into ${workspaces} (${c(workspaces.id)}, ${c(workspaces.name)}) values (${id}, ${name})
-        returning ${c(workspaces.id)} as id, ${c(workspaces.createdAt)} as created_at
+        insert into workspaces (id, name) values (${id}, ${name})
+        returning id, created_at
       ), trial as (
         insert into ledger_entries (id, created_at, updated_at, workspace_id, amount, reason, reason_details)
         select ${createId()}, w.created_at, w.created_at, w.id, ${TRIAL_CREDIT}, 'INITIAL_BALANCE', 'Trial credit' from w
       )
-      insert into ${themes} (${c(themes.id)}, ${c(themes.workspaceId)}, ${c(themes.name)}, ${c(themes.isDefault)})
+      insert into themes (id, workspace_id, name, is_default)
       select ${themeId}, w.id, 'Default', true from w
       returning (select created_at from w) as "createdAt"`),
   );
@@ -58,6 +55,6 @@ export function listWorkspaces(db: Database) {
 }
 
 export async function workspaceExists(db: Database, id: string): Promise<boolean> {
-  const rows = rowsOf(await db.execute(sql`select 1 from ${workspaces} where ${c(workspaces.id)} = ${id}`));
+  const rows = rowsOf(await db.execute(sql`select 1 from workspaces where id = ${id}`));
   return rows.length > 0;
 }

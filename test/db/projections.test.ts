@@ -1,13 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
-import { pgTable, text, varchar } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GENERATED } from '#cli/projections.ts';
 import { Agent, AgentList } from '#contract/schemas/agent.ts';
 import { SessionList } from '#contract/schemas/session.ts';
 import type { DatabaseHandle } from '#db/client.ts';
-import { jsonOf } from '#db/projections/json.ts';
-import { rowsOf } from '#db/queries/rows.ts';
 import { build as buildCreate } from '#functions/agents/create.ts';
 import { build as buildAgents } from '#functions/agents/list.ts';
 import { silentLogger } from '#functions/http/log.ts';
@@ -70,34 +65,4 @@ describe('projections list their fields', () => {
     bodyOf(Agent, created);
     expect(created.body).not.toContain('not for clients');
   });
-
-  it('leaves out a column the table in db/schema declares until the projection lists it', async () => {
-    await handle.db.execute(sql.raw(`alter table sessions add column if not exists internal_note text`));
-    // `sessions` as db/schema would declare it once a migration added the column (abridged).
-    const grown = pgTable('sessions', {
-      id: varchar('id', { length: 24 }),
-      name: varchar('name', { length: 255 }),
-      internalNote: text('internal_note'),
-    });
-    const project = async (fields: ('id' | 'name' | 'internalNote')[]) =>
-      rowsOf<{ item: string }>(
-        await handle.db.execute(sql`select ${jsonOf(grown, 's', fields)}::text as item from sessions s`),
-      ).map((r) => Object.keys(JSON.parse(r.item)));
-    expect(await project(['id', 'name'])).toEqual([
-      ['id', 'name'],
-      ['id', 'name'],
-      ['id', 'name'],
-    ]);
-    // Named in the projection, it is shown: the list is what decides.
-    expect((await project(['id', 'name', 'internalNote']))[0]).toEqual(['id', 'name', 'internalNote']);
-  });
-});
-
-describe('the generated files', () => {
-  it.each(Object.entries(GENERATED))(
-    '%s is what db/projections renders from db/schema now (run `npm run db:generate` after changing either)',
-    (path, render) => {
-      expect(readFileSync(path, 'utf8')).toBe(render());
-    },
-  );
 });

@@ -1,0 +1,321 @@
+import type { Database } from '#db/database.ts';
+import {
+  archiveAgent,
+  createVersion,
+  publishAgent,
+  unarchiveAgent,
+  updateAgent,
+} from '#db/queries/agent-changes.ts';
+import { pageAgentHistoryJson } from '#db/queries/agent-history.ts';
+import { getAgentJson, pageAgentsJson } from '#db/queries/agents.ts';
+import { authenticate } from '#db/queries/api-keys.ts';
+import { completeSession } from '#db/queries/complete-session.ts';
+import { createAgent } from '#db/queries/create-agent.ts';
+import { createSession } from '#db/queries/create-session.ts';
+import { claimUnpublished, markPublished, pageEvents, purgeEvents } from '#db/queries/events.ts';
+import { claimKey, completeKey, releaseKey } from '#db/queries/idempotency.ts';
+import {
+  balanceForAdmission,
+  bookCredit,
+  getLedgerEntryJson,
+  pageLedgerJson,
+  readBalance,
+  usageReport,
+} from '#db/queries/ledger.ts';
+import { creditWorkspace, setLowBalanceThreshold } from '#db/queries/ledger-admin.ts';
+import type { ListWindow } from '#db/queries/list-window.ts';
+import { createApiKey, listApiKeys, revokeApiKey, revokeApiKeyOf } from '#db/queries/manage-api-keys.ts';
+import {
+  heartbeatSession,
+  sessionJson,
+  startSession,
+  sweepStaleSessions,
+  unchanged,
+} from '#db/queries/session-writes.ts';
+import { getSessionJson, pageSessionsJson } from '#db/queries/sessions.ts';
+import { getConfigurationPair, getVersionJson, pageVersionsJson } from '#db/queries/versions.ts';
+import { setWorkspaceTier } from '#db/queries/workspace-tiers.ts';
+import {
+  createWorkspace,
+  listWorkspaces,
+  oldestWorkspaceId,
+  workspaceExists,
+} from '#db/queries/workspaces.ts';
+import { insertAgent, insertSession } from '#test/helpers/fixtures.ts';
+import type { Samples } from '#test/helpers/schema-safety-net.ts';
+import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
+
+/** What the samples run on: a workspace with its key, an agent with two versions, sessions in each state. */
+export interface Seed {
+  tenant: Tenant;
+  agentId: string;
+  versionIds: string[];
+  pending: string;
+  inProgress: string;
+  completed: string;
+}
+
+export async function seed(db: Database): Promise<Seed> {
+  const tenant = await createTenant(db);
+  const { agentId, versionIds } = await insertAgent(db, tenant, { versions: 2 });
+  const agent = { agentId, versionIds };
+  const pending = await insertSession(db, tenant, agent, { n: 1, status: 'PENDING' });
+  const inProgress = await insertSession(db, tenant, agent, { n: 2, status: 'IN_PROGRESS' });
+  const completed = await insertSession(db, tenant, agent, { n: 3, status: 'COMPLETED', ledger: true });
+  return {
+    tenant,
+    agentId,
+    versionIds,
+    pending: pending.sessionId,
+    inProgress: inProgress.sessionId,
+    completed: completed.sessionId,
+  };
+}
+
+const caller = (s: Seed) => ({ workspaceId: s.tenant.workspaceId, keyId: s.tenant.keyId });
+const changeOf = (s: Seed) => ({
+  ...caller(s),
+  agentId: s.agentId,
+  principalId: s.tenant.principalId,
+  ifMatch: undefined,
+});
+const cursor = { createdAt: '2026-11-01T09:00:00.000Z', id: 'x'.repeat(24) };
+const WINDOWS: ListWindow[] = [
+  { limit: 2, offset: 0 },
+  { limit: 2, offset: 0, order: 'asc', after: cursor },
+];
+const later = '2030-01-01T00:00:00.000Z';
+
+/**
+ * Each function of db/queries that sends SQL, called once per variant of its statements (every
+ * filter, a cursor both ways, the total): the safety net (test/db/statements.test.ts) runs these
+ * and fails on a function of db/queries that has none.
+ */
+export const SAMPLES: Samples<Seed> = {
+  'agent-changes.ts': {
+    publishAgent: [({ runner, seed: s }) => publishAgent(runner, changeOf(s), s.versionIds[0] ?? '')],
+    archiveAgent: [({ runner, seed: s }) => archiveAgent(runner, changeOf(s))],
+    unarchiveAgent: [({ runner, seed: s }) => unarchiveAgent(runner, changeOf(s))],
+    updateAgent: [
+      ({ runner, seed: s }) => updateAgent(runner, changeOf(s), { name: 'n', description: null, slug: 's' }),
+    ],
+    createVersion: [
+      ({ runner, seed: s }) =>
+        createVersion(runner, changeOf(s), {
+          sourceAgentVersionId: s.versionIds[0],
+          config: null,
+          systemPrompt: 'p',
+          knowledgeBaseId: null,
+          inputMode: ['WEB_VOICE'],
+          followUp: true,
+        }),
+    ],
+  },
+  'agent-history.ts': {
+    pageAgentHistoryJson: WINDOWS.map(
+      (w) =>
+        ({ runner, seed: s }) =>
+          pageAgentHistoryJson(runner, caller(s), s.agentId, w, true),
+    ),
+  },
+  'agents.ts': {
+    pageAgentsJson: WINDOWS.map(
+      (w) =>
+        ({ runner, seed: s }) =>
+          pageAgentsJson(runner, caller(s), w, { status: ['DRAFT'], slug: 'x', q: 'a' }, true),
+    ),
+    getAgentJson: [({ runner, seed: s }) => getAgentJson(runner, caller(s), s.agentId)],
+  },
+  'api-keys.ts': {
+    authenticate: [({ runner, seed: s }) => authenticate(runner, s.tenant.token)],
+  },
+  'complete-session.ts': {
+    completeSession: [
+      ({ runner, seed: s }) =>
+        completeSession(runner, caller(s), s.inProgress, {
+          endedAt: null,
+          traceId: 't',
+          usage: { amount: -1 },
+          principalId: s.tenant.principalId,
+        }),
+    ],
+  },
+  'create-agent.ts': {
+    createAgent: [
+      ({ runner, seed: s }) =>
+        createAgent(runner, {
+          ...caller(s),
+          principalId: s.tenant.principalId,
+          name: 'n',
+          description: null,
+          slug: { derivedFrom: 'n' },
+          version: {
+            config: null,
+            systemPrompt: null,
+            knowledgeBaseId: null,
+            inputMode: ['WEB_VOICE'],
+            followUp: false,
+          },
+        }),
+    ],
+  },
+  'create-session.ts': {
+    createSession: [
+      ({ runner, seed: s }) =>
+        createSession(runner, {
+          ...caller(s),
+          agentId: s.agentId,
+          agentVersionId: s.versionIds[0] ?? null,
+          type: 'WEB_VOICE',
+          name: null,
+          recordAudio: false,
+          person: { email: 'a@example.com', phone: '+14155550100', properties: {} },
+        }),
+    ],
+  },
+  'events.ts': {
+    pageEvents: [
+      ({ runner, seed: s }) => pageEvents(runner, caller(s), { txid: 1, seq: 1 }, ['agent.created'], 2),
+    ],
+    claimUnpublished: [({ runner }) => claimUnpublished(runner, 2)],
+    markPublished: [({ runner }) => markPublished(runner, ['1'])],
+    purgeEvents: [({ runner }) => purgeEvents(runner, 2)],
+  },
+  'idempotency.ts': {
+    claimKey: [({ runner, seed: s }) => claimKey(runner, caller(s), 'k', 'h')],
+    completeKey: [
+      ({ runner, seed: s }) => completeKey(runner, s.tenant.workspaceId, 'k', 200, '{}', { etag: 'e' }),
+    ],
+    releaseKey: [({ runner, seed: s }) => releaseKey(runner, s.tenant.workspaceId, 'k')],
+  },
+  'ledger.ts': {
+    pageLedgerJson: WINDOWS.map(
+      (w) =>
+        ({ runner, seed: s }) =>
+          pageLedgerJson(
+            runner,
+            caller(s),
+            {
+              reason: ['VOICE_USAGE'],
+              agentId: [s.agentId],
+              sessionId: [s.completed],
+              createdAfter: cursor.createdAt,
+              createdBefore: later,
+            },
+            w,
+            true,
+          ),
+    ),
+    getLedgerEntryJson: [({ runner, seed: s }) => getLedgerEntryJson(runner, caller(s), 'x'.repeat(24))],
+    readBalance: [({ runner, seed: s }) => readBalance(runner, caller(s))],
+    balanceForAdmission: [({ runner, seed: s }) => balanceForAdmission(runner, s.tenant.workspaceId)],
+    bookCredit: [
+      ({ runner, seed: s }) =>
+        bookCredit(runner, caller(s), {
+          amount: 1,
+          reason: 'PURCHASE_REFILL',
+          reasonDetails: null,
+          redemptionCodeId: null,
+          idempotencyKey: 'k',
+          principalId: s.tenant.principalId,
+        }),
+    ],
+    usageReport: (['day', 'agent', 'reason'] as const).map(
+      (groupBy) =>
+        ({ runner, seed: s }) =>
+          // A half-hour zone: the entries are read for the split hours, the rollups for the others.
+          usageReport(runner, caller(s), {
+            from: '2026-11-01',
+            to: '2026-11-02',
+            timezone: 'Asia/Kolkata',
+            groupBy,
+          }),
+    ),
+  },
+  'list-window.ts': {
+    // Runs the page statement its caller built: every list's, e.g. the agents'.
+    runPage: [({ runner, seed: s }) => pageAgentsJson(runner, caller(s), WINDOWS[0] as ListWindow)],
+  },
+  'ledger-admin.ts': {
+    creditWorkspace: [
+      ({ db, seed: s }) =>
+        creditWorkspace(db, {
+          workspaceId: s.tenant.workspaceId,
+          amount: 1,
+          reason: 'PURCHASE_REFILL',
+          reasonDetails: null,
+          idempotencyKey: 'k',
+        }),
+    ],
+    setLowBalanceThreshold: [({ db, seed: s }) => setLowBalanceThreshold(db, s.tenant.workspaceId, 1)],
+  },
+  'manage-api-keys.ts': {
+    createApiKey: [
+      ({ db, seed: s }) => createApiKey(db, { workspaceId: s.tenant.workspaceId, name: 'k', scopes: [] }),
+    ],
+    listApiKeys: [({ db, seed: s }) => listApiKeys(db, s.tenant.workspaceId)],
+    revokeApiKeyOf: [({ db, seed: s }) => revokeApiKeyOf(db, s.tenant.keyId)],
+    revokeApiKey: [({ db, seed: s }) => revokeApiKey(db, s.tenant.keyId)],
+  },
+  'session-writes.ts': {
+    sessionJson: [({ runner, seed: s }) => sessionJson(runner, caller(s), s.completed)],
+    unchanged: [({ runner, seed: s }) => unchanged(runner, caller(s), s.completed, 'COMPLETED')],
+    startSession: [({ runner, seed: s }) => startSession(runner, caller(s), s.pending)],
+    heartbeatSession: [
+      ({ runner, seed: s }) => heartbeatSession(runner, caller(s), s.inProgress),
+      // Refused: the second statement reads why.
+      ({ runner, seed: s }) => heartbeatSession(runner, caller(s), s.pending),
+    ],
+    sweepStaleSessions: [({ runner }) => sweepStaleSessions(runner)],
+  },
+  'sessions.ts': {
+    pageSessionsJson: WINDOWS.map(
+      (w) =>
+        ({ runner, seed: s }) =>
+          pageSessionsJson(
+            runner,
+            caller(s),
+            w,
+            {
+              agentId: [s.agentId],
+              agentVersionId: s.versionIds,
+              personId: ['p'],
+              conversationId: ['c'],
+              status: ['PENDING'],
+              type: ['WEB_VOICE'],
+              createdAfter: cursor.createdAt,
+              createdBefore: later,
+              hasLedger: w.after === undefined,
+            },
+            true,
+          ),
+    ),
+    getSessionJson: [({ runner, seed: s }) => getSessionJson(runner, caller(s), s.completed)],
+  },
+  'versions.ts': {
+    pageVersionsJson: [
+      ...WINDOWS,
+      { limit: 2, offset: 0, after: { createdAt: cursor.createdAt, id: 'x'.repeat(24) } } as ListWindow,
+    ].map(
+      (w) =>
+        ({ runner, seed: s }) =>
+          pageVersionsJson(runner, caller(s), s.agentId, w, true),
+    ),
+    getVersionJson: [
+      ({ runner, seed: s }) => getVersionJson(runner, caller(s), s.agentId, s.versionIds[0] ?? ''),
+    ],
+    getConfigurationPair: [
+      ({ runner, seed: s }) =>
+        getConfigurationPair(runner, caller(s), s.agentId, s.versionIds[0] ?? '', s.versionIds[1] ?? ''),
+    ],
+  },
+  'workspace-tiers.ts': {
+    setWorkspaceTier: [({ db, seed: s }) => setWorkspaceTier(db, s.tenant.workspaceId, 'pro')],
+  },
+  'workspaces.ts': {
+    createWorkspace: [({ db }) => createWorkspace(db, 'w')],
+    oldestWorkspaceId: [({ db }) => oldestWorkspaceId(db)],
+    listWorkspaces: [({ db }) => listWorkspaces(db)],
+    workspaceExists: [({ db, seed: s }) => workspaceExists(db, s.tenant.workspaceId)],
+  },
+};
