@@ -241,6 +241,16 @@ export const themes = {
   isDefault: name("is_default"),
 } as const;
 
+/** `workspaceLimits` of db/schema: `$` is the table. */
+export const workspaceLimits = {
+  $: name("workspace_limits"),
+  workspaceId: name("workspace_id"),
+  tokens: name("tokens"),
+  refilledAt: name("refilled_at"),
+  day: name("day"),
+  used: name("used"),
+} as const;
+
 /** `workspaces` of db/schema: `$` is the table. */
 export const workspaces = {
   $: name("workspaces"),

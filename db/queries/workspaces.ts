@@ -15,8 +15,8 @@ const c = (column: AnyColumn) => sql.identifier(column.name);
 export async function createWorkspace(
   db: Database,
   name: string,
+  id: string = createId(),
 ): Promise<{ id: string; themeId: string; createdAt: string }> {
-  const id = createId();
   const themeId = createId();
   const [row] = rowsOf<{ createdAt: string | Date }>(
     await db.execute(sql`

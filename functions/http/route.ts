@@ -18,6 +18,7 @@ import {
 import { releaseMetricFields } from './release-metrics.ts';
 import { problem } from './respond.ts';
 import { type ApiEvent, type ApiHandler, type ApiResult, headerOf } from './types.ts';
+import { holdToTier, type WorkspaceLimits } from './workspace-limit.ts';
 
 /**
  * The caller, as the authorizer resolved it (perhaps in an answer cached a while ago). Every query
@@ -27,6 +28,8 @@ import { type ApiEvent, type ApiHandler, type ApiResult, headerOf } from './type
 export interface Caller extends CallingKey {
   principalId: string;
   scopes: ReadonlySet<string>;
+  /** The workspace's tier as the authorizer read it (contract/tiers.ts). */
+  tier?: string;
 }
 
 export interface Request {
@@ -42,11 +45,13 @@ const callerFrom = (p: {
   principalId: string;
   keyId: string;
   scopes: Iterable<string>;
-}) => ({
+  tier?: unknown;
+}): Caller => ({
   workspaceId: p.workspaceId,
   principalId: p.principalId,
   keyId: p.keyId,
   scopes: new Set(p.scopes),
+  ...(typeof p.tier === 'string' ? { tier: p.tier } : {}),
 });
 
 /**
@@ -76,13 +81,18 @@ const valuesOf = (headers: Record<string, string[] | undefined> | null | undefin
     .reduce((sum, [, values]) => sum + (values?.length ?? 0), 0);
 
 /**
- * Wraps an operation: checks the caller holds the route's scope, then turns whatever is thrown into
+ * Wraps an operation: checks the caller holds the route's scope and (with `workspaceLimits`) that
+ * its workspace is within its tier, then turns whatever is thrown into
  * a problem response. Nothing below here formats errors, and nothing a client sent can reach a 5xx
  * except a database outage (503) or a bug (500, logged, body without details).
  */
 export function route(
   def: Route,
-  { database, logger }: { database: DatabaseClient; logger: Logger },
+  {
+    database,
+    logger,
+    workspaceLimits,
+  }: { database: DatabaseClient; logger: Logger; workspaceLimits?: WorkspaceLimits },
   operation: (req: Request) => Promise<ApiResult>,
 ): ApiHandler {
   return async (event) => {
@@ -99,6 +109,7 @@ export function route(
           const caller = await callerOf(event, sql);
           if (!caller) throw unauthenticated();
           if (!caller.scopes.has(def.scope)) throw missingScope(def.scope);
+          if (workspaceLimits) await holdToTier(sql, workspaceLimits, caller.workspaceId, caller.tier);
           return operation({ event, requestId, caller, runner: sql });
         },
         { repeatable: def.method === 'GET' },
