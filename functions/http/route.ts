@@ -109,7 +109,10 @@ export function route(
           const caller = await callerOf(event, sql);
           if (!caller) throw unauthenticated();
           if (!caller.scopes.has(def.scope)) throw missingScope(def.scope);
-          if (workspaceLimits) await holdToTier(sql, workspaceLimits, caller.workspaceId, caller.tier);
+          if (workspaceLimits) {
+            const arrivedAt = event.requestContext?.requestTimeEpoch;
+            await holdToTier(sql, workspaceLimits, caller.workspaceId, caller.tier, arrivedAt);
+          }
           return operation({ event, requestId, caller, runner: sql });
         },
         { repeatable: def.method === 'GET' },

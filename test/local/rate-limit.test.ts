@@ -176,6 +176,45 @@ describe('limits through the local gateway', () => {
   });
 });
 
+describe("each workspace's daily quota through the local gateway", () => {
+  let database: DatabaseHandle;
+  let gateway: Gateway;
+  const small = { ...tiers, free: { rate: 1000, burst: 1000, dailyQuota: 3 } };
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    gateway = await startGateway({
+      deps: { database, logger: silentLogger },
+      limits: createRateLimiter({ tiers: small }),
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await database?.close();
+  });
+
+  it("refuses A past its quota with a quota-exceeded problem and Retry-After until midnight; B on A's key goes on", async () => {
+    const a = await createTenant(database.db, { name: 'A' });
+    const b = await createKeyMate(database.db, a, 'free', { name: 'B' });
+    await database.db.execute(
+      sql`update workspaces set tier = 'free' where id in (${a.workspaceId}, ${b.workspaceId})`,
+    );
+    const get = (token: string) =>
+      fetch(`${gateway.url}/agents?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    for (let i = 0; i < small.free.dailyQuota; i++) expect((await get(a.token)).status).toBe(200);
+    const over = await get(a.token);
+    expect(over.status).toBe(429);
+    const toMidnight = Math.ceil((Math.ceil(Date.now() / 86_400_000) * 86_400_000 - Date.now()) / 1000);
+    expect(Math.abs(Number(over.headers.get('retry-after')) - toMidnight)).toBeLessThanOrEqual(5);
+    expect(await over.json()).toMatchObject({
+      type: 'https://voice-agent-admin.dev/problems/quota-exceeded',
+      status: 429,
+      detail: 'This workspace has used its daily quota of 3 requests; it resets at 00:00 UTC.',
+    });
+    expect((await get(b.token)).status).toBe(200);
+  });
+});
+
 describe('unauthenticated floods through the local gateway', () => {
   let database: DatabaseHandle;
   let server: Server;
