@@ -15,10 +15,10 @@ import { build as buildAuthorizer } from '#functions/authorizer.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import type { AuthorizerEvent } from '#functions/http/types.ts';
 import {
+  poolShards,
   USAGE_KEY_PREFIX_ENV,
   USAGE_PLAN_IDS_ENV,
   usagePlanKeys,
-  poolShards,
   usagePlanKeysFromEnv,
   usageShardsOf,
 } from '#functions/usage-plan-keys.ts';
