@@ -41,7 +41,7 @@ export const isTierName = (value: unknown): value is TierName =>
  * workspaces within the account's 10,000 keys (docs/decisions.md, "Per-workspace limits"). A
  * workspace is metered on one key of its tier's pool, chosen by a hash of its id: the same key on
  * every request and after every deploy, another key (with its own bucket) when its tier changes.
- * Workspaces that share a key share that key's bucket and quota; `USAGE_KEY_SHARDS` sets how many.
+ * Workspaces that share a key share its plan, the shard's ceiling (`usageKeyPlanOf`); `USAGE_KEY_SHARDS` sets how many.
  */
 export const USAGE_KEY_SHARDS: Readonly<Record<TierName, number>> = { free: 1024, standard: 2048, pro: 512 };
 
