@@ -105,6 +105,12 @@ export const LedgerThreshold = v.strictObject({
   ),
 });
 
+/**
+ * Every workspace's usage key exists and is in its tier's plan: what a failed placement left out is
+ * repaired. The schedule sends it (infra/constructs/schedules.ts); an operator may too.
+ */
+export const UsageReconcile = v.strictObject({ command: v.literal('usage.reconcile') });
+
 export const AdminCommand = v.variant('command', [
   WorkspaceCreate,
   WorkspaceList,
@@ -115,6 +121,7 @@ export const AdminCommand = v.variant('command', [
   SeedDemo,
   LedgerCredit,
   LedgerThreshold,
+  UsageReconcile,
 ]);
 export type AdminCommand = v.InferOutput<typeof AdminCommand>;
 export type AdminCommandName = AdminCommand['command'];
@@ -157,6 +164,8 @@ export const AdminResults = {
     balance: v.number(),
   }),
   'ledger.threshold': v.strictObject({ workspaceId: Id, threshold: v.number(), balance: v.number() }),
+  /** `keys`: the keys the workspaces are metered on, the deferred one included; `repaired`: made or put back. */
+  'usage.reconcile': v.strictObject({ keys: v.number(), repaired: v.number() }),
 } as const satisfies Record<AdminCommandName, v.GenericSchema>;
 export type AdminResult<C extends AdminCommandName = AdminCommandName> = v.InferOutput<
   (typeof AdminResults)[C]

@@ -1,9 +1,10 @@
 /**
  * Per-workspace limits. Every workspace has a tier (`standard` unless set otherwise); each tier is
  * a token bucket (a steady rate in requests per second and a burst) plus a daily quota of requests,
- * counted per workspace, whichever key or caller sends them. Deployed, API Gateway enforces them
- * through one usage plan per tier (infra/constructs/usage-plans.ts); locally, infra/local/rate-limit.ts
- * enforces the very same numbers. Over a limit the answer is 429 with `Retry-After`.
+ * counted per workspace, whichever key or caller sends them. The route functions enforce them per
+ * workspace (db/queries/workspace-limits.ts, a row per workspace); API Gateway's usage plan per tier
+ * (infra/constructs/usage-plans.ts) meters each key of the tier's pool at `USAGE_KEY_HEADROOM` times
+ * the tier's rate, the shard's ceiling. Over a limit the answer is 429 with `Retry-After`.
  */
 import * as v from 'valibot';
 
@@ -40,7 +41,7 @@ export const isTierName = (value: unknown): value is TierName =>
  * workspaces within the account's 10,000 keys (docs/decisions.md, "Per-workspace limits"). A
  * workspace is metered on one key of its tier's pool, chosen by a hash of its id: the same key on
  * every request and after every deploy, another key (with its own bucket) when its tier changes.
- * Workspaces that share a key share that key's bucket and quota; `USAGE_KEY_SHARDS` sets how many.
+ * Workspaces that share a key share its plan, the shard's ceiling (`usageKeyPlanOf`); `USAGE_KEY_SHARDS` sets how many.
  */
 export const USAGE_KEY_SHARDS: Readonly<Record<TierName, number>> = { free: 1024, standard: 2048, pro: 512 };
 
@@ -80,6 +81,19 @@ export const usageIdentifierOf = (prefix: string, workspaceId: string, tier: Tie
  */
 export const deferredUsageKeyValue = (prefix: string) => `vaw_${prefix}_deferred`;
 export const DEFERRED_USAGE_TIER: TierName = 'pro';
+
+/**
+ * A pool key's usage plan: this many times its tier's rate and burst, no quota. Workspaces on one key
+ * share its bucket, so it is a ceiling on the shard, not the workspace's limit (the route functions
+ * hold each workspace to its tier): a workspace sending up to `USAGE_KEY_HEADROOM - 1` times its rate
+ * leaves a key-mate at its full rate untouched. No quota: requests the functions refuse still count
+ * on the key, and a workspace past its own daily quota would spend its key-mates' day.
+ */
+export const USAGE_KEY_HEADROOM = 10;
+export const usageKeyPlanOf = (tier: TierName): { rate: number; burst: number } => ({
+  rate: tiers[tier].rate * USAGE_KEY_HEADROOM,
+  burst: tiers[tier].burst * USAGE_KEY_HEADROOM,
+});
 
 /** Every usage key value of a stage's pool, the deferred one included. */
 export function* usageKeyValues(prefix: string): Generator<{ value: string; tier: TierName }> {

@@ -23,6 +23,7 @@ import {
   persons,
   sessions,
   themes,
+  workspaceLimits,
   workspaces,
 } from './schema/index.ts';
 
@@ -56,6 +57,8 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   // The outbox: written with each change; UPDATE marks an event published (the relay), DELETE
   // purges published ones past the retention window (the scheduled sweep).
   [events, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],
+  // Each route request takes from its workspace's bucket (db/queries/workspace-limits.ts).
+  [workspaceLimits, ['SELECT', 'INSERT', 'UPDATE']],
   // INSERT … ON CONFLICT DO UPDATE, the stored response, and the delete of a failed attempt.
   [idempotencyKeys, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],
   // The audit trail is append-only.

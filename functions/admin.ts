@@ -21,12 +21,17 @@ import { type Database, withDrizzle } from '#db/client.ts';
 import { isDatabaseUnavailable, sqlState } from '#db/errors.ts';
 import { creditWorkspace, setLowBalanceThreshold } from '#db/queries/ledger-admin.ts';
 import { createApiKey, listApiKeys, revokeApiKeyOf } from '#db/queries/manage-api-keys.ts';
-import { setWorkspaceTier } from '#db/queries/workspace-tiers.ts';
+import { setWorkspaceTier, workspaceTiersAfter } from '#db/queries/workspace-tiers.ts';
 import { createWorkspace, listWorkspaces, workspaceExists } from '#db/queries/workspaces.ts';
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import { type Deps, lambda } from './deps.ts';
 import { describeIssue } from './http/validation.ts';
-import { type UsagePlanKeys, usagePlanKeysFromEnv } from './usage-plan-keys.ts';
+import {
+  type UsagePlanKeys,
+  type UsageShard,
+  usagePlanKeysFromEnv,
+  usageShardsOf,
+} from './usage-plan-keys.ts';
 import { usagePlanKeysThroughFromEnv } from './usage-plan-keys-remote.ts';
 
 export interface AdminSettings {
@@ -51,6 +56,9 @@ export const adminSettingsFromEnv = (env = process.env): AdminSettings => ({
   demoSeed: env.DEMO_SEED === 'allowed',
   usagePlanKeys: usagePlanKeysThroughFromEnv(env) ?? usagePlanKeysFromEnv(env),
 });
+
+/** Workspaces read per statement by `usage.reconcile`. */
+const RECONCILE_PAGE = 5_000;
 
 /** A command that cannot be done as asked: answered with its code and message, exit 1 in a CLI. */
 export class AdminFailure extends Error {
@@ -191,6 +199,19 @@ export async function execute(
       const done = await setLowBalanceThreshold(db, workspaceId, threshold);
       if (!done) throw noWorkspace(workspaceId);
       return { result: { workspaceId, threshold, balance: done.balance }, workspaceId };
+    }
+    case 'usage.reconcile': {
+      // Paged by id: a million workspaces are a few hundred pages, the keys at most the pool's size.
+      const shards = new Map<string, UsageShard>();
+      let after = '';
+      for (;;) {
+        const page = await workspaceTiersAfter(db, after, RECONCILE_PAGE);
+        for (const shard of usageShardsOf(page)) shards.set(`${shard.tier}/${shard.shard}`, shard);
+        if (page.length < RECONCILE_PAGE) break;
+        after = page[page.length - 1]?.id ?? after;
+      }
+      const repaired = (await settings.usagePlanKeys?.reconcile(shards.values())) ?? 0;
+      return { result: { keys: shards.size + 1, repaired } };
     }
     case 'seed.demo': {
       if (!settings.demoSeed) {

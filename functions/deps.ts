@@ -1,7 +1,9 @@
+import { tiers } from '#contract/tiers.ts';
 import { databaseConfigFromEnv } from '#db/config.ts';
 import type { DatabaseClient, DatabaseConfig } from '#db/database.ts';
 import { openPostgres } from '#db/postgres-client.ts';
 import { createLogger, invocation, type Logger } from './http/log.ts';
+import type { WorkspaceLimits } from './http/workspace-limit.ts';
 
 type PostgresConfig = Extract<DatabaseConfig, { kind: 'postgres' }>;
 
@@ -9,6 +11,8 @@ type PostgresConfig = Extract<DatabaseConfig, { kind: 'postgres' }>;
 export interface Deps {
   database: DatabaseClient;
   logger: Logger;
+  /** Each workspace held to its tier by the route functions (http/workspace-limit.ts); off when absent. */
+  workspaceLimits?: WorkspaceLimits;
 }
 
 /**
@@ -62,7 +66,7 @@ let container: Promise<Deps> | undefined;
 /** Built once per container, on the first invocation; a failed attempt is retried on the next. */
 export function containerDeps(): Promise<Deps> {
   container ??= refreshingDatabaseConfig().then(
-    (config) => ({ database: openPostgres(config), logger: createLogger() }),
+    (config) => ({ database: openPostgres(config), logger: createLogger(), workspaceLimits: { tiers } }),
     (error) => {
       container = undefined;
       throw error;

@@ -34,7 +34,7 @@ export function usagePlanKeysThrough(
     async place(workspaceId, tier) {
       await invoke({ op: 'place', workspaceId, tier });
     },
-    reconcile: (workspaces) => invoke({ op: 'reconcile', workspaces: [...workspaces] }),
+    reconcile: (shards) => invoke({ op: 'reconcile', shards: [...shards] }),
     removeAll: () => invoke({ op: 'removeAll' }),
   };
 }

@@ -4,8 +4,9 @@
  * authorizer answers, each key in exactly its tier's usage plan (infra/constructs/usage-plans.ts).
  * A workspace owns no key: it is metered on its tier's key for its shard, so a tier change moves
  * nothing and deleting a workspace leaves nothing behind. Keys are created on first use; `place` is
- * idempotent, so any later command (or `reconcile`) repairs a key a failed call left missing or out
- * of its plan, and `removeAll` deletes the stage's pool (a preview's teardown).
+ * idempotent, so any later command repairs a key a failed call left missing or out of its plan, and
+ * so does `reconcile`, which the schedule runs (the admin command `usage.reconcile`,
+ * infra/constructs/schedules.ts); `removeAll` deletes the stage's pool (a preview's teardown).
  */
 import type { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import * as v from 'valibot';
@@ -15,15 +16,45 @@ import {
   type TierName,
   tierNames,
   USAGE_KEY_PREFIX_ENV,
+  USAGE_KEY_SHARDS,
   usageIdentifierOf,
+  usageKeyValue,
+  usageShardOf,
 } from '#contract/tiers.ts';
+
+/** One key of a tier's pool. */
+export interface UsageShard {
+  tier: TierName;
+  shard: number;
+}
+
+/** Every key of every tier's pool (the deferred one aside): what a durable stage's schedule keeps whole. */
+export const poolShards = (): UsageShard[] =>
+  tierNames.flatMap((tier) =>
+    Array.from({ length: USAGE_KEY_SHARDS[tier] }, (_, shard) => ({ tier, shard })),
+  );
+
+/** The keys some workspaces are metered on, each once (at most the pool's size, however many workspaces). */
+export function usageShardsOf(workspaces: Iterable<{ id: string; tier: TierName }>): UsageShard[] {
+  const shards = new Map<string, UsageShard>();
+  for (const { id, tier } of workspaces) {
+    const shard = usageShardOf(id, tier);
+    shards.set(`${tier}/${shard}`, { tier, shard });
+  }
+  return [...shards.values()];
+}
 
 /** The deployed side of tiers: the stage's pool of usage keys, each in its tier's usage plan. */
 export interface UsagePlanKeys {
   /** Idempotent: the workspace's key (and the deferred key) exists and is in its tier's plan. */
   place(workspaceId: string, tier: TierName): Promise<void>;
-  /** `place` for many workspaces, each key once: repairs whatever a failed call left out. */
-  reconcile(workspaces: Iterable<{ id: string; tier: TierName }>): Promise<number>;
+  /**
+   * These keys (and the deferred one) exist and are in their plans: repairs whatever a failed call
+   * left out, from one listing of the pool and of each plan (a few calls when nothing is missing).
+   * Answers how many keys it created or put back in their plan; past `until` (epoch ms) it repairs
+   * no more, and the next run goes on (API Gateway takes a few key writes a second).
+   */
+  reconcile(shards: Iterable<UsageShard>, options?: { until?: number }): Promise<number>;
   /** Deletes every key of this stage's pool (API Gateway drops them from their plans); how many. */
   removeAll(): Promise<number>;
 }
@@ -102,12 +133,32 @@ export function usagePlanKeys(
       await ensure(usageIdentifierOf(prefix, workspaceId, tier), tier);
       await deferred();
     },
-    async reconcile(workspaces) {
-      const keys = new Map<string, TierName>();
-      for (const { id, tier } of workspaces) keys.set(usageIdentifierOf(prefix, id, tier), tier);
-      for (const [value, tier] of keys) await ensure(value, tier);
-      await deferred();
-      return keys.size + 1;
+    async reconcile(shards, { until = Number.POSITIVE_INFINITY } = {}) {
+      const { client, commands } = await api();
+      const wanted = new Map<string, TierName>([[deferredUsageKeyValue(prefix), DEFERRED_USAGE_TIER]]);
+      for (const { tier, shard } of shards) wanted.set(usageKeyValue(prefix, tier, shard), tier);
+      const ids = new Map<string, string>();
+      for (const key of await keysNamed(`vaw_${prefix}_`)) if (key.name && key.id) ids.set(key.name, key.id);
+      const members = new Set<string>();
+      for (const tier of tierNames) {
+        let position: string | undefined;
+        do {
+          const page = await client.send(
+            new commands.GetUsagePlanKeysCommand({ usagePlanId: planIds[tier], limit: 500, position }),
+          );
+          for (const item of page.items ?? []) if (item.id) members.add(item.id);
+          position = page.position;
+        } while (position);
+      }
+      let repaired = 0;
+      for (const [value, tier] of wanted) {
+        const id = ids.get(value);
+        if (id && members.has(id)) continue;
+        if (Date.now() > until) break;
+        await ensure(value, tier);
+        repaired++;
+      }
+      return repaired;
     },
     async removeAll() {
       const { client, commands } = await api();

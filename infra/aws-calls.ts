@@ -137,6 +137,13 @@ const usagePlanKeyCalls: readonly AwsCall[] = (() => {
       route: gateway,
     },
     {
+      // reconcile: which keys each plan holds, one listing per plan.
+      sends: 'GetUsagePlanKeysCommand',
+      action: 'apigateway:GET',
+      resources: (site) => plans(site).map((plan) => apigateway(site, `/usageplans/${plan}/keys`)),
+      route: gateway,
+    },
+    {
       sends: 'CreateUsagePlanKeyCommand',
       action: 'apigateway:POST',
       resources: (site) => plans(site).map((plan) => apigateway(site, `/usageplans/${plan}/keys`)),

@@ -115,19 +115,20 @@ export class AdminApiStack extends Stack {
         description: "The event bus the API's events are published to (rules subscribe here)",
       });
     }
-    this.schedules = new Schedules(this, 'Schedules', {
-      sweep: this.functions.sweep,
-      relay,
-      sweepEnabled: !config.sharedCluster,
-    });
     // Per-workspace limits: one usage plan per tier, the admin function keeps each workspace's key.
     this.usagePlans = new UsagePlans(this, 'UsagePlans', { api: this.api.restApi, stage: this.api.stage });
-    new UsagePlanKeysFunction(this, 'UsagePlanKeys', {
+    const usageKeys = new UsagePlanKeysFunction(this, 'UsagePlanKeys', {
       config,
       usagePlans: this.usagePlans,
       admin: this.functions.admin,
       network: this.network,
       shareAdminRole: config.sharedCluster,
+    });
+    this.schedules = new Schedules(this, 'Schedules', {
+      sweep: this.functions.sweep,
+      relay,
+      sweepEnabled: !config.sharedCluster,
+      usageKeys: config.durable ? usageKeys.function : undefined,
     });
     this.usagePlans.meterThrough(this.functions.authorizerFunction);
     this.waf = protectStage(

@@ -27,3 +27,15 @@ export async function setWorkspaceTier(
   );
   return rows[0];
 }
+
+/** Workspaces' ids and tiers in id order, `limit` after `after`: the key reconcile pages through them all. */
+export async function workspaceTiersAfter(
+  db: Database,
+  after: string,
+  limit: number,
+): Promise<Array<{ id: string; tier: TierName }>> {
+  return rowsOf(
+    await db.execute(sql`
+      select id, tier::text as tier from workspaces where id > ${after} order by id limit ${limit}`),
+  );
+}

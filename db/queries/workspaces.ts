@@ -12,8 +12,8 @@ import { rowsOf } from './rows.ts';
 export async function createWorkspace(
   db: Database,
   name: string,
+  id: string = createId(),
 ): Promise<{ id: string; themeId: string; createdAt: string }> {
-  const id = createId();
   const themeId = createId();
   const [row] = rowsOf<{ createdAt: string | Date }>(
     await db.execute(sql`

@@ -130,5 +130,10 @@ export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
   new HttpProblem(429, problemType('rate-limited'), detail, undefined, {
     'retry-after': String(retryAfterSeconds),
   });
+/** The workspace's daily quota is used up (the type API Gateway's QUOTA_EXCEEDED answer has). */
+export const quotaExceeded = (detail: string, retryAfterSeconds: number) =>
+  new HttpProblem(429, problemType('quota-exceeded'), detail, undefined, {
+    'retry-after': String(retryAfterSeconds),
+  });
 export const internalError = () =>
   new HttpProblem(500, problemType('internal'), 'An unexpected error occurred; it has been logged.');

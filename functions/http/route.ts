@@ -24,6 +24,7 @@ import { parseQuery } from './query.ts';
 import { releaseMetricFields } from './release-metrics.ts';
 import { problem } from './respond.ts';
 import { type ApiEvent, type ApiHandler, type ApiResult, headerOf } from './types.ts';
+import { holdToTier, type WorkspaceLimits } from './workspace-limit.ts';
 
 /**
  * The caller, as the authorizer resolved it (perhaps in an answer cached a while ago). Every query
@@ -33,6 +34,8 @@ import { type ApiEvent, type ApiHandler, type ApiResult, headerOf } from './type
 export interface Caller extends CallingKey {
   principalId: string;
   scopes: ReadonlySet<string>;
+  /** The workspace's tier as the authorizer read it (contract/tiers.ts). */
+  tier?: string;
 }
 
 /**
@@ -90,11 +93,13 @@ const callerFrom = (p: {
   principalId: string;
   keyId: string;
   scopes: Iterable<string>;
-}) => ({
+  tier?: unknown;
+}): Caller => ({
   workspaceId: p.workspaceId,
   principalId: p.principalId,
   keyId: p.keyId,
   scopes: new Set(p.scopes),
+  ...(typeof p.tier === 'string' ? { tier: p.tier } : {}),
 });
 
 /**
@@ -124,13 +129,18 @@ const valuesOf = (headers: Record<string, string[] | undefined> | null | undefin
     .reduce((sum, [, values]) => sum + (values?.length ?? 0), 0);
 
 /**
- * Wraps an operation: checks the caller holds the route's scope, then turns whatever is thrown into
+ * Wraps an operation: checks the caller holds the route's scope and (with `workspaceLimits`) that
+ * its workspace is within its tier, then turns whatever is thrown into
  * a problem response. Nothing below here formats errors, and nothing a client sent can reach a 5xx
  * except a database outage (503) or a bug (500, logged, body without details).
  */
 export function route<D extends Declaration>(
   def: D,
-  { database, logger }: { database: DatabaseClient; logger: Logger },
+  {
+    database,
+    logger,
+    workspaceLimits,
+  }: { database: DatabaseClient; logger: Logger; workspaceLimits?: WorkspaceLimits },
   operation: (req: Request<D>) => Promise<ApiResult>,
 ): ApiHandler {
   return async (event) => {
@@ -147,6 +157,10 @@ export function route<D extends Declaration>(
           const caller = await callerOf(event, sql);
           if (!caller) throw unauthenticated();
           if (!caller.scopes.has(def.scope)) throw missingScope(def.scope);
+          if (workspaceLimits) {
+            const arrivedAt = event.requestContext?.requestTimeEpoch;
+            await holdToTier(sql, workspaceLimits, caller.workspaceId, caller.tier, arrivedAt);
+          }
           const inputs = declaredInputs(def, event) as Pick<Request<D>, 'params' | 'query' | 'body'>;
           return operation({ event, requestId, caller, runner: sql, ...inputs });
         },

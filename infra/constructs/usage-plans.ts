@@ -1,6 +1,7 @@
 /**
- * Per-workspace limits, deployed: one API Gateway usage plan per tier of contract/tiers.ts, with
- * its throttle (rate, burst) and daily quota per key. The REST API takes its API keys from the
+ * The gateway's side of per-workspace limits: one API Gateway usage plan per tier of
+ * contract/tiers.ts, throttling each key of the tier's pool at `usageKeyPlanOf` (the shard's
+ * ceiling; each workspace's own rate and daily quota are the route functions'). The REST API takes its API keys from the
  * authorizer (API key source AUTHORIZER): the authorizer answers the usage identifier of the
  * workspace's key in its tier's fixed pool (contract/tiers.ts `USAGE_KEY_SHARDS`, keys named by the
  * stack), which the admin function keeps in the tier's plan (functions/usage-plan-keys.ts). Usage
@@ -12,7 +13,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, type IConstruct } from 'constructs';
-import { type TierName, tierNames, tiers } from '#contract/tiers.ts';
+import { type TierName, tierNames, USAGE_KEY_HEADROOM, usageKeyPlanOf } from '#contract/tiers.ts';
 import { USAGE_KEY_PREFIX_ENV, USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
 
 export interface UsagePlansProps {
@@ -35,12 +36,11 @@ export class UsagePlans extends Construct {
     });
     const plans = {} as Record<TierName, apigateway.UsagePlan>;
     for (const tier of tierNames) {
-      const { rate, burst, dailyQuota } = tiers[tier];
+      const { rate, burst } = usageKeyPlanOf(tier);
       plans[tier] = new apigateway.UsagePlan(this, tier, {
         name: `${Stack.of(this).stackName}-${tier}`,
-        description: `Tier "${tier}" (contract/tiers.ts): ${rate} req/s, burst ${burst}, ${dailyQuota} a day`,
+        description: `Tier "${tier}" (contract/tiers.ts), per pool key: ${rate} req/s, burst ${burst} (${USAGE_KEY_HEADROOM}x the tier)`,
         throttle: { rateLimit: rate, burstLimit: burst },
-        quota: { limit: dailyQuota, period: apigateway.Period.DAY },
         apiStages: [{ api, stage }],
       });
     }

@@ -22,7 +22,10 @@ export interface GatewayOptions {
    * convenience only: the deployed API has no such route, and none unless this is given.
    */
   docs?: Record<string, StaticFile>;
-  /** The deployed limits, played locally (rate-limit.ts `createRateLimiter()`); off when absent. */
+  /**
+   * The deployed limits, played locally (rate-limit.ts `createRateLimiter()`), and each workspace's
+   * own in the functions, with the same tiers (unless `deps` names its own); off when absent.
+   */
   limits?: RateLimiter;
   /** The web ACL's Authorization rules (edge.ts), as on a durable stage; off when absent. */
   waf?: boolean;
@@ -75,7 +78,9 @@ function serveDocs(files: Record<string, StaticFile>, req: IncomingMessage, res:
  * the handlers are the deployed functions, built over `deps`.
  */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const { deps } = options;
+  const deps: Deps = options.limits
+    ? { workspaceLimits: { tiers: options.limits.tiers }, ...options.deps }
+    : options.deps;
   const routes: GatewayRoute[] = await Promise.all(
     routeList.map(async (route) => ({
       method: route.method,

@@ -2,13 +2,19 @@
  * The local gateway's limits, standing in for what API Gateway and WAF do when deployed:
  * - per client address, every request, as the web ACL's `rate-per-ip` rule (infra/constructs/waf.ts):
  *   a tenth of the stage's throttle, refused with WAF's answer (infra/local/edge.ts);
- * - per usage key, its tier's token bucket (rate, burst) and daily quota (contract/tiers.ts), as the
- *   tier's usage plan does for the key the authorizer named (workspaces of one tier's shard share
- *   it, as deployed; an answer naming no key is keyed by its workspace), 429 problem+json with
- *   `Retry-After` and the headers every answer carries.
- * In memory, per process, like the rest of the local gateway.
+ * - per usage key, its tier's pool-key plan (`usageKeyPlanOf`, contract/tiers.ts: the shard's
+ *   ceiling, no quota), as the tier's usage plan does for the key the authorizer named (an answer
+ *   naming no key is keyed by its workspace), 429 problem+json with `Retry-After`.
+ * Each workspace's own rate and daily quota are the route functions' (functions/http/workspace-limit.ts):
+ * startGateway turns them on with these tiers. In memory, per process, like the rest of the local gateway.
  */
-import { tiers as contractTiers, isTierName, type Tier, type TierName } from '#contract/tiers.ts';
+import {
+  tiers as contractTiers,
+  isTierName,
+  type Tier,
+  type TierName,
+  USAGE_KEY_HEADROOM,
+} from '#contract/tiers.ts';
 import { tooManyRequests } from '#functions/http/problem.ts';
 import { problem } from '#functions/http/respond.ts';
 import { IP_SHARE_OF_STAGE } from '../constructs/waf-numbers.ts';
@@ -41,19 +47,17 @@ export interface RateLimiterOptions {
 }
 
 export interface RateLimiter {
+  /** The tiers played: the pool keys' plans here, each workspace's own limits in the functions. */
+  readonly tiers: Readonly<Record<TierName, Tier>>;
   /** Every request first, as the web ACL: WAF's 429 when its address has sent too many. */
   perAddress(remoteAddress: string | undefined): HttpAnswer | undefined;
   /** After the authorizer allowed it: a 429 when its usage key is over its tier's limits. */
   afterAllow(context: unknown, requestId: string): HttpAnswer | undefined;
 }
 
-const DAY_MS = 86_400_000;
-
 interface State {
   tokens: number;
   at: number;
-  day: number;
-  used: number;
 }
 
 /** Token buckets by key, refilled lazily: `take` spends one token or says how long until one is back. */
@@ -64,26 +68,20 @@ class Buckets {
     private readonly now: () => number,
   ) {}
 
-  take(key: string, bucket: Bucket, dailyQuota = Number.POSITIVE_INFINITY) {
+  take(key: string, bucket: Bucket) {
     const now = this.now();
-    const day = Math.floor(now / DAY_MS);
     let state = this.states.get(key);
     if (!state) {
       this.prune(now, bucket);
-      state = { tokens: bucket.burst, at: now, day, used: 0 };
+      state = { tokens: bucket.burst, at: now };
       this.states.set(key, state);
     }
     state.tokens = Math.min(bucket.burst, state.tokens + ((now - state.at) / 1000) * bucket.rate);
     state.at = now;
-    if (state.day !== day) Object.assign(state, { day, used: 0 });
-    if (state.used >= dailyQuota) {
-      return { ok: false, quota: true, retryAfter: Math.ceil(((day + 1) * DAY_MS - now) / 1000) } as const;
-    }
     if (state.tokens < 1) {
-      return { ok: false, quota: false, retryAfter: Math.ceil((1 - state.tokens) / bucket.rate) } as const;
+      return { ok: false, retryAfter: Math.ceil((1 - state.tokens) / bucket.rate) } as const;
     }
     state.tokens -= 1;
-    state.used += 1;
     return { ok: true } as const;
   }
 
@@ -103,10 +101,11 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   const tiers = options.tiers ?? contractTiers;
   const callers = options.perAddress ?? LOCAL_PER_ADDRESS;
   const now = options.now ?? Date.now;
-  const workspaces = new Buckets(options.maxEntries ?? 10_000, now);
+  const keys = new Buckets(options.maxEntries ?? 10_000, now);
   const addresses = new Buckets(options.maxEntries ?? 10_000, now);
 
   return {
+    tiers,
     perAddress(remoteAddress) {
       return addresses.take(remoteAddress ?? 'unknown', callers).ok ? undefined : edgeAnswer('rate-per-ip');
     },
@@ -114,14 +113,16 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       const { workspaceId, tier, usageIdentifierKey } = (context ?? {}) as Record<string, unknown>;
       // A deferred answer names no workspace: the handler answers it (503) without a lookup of ours.
       if (typeof workspaceId !== 'string') return undefined;
-      const limits = tiers[isTierName(tier) ? tier : 'standard'];
+      const { rate, burst } = tiers[isTierName(tier) ? tier : 'standard'];
+      const plan = { rate: rate * USAGE_KEY_HEADROOM, burst: burst * USAGE_KEY_HEADROOM };
       const key = typeof usageIdentifierKey === 'string' ? usageIdentifierKey : workspaceId;
-      const taken = workspaces.take(key, limits, limits.dailyQuota);
+      const taken = keys.take(key, plan);
       if (taken.ok) return undefined;
-      const detail = taken.quota
-        ? `This workspace has used its daily quota of ${limits.dailyQuota} requests; it resets at 00:00 UTC.`
-        : `This workspace is over its rate limit of ${limits.rate} requests per second.`;
-      return limited(requestId, detail, taken.retryAfter);
+      return limited(
+        requestId,
+        `The workspaces sharing this usage key are over its rate limit of ${plan.rate} requests per second.`,
+        taken.retryAfter,
+      );
     },
   };
 }

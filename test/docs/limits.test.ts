@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tierNames, tiers, USAGE_KEY_SHARDS } from '#contract/tiers.ts';
+import { AUTHORIZER_CACHE_TTL_SECONDS } from '#contract/routes.ts';
+import { tierNames, tiers, USAGE_KEY_HEADROOM, USAGE_KEY_SHARDS, usageKeyPlanOf } from '#contract/tiers.ts';
+import { USAGE_KEYS_EVERY } from '#infra/constructs/schedules.ts';
 import { AUTHORIZATION_RATE_LIMIT, ipRateLimit } from '#infra/constructs/waf-numbers.ts';
 import {
   QUOTA_RETRY_AFTER_SECONDS,
@@ -10,6 +12,7 @@ import {
 } from '#infra/gateway-responses.ts';
 import { LOCAL_PER_ADDRESS } from '#infra/local/rate-limit.ts';
 import { repoRoot, stageConfig } from '#infra/stage.ts';
+import { synthesise } from '#test/infra/synth.ts';
 
 const doc = (name: string) => readFileSync(join(repoRoot, 'docs', name), 'utf8');
 /** As the docs write numbers: 6,000. */
@@ -53,5 +56,79 @@ describe('the docs tell the limits the templates and the local gateway apply', (
     expect(doc('decisions.md')).toContain(
       `${n(ipRateLimit(prod.rateLimit))} per 5 minutes\n  in prod, ${n(ipRateLimit(preview.rateLimit))} in previews`,
     );
+  });
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: template JSON read ad hoc
+type Resource = { Type: string; Properties?: any };
+
+/** Every resource of the synthesised prod app, nested stacks included. */
+function prodResources(): Resource[] {
+  const { app, outdir } = synthesise('prod', { alarmEmail: 'alarms@example.com' });
+  app.synth();
+  return readdirSync(outdir)
+    .filter((file) => file.endsWith('.template.json'))
+    .flatMap(
+      (file) =>
+        Object.values(JSON.parse(readFileSync(join(outdir, file), 'utf8')).Resources ?? {}) as Resource[],
+    );
+}
+
+describe('the numbers the docs are held to above are the synthesised prod template’s', () => {
+  const prod = stageConfig('prod', { alarmEmail: 'alarms@example.com' }).api;
+  const resources = prodResources();
+  const ofType = (type: string) => resources.filter((r) => r.Type === type);
+  /** Docs wrap lines anywhere: compared with every run of white space as one space. */
+  const flat = (name: string) => doc(name).replace(/\s+/g, ' ');
+
+  it('the stage throttle, the per-IP and per-token rules, the authorizer cache', () => {
+    const [stage] = ofType('AWS::ApiGateway::Stage');
+    const throttled = stage?.Properties.MethodSettings.find(
+      (s: { ThrottlingRateLimit?: number }) => s.ThrottlingRateLimit,
+    );
+    expect([throttled?.ThrottlingRateLimit, throttled?.ThrottlingBurstLimit]).toEqual([
+      prod.rateLimit,
+      prod.burstLimit,
+    ]);
+    const [acl] = ofType('AWS::WAFv2::WebACL');
+    const limitOf = (name: string) =>
+      acl?.Properties.Rules.find((r: { Name: string }) => r.Name === name)?.Statement.RateBasedStatement
+        .Limit;
+    expect(limitOf('rate-per-ip')).toBe(ipRateLimit(prod.rateLimit));
+    expect(limitOf('rate-per-authorization')).toBe(AUTHORIZATION_RATE_LIMIT);
+    const ttls = ofType('AWS::ApiGateway::Authorizer').map((a) => a.Properties.AuthorizerResultTtlInSeconds);
+    expect(ttls).toEqual([AUTHORIZER_CACHE_TTL_SECONDS]);
+    expect(flat('api.md')).toContain(`its decision about a token for ${AUTHORIZER_CACHE_TTL_SECONDS} s`);
+    expect(flat('security.md')).toContain(
+      `\`AUTHORIZER_CACHE_TTL_SECONDS\` (${AUTHORIZER_CACHE_TTL_SECONDS} s, the same in the stack and the local gateway)`,
+    );
+  });
+
+  it("each tier's pool-key plan (the shard's ceiling, no quota), and the reconcile schedule", () => {
+    const plans = ofType('AWS::ApiGateway::UsagePlan');
+    expect(plans).toHaveLength(tierNames.length);
+    for (const tier of tierNames) {
+      const plan = plans.find((p) => String(p.Properties.UsagePlanName).endsWith(`-${tier}`));
+      const { rate, burst } = usageKeyPlanOf(tier);
+      expect(plan?.Properties.Throttle).toEqual({ RateLimit: rate, BurstLimit: burst });
+      expect(plan?.Properties.Quota).toBeUndefined();
+    }
+    const plan = (tier: (typeof tierNames)[number]) =>
+      `\`${tier}\` ${n(usageKeyPlanOf(tier).rate)}/s, burst ${n(usageKeyPlanOf(tier).burst)}`;
+    expect(flat('api.md')).toContain(
+      `${USAGE_KEY_HEADROOM} times the tier's rate and burst (${plan('free')}; ${plan('standard')}; ${plan('pro')}), no quota; a workspace sending more than ${USAGE_KEY_HEADROOM - 1} times its rate`,
+    );
+    expect(flat('security.md')).toContain(`at ${USAGE_KEY_HEADROOM} times their tier`);
+    expect(flat('security.md')).toContain(`a workspace past ${USAGE_KEY_HEADROOM - 1} times its rate`);
+    expect(flat('decisions.md')).toContain(
+      `\`USAGE_KEY_HEADROOM\` (${USAGE_KEY_HEADROOM}) times the tier's rate and burst, with no quota`,
+    );
+    const [rule] = ofType('AWS::Events::Rule').filter((r) =>
+      String(r.Properties.Description).includes('usage key pool'),
+    );
+    const minutes = USAGE_KEYS_EVERY.toMinutes();
+    expect(rule?.Properties.ScheduleExpression).toBe(`rate(${minutes} minutes)`);
+    expect(flat('deploying.md')).toContain(`kept whole by a schedule every ${minutes} minutes`);
+    expect(flat('decisions.md')).toContain(`\`reconcilePool\` every ${minutes} minutes`);
   });
 });

@@ -79,12 +79,24 @@ describe('the admin function places keys through the key function outside the VP
     expect(plansOf(usageIdentifierOf(prefix, workspace.id, 'pro'))).toEqual(['pro']);
   });
 
-  it('reconciles and removes the pool through the key function', async () => {
+  it("reconciles (the schedule's command) and removes the pool through the key function", async () => {
+    const { workspace } = resultOf(
+      await admin()({ command: 'workspace.create', name: 'Lost' }),
+      'workspace.create',
+    );
+    // Its key lost altogether (as if its creation had failed): the scheduled command makes it again.
+    const value = usageIdentifierOf(prefix, workspace.id, 'standard');
+    const lost = [...state.keys.values()].find((k) => k.name === value);
+    state.keys.delete(lost?.id ?? '');
+    state.plans.get(planIds.standard)?.delete(lost?.id ?? '');
+    const { keys, repaired } = resultOf(await admin()({ command: 'usage.reconcile' }), 'usage.reconcile');
+    expect(repaired).toBe(1);
+    expect(keys).toBeGreaterThanOrEqual(2);
+    expect(plansOf(value)).toEqual(['standard']);
+    // Nothing missing: nothing made.
+    expect(resultOf(await admin()({ command: 'usage.reconcile' }), 'usage.reconcile').repaired).toBe(0);
     const { usagePlanKeysThrough } = await import('#functions/usage-plan-keys-remote.ts');
     const remote = usagePlanKeysThrough('keys-function');
-    const placed = await remote.reconcile([{ id: 'ws_reconciled', tier: 'free' }]);
-    expect(placed).toBe(2);
-    expect(plansOf(usageIdentifierOf(prefix, 'ws_reconciled', 'free'))).toEqual(['free']);
     const removed = await remote.removeAll();
     expect(removed).toBeGreaterThanOrEqual(2);
     expect([...state.keys.values()].filter((k) => k.name?.startsWith(`vaw_${prefix}_`))).toEqual([]);

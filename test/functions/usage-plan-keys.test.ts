@@ -5,6 +5,7 @@ import {
   deferredUsageKeyValue,
   type TierName,
   tierNames,
+  USAGE_KEY_SHARDS,
   usageIdentifierOf,
   usageShardOf,
 } from '#contract/tiers.ts';
@@ -14,10 +15,12 @@ import { build as buildAuthorizer } from '#functions/authorizer.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import type { AuthorizerEvent } from '#functions/http/types.ts';
 import {
+  poolShards,
   USAGE_KEY_PREFIX_ENV,
   USAGE_PLAN_IDS_ENV,
   usagePlanKeys,
   usagePlanKeysFromEnv,
+  usageShardsOf,
 } from '#functions/usage-plan-keys.ts';
 import { localUsagePlans } from '#local-aws/api-gateway-endpoint.ts';
 import { type AwsEndpoint, startAwsEndpoint } from '#local-aws/aws-endpoint.ts';
@@ -125,13 +128,32 @@ describe("the admin function keeps the stage's pool of usage keys in their tiers
       'workspace.tier',
     );
     expect(placement(value).plans).toEqual(['standard']);
-    // Gone altogether: a reconcile over the workspaces (the sweep's) makes it again.
+    // Gone altogether: the scheduled reconcile (every workspace's key) makes it again.
     state.keys.delete(key?.id ?? '');
     state.plans.get(planIds.standard)?.delete(key?.id ?? '');
-    const pool = usagePlanKeys(planIds, PREFIX);
-    expect(await pool.reconcile([{ id: workspace.id, tier: 'standard' }])).toBe(2);
+    const swept = resultOf(await admin({ command: 'usage.reconcile' }), 'usage.reconcile');
+    expect(swept.repaired).toBe(1);
     expect(placement(value).keys).toHaveLength(1);
     expect(placement(value).plans).toEqual(['standard']);
+    // Out of its plan only: put back, not made twice.
+    state.plans.get(planIds.standard)?.delete(placement(value).keys[0]?.id ?? '');
+    expect(
+      await usagePlanKeys(planIds, PREFIX).reconcile(usageShardsOf([{ id: workspace.id, tier: 'standard' }])),
+    ).toBe(1);
+    expect(placement(value)).toMatchObject({ keys: [expect.anything()], plans: ['standard'] });
+    expect(resultOf(await admin({ command: 'usage.reconcile' }), 'usage.reconcile').repaired).toBe(0);
+  });
+
+  it('reconciles a whole pool in runs bounded in time, each going on where the last stopped', async () => {
+    const pool = usagePlanKeys(planIds, 'VoiceAgentAdmin-pool');
+    const shards = poolShards();
+    expect(shards).toHaveLength(tierNames.reduce((n, tier) => n + USAGE_KEY_SHARDS[tier], 0));
+    const some = shards.filter((_, i) => i % 500 === 0);
+    // Past its time: repairs nothing (the next run will).
+    expect(await pool.reconcile(some, { until: Date.now() - 1 })).toBe(0);
+    expect(await pool.reconcile(some)).toBe(some.length + 1);
+    expect(await pool.reconcile(some)).toBe(0);
+    expect(await pool.removeAll()).toBe(some.length + 1);
   });
 
   it("tears the stage's pool down, and only this stage's", async () => {

@@ -1,4 +1,6 @@
+import { createId } from '@paralleldrive/cuid2';
 import { scopes as allScopes, type Scope } from '#contract/routes.ts';
+import { type TierName, usageShardOf } from '#contract/tiers.ts';
 import type { Database } from '#db/client.ts';
 import { createApiKey } from '#db/queries/manage-api-keys.ts';
 import { createWorkspace } from '#db/queries/workspaces.ts';
@@ -14,9 +16,9 @@ export interface Tenant {
 /** A new workspace with an API key holding `scopes` (all by default). */
 export async function createTenant(
   db: Database,
-  options: { name?: string; scopes?: readonly Scope[]; expiresAt?: Date } = {},
+  options: { name?: string; scopes?: readonly Scope[]; expiresAt?: Date; id?: string } = {},
 ): Promise<Tenant> {
-  const workspace = await createWorkspace(db, options.name ?? 'Test workspace');
+  const workspace = await createWorkspace(db, options.name ?? 'Test workspace', options.id);
   const key = await createApiKey(db, {
     workspaceId: workspace.id,
     name: 'test key',
@@ -30,4 +32,17 @@ export async function createTenant(
     keyId: key.id,
     token: key.token,
   };
+}
+
+/** A new tenant whose workspace is metered on the same usage key as `of`'s in `tier` (contract/tiers.ts). */
+export async function createKeyMate(
+  db: Database,
+  of: Tenant,
+  tier: TierName,
+  options: { name?: string } = {},
+): Promise<Tenant> {
+  const shard = usageShardOf(of.workspaceId, tier);
+  let id = createId();
+  while (usageShardOf(id, tier) !== shard) id = createId();
+  return createTenant(db, { ...options, id });
 }

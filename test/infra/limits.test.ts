@@ -4,7 +4,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { routeList } from '#contract/routes.ts';
-import { tierNames, tiers } from '#contract/tiers.ts';
+import { tierNames, tiers, USAGE_KEY_HEADROOM } from '#contract/tiers.ts';
 import { generateToken } from '#db/queries/api-keys.ts';
 import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
 import { UsagePlans } from '#infra/constructs/usage-plans.ts';
@@ -65,13 +65,17 @@ describe('usage plans per tier', () => {
     });
   });
 
-  it('has one plan per tier with its throttle and daily quota, on the stage', () => {
+  it("has one plan per tier, each pool key throttled at the shard's ceiling and without a quota, on the stage", () => {
     template.resourceCountIs('AWS::ApiGateway::UsagePlan', tierNames.length);
     for (const tier of tierNames) {
       template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
         UsagePlanName: `Limits-${tier}`,
-        Throttle: { RateLimit: tiers[tier].rate, BurstLimit: tiers[tier].burst },
-        Quota: { Limit: tiers[tier].dailyQuota, Period: 'DAY' },
+        Throttle: {
+          RateLimit: tiers[tier].rate * USAGE_KEY_HEADROOM,
+          BurstLimit: tiers[tier].burst * USAGE_KEY_HEADROOM,
+        },
+        // Each workspace's daily quota is the route functions': a key's quota would count its refusals.
+        Quota: Match.absent(),
         ApiStages: [
           {
             ApiId: { Ref: Match.stringLikeRegexp('^Api') },

@@ -1,6 +1,9 @@
+import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_RETENTION_DAYS, SESSION_STALE_AFTER_SECONDS } from '#contract/limits.ts';
+import { KeyRequest } from '#functions/usage-plan-keys-handler.ts';
 import { RELAY_ENTRY, SWEEP_ENTRY } from '#infra/constructs/functions.ts';
+import type { UsagePlanKeysFunction } from '#infra/constructs/usage-plan-keys.ts';
 import { allResourcesOf, type Resources, type Synthesised, synthesise } from './synth.ts';
 
 describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
@@ -17,8 +20,10 @@ describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
     const rules = Object.entries(resources).filter(
       ([, r]) => r.Type === 'AWS::Events::Rule' && r.Properties.ScheduleExpression !== undefined,
     );
-    // The relay's too, where the stack has one (not in a branch preview).
-    expect(rules).toHaveLength(synth.stack.functions.relay ? 2 : 1);
+    // The relay's and the usage keys', where the stack has them (not in a branch preview).
+    expect(rules).toHaveLength(
+      1 + (synth.stack.functions.relay ? 1 : 0) + (synth.stack.schedules.usageKeysRule ? 1 : 0),
+    );
     const [ruleId, rule] = rules.find(
       ([id]) => id === synth.stack.getLogicalId(synth.stack.schedules.sweepRule.node.defaultChild as never),
     ) as [string, Resources[string]];
@@ -91,5 +96,52 @@ describe.each(['prod', 'pr-7'])('the %s stack’s schedules', (stage) => {
       { Ref: synth.stack.getLogicalId(relay.role?.node.defaultChild as never) },
     ]);
     expect(RELAY_ENTRY).toBe('functions/events/relay.ts');
+  });
+});
+
+describe.each(['prod', 'pr-7'])('the %s stack’s usage key reconcile', (stage) => {
+  let synth: Synthesised;
+  let resources: Resources;
+  beforeAll(() => {
+    synth = synthesise(stage, { alarmEmail: 'ops@example.com' });
+    resources = allResourcesOf(synth.stack);
+  });
+
+  it('runs the key function over the whole pool every 5 minutes on a durable stage, never in a branch preview', () => {
+    const rule = synth.stack.schedules.usageKeysRule;
+    if (stage.startsWith('pr-')) {
+      // A preview's pool is made as its workspaces use it: a whole pool each would spend the account's keys.
+      expect(rule).toBeUndefined();
+      return;
+    }
+    const keys = synth.stack.node.findChild('UsagePlanKeys') as UsagePlanKeysFunction;
+    const keysId = synth.stack.getLogicalId(keys.function.node.defaultChild as never);
+    const ruleId = synth.stack.getLogicalId(rule?.node.defaultChild as never);
+    expect(resources[ruleId]?.Properties).toMatchObject({
+      Description: "Keeps every key of the stage's usage key pool in its tier's plan",
+      ScheduleExpression: 'rate(5 minutes)',
+      State: 'ENABLED',
+      Targets: [
+        {
+          Arn: { 'Fn::GetAtt': [keysId, 'Arn'] },
+          Input: JSON.stringify({ op: 'reconcilePool' }),
+          RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 240 },
+        },
+      ],
+    });
+    // The input is a request the key function accepts, and the rule may invoke it (and only it).
+    expect(v.parse(KeyRequest, { op: 'reconcilePool' })).toEqual({ op: 'reconcilePool' });
+    const permissions = Object.values(resources).filter(
+      (r) =>
+        r.Type === 'AWS::Lambda::Permission' &&
+        JSON.stringify(r.Properties.SourceArn) === JSON.stringify({ 'Fn::GetAtt': [ruleId, 'Arn'] }),
+    );
+    expect(permissions.map((p) => p.Properties)).toEqual([
+      expect.objectContaining({
+        Action: 'lambda:InvokeFunction',
+        Principal: 'events.amazonaws.com',
+        FunctionName: { 'Fn::GetAtt': [keysId, 'Arn'] },
+      }),
+    ]);
   });
 });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#contract/routes.ts';
-import { tiers, usageShardOf } from '#contract/tiers.ts';
+import { tiers, usageKeyPlanOf, usageShardOf } from '#contract/tiers.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { generateToken } from '#db/queries/api-keys.ts';
 import { build as buildAuthorizer } from '#functions/authorizer.ts';
@@ -13,7 +13,7 @@ import { listen } from '#infra/local/listen.ts';
 import { createListener } from '#infra/local/listener.ts';
 import { createRateLimiter } from '#infra/local/rate-limit.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
-import { createTenant } from '#test/helpers/tenants.ts';
+import { createKeyMate, createTenant } from '#test/helpers/tenants.ts';
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
@@ -61,49 +61,34 @@ describe('the limiter on its own clock', () => {
   };
   const context = (workspaceId: string, tier: string) => ({ workspaceId, tier, scopes: '' });
 
-  it("lets a workspace's burst through, then answers 429 until the rate refills a token", async () => {
+  it("lets a key's plan burst through (the tier's times USAGE_KEY_HEADROOM), then answers 429 until the rate refills a token", async () => {
     const time = clock();
     const limiter = createRateLimiter({ now: time.now });
-    const { burst, rate } = tiers.free;
+    const { rate, burst } = usageKeyPlanOf('free');
     for (let i = 0; i < burst; i++) expect(limiter.afterAllow(context('a', 'free'), `r${i}`)).toBeUndefined();
     await expectLimited(asResponse(limiter.afterAllow(context('a', 'free'), 'over')) as Response, 1);
-    // Another workspace on the same tier has a bucket of its own.
+    // An answer naming no usage key is metered by its workspace: another one has a bucket of its own.
     expect(limiter.afterAllow(context('b', 'free'), 'b')).toBeUndefined();
     time.advance(1000 / rate);
     expect(limiter.afterAllow(context('a', 'free'), 'refilled')).toBeUndefined();
     expect(limiter.afterAllow(context('a', 'free'), 'again')).toBeDefined();
   });
 
-  it('applies the tier the authorizer named, standard when it named none', () => {
+  it("applies the plan of the tier the authorizer named, standard's when it named none", () => {
     const time = clock();
     const limiter = createRateLimiter({ now: time.now });
     let allowed = 0;
-    while (!limiter.afterAllow(context('p', 'pro'), 'x') && allowed < 10_000) allowed++;
-    expect(allowed).toBe(tiers.pro.burst);
+    while (!limiter.afterAllow(context('p', 'pro'), 'x') && allowed < 100_000) allowed++;
+    expect(allowed).toBe(usageKeyPlanOf('pro').burst);
     allowed = 0;
-    while (!limiter.afterAllow({ workspaceId: 's' }, 'x') && allowed < 10_000) allowed++;
-    expect(allowed).toBe(tiers.standard.burst);
+    while (!limiter.afterAllow({ workspaceId: 's' }, 'x') && allowed < 100_000) allowed++;
+    expect(allowed).toBe(usageKeyPlanOf('standard').burst);
   });
 
   it('leaves a deferred answer (no workspace) to the handler', () => {
     const limiter = createRateLimiter();
     for (let i = 0; i < 1_000; i++)
       expect(limiter.afterAllow({ deferred: 'database-unavailable' }, 'd')).toBeUndefined();
-  });
-
-  it('counts a daily quota and says when it resets: the next 00:00 UTC', async () => {
-    const time = clock(Date.UTC(2026, 0, 1, 23, 0, 0));
-    const quota = {
-      free: { rate: 1000, burst: 1000, dailyQuota: 3 },
-      standard: tiers.standard,
-      pro: tiers.pro,
-    };
-    const limiter = createRateLimiter({ tiers: quota, now: time.now });
-    for (let i = 0; i < 3; i++) expect(limiter.afterAllow(context('q', 'free'), 'q')).toBeUndefined();
-    const over = asResponse(limiter.afterAllow(context('q', 'free'), 'q')) as Response;
-    await expectLimited(over, 3600);
-    time.advance(3600 * 1000);
-    expect(limiter.afterAllow(context('q', 'free'), 'q')).toBeUndefined();
   });
 
   it("bounds every request per address, each address on its own, with WAF's answer", async () => {
@@ -119,7 +104,8 @@ describe('the limiter on its own clock', () => {
   it("shares one usage key's bucket between the workspaces the authorizer metered on it", () => {
     const limiter = createRateLimiter({ now: clock().now });
     const shared = (id: string) => ({ ...context(id, 'free'), usageIdentifierKey: 'vaw_local_free_0007' });
-    for (let i = 0; i < tiers.free.burst; i++) expect(limiter.afterAllow(shared('a'), 'a')).toBeUndefined();
+    for (let i = 0; i < usageKeyPlanOf('free').burst; i++)
+      expect(limiter.afterAllow(shared('a'), 'a')).toBeUndefined();
     expect(limiter.afterAllow(shared('b'), 'b')).toBeDefined();
   });
 
@@ -128,7 +114,7 @@ describe('the limiter on its own clock', () => {
     const limiter = createRateLimiter({ now: time.now, maxEntries: 3 });
     // Four workspaces each spend their burst; the first one's bucket is then forgotten (full again).
     for (const id of ['w1', 'w2', 'w3', 'w4']) {
-      for (let i = 0; i < tiers.free.burst; i++) limiter.afterAllow(context(id, 'free'), 'x');
+      for (let i = 0; i < usageKeyPlanOf('free').burst; i++) limiter.afterAllow(context(id, 'free'), 'x');
     }
     expect(limiter.afterAllow(context('w4', 'free'), 'x')).toBeDefined();
     expect(limiter.afterAllow(context('w1', 'free'), 'x')).toBeUndefined();
@@ -151,12 +137,11 @@ describe('limits through the local gateway', () => {
     await database?.close();
   });
 
-  it('workspace A at 5× its rate gets 429s with Retry-After while B at its normal rate gets none', async () => {
+  it("workspace A at 5× its rate gets the functions' 429s with Retry-After while B, on A's usage key, gets none", async () => {
     const a = await createTenant(database.db, { name: 'A' });
-    // B on a usage key of its own: workspaces of one shard share a bucket (contract/tiers.ts).
-    let b = await createTenant(database.db, { name: 'B' });
-    while (usageShardOf(b.workspaceId, 'free') === usageShardOf(a.workspaceId, 'free'))
-      b = await createTenant(database.db, { name: 'B' });
+    // B shares A's usage key (one bucket at the gateway): only the functions tell them apart.
+    const b = await createKeyMate(database.db, a, 'free', { name: 'B' });
+    expect(usageShardOf(b.workspaceId, 'free')).toBe(usageShardOf(a.workspaceId, 'free'));
     await database.db.execute(
       sql`update workspaces set tier = 'free' where id in (${a.workspaceId}, ${b.workspaceId})`,
     );
@@ -188,6 +173,45 @@ describe('limits through the local gateway', () => {
     expect(limited.length).toBeGreaterThanOrEqual(flood.length / 2);
     for (const res of limited.slice(0, 3)) await expectLimited(res);
     await Promise.all([...ok, ...limited.slice(3), ...normal].map((res) => res.body?.cancel()));
+  });
+});
+
+describe("each workspace's daily quota through the local gateway", () => {
+  let database: DatabaseHandle;
+  let gateway: Gateway;
+  const small = { ...tiers, free: { rate: 1000, burst: 1000, dailyQuota: 3 } };
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    gateway = await startGateway({
+      deps: { database, logger: silentLogger },
+      limits: createRateLimiter({ tiers: small }),
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await database?.close();
+  });
+
+  it("refuses A past its quota with a quota-exceeded problem and Retry-After until midnight; B on A's key goes on", async () => {
+    const a = await createTenant(database.db, { name: 'A' });
+    const b = await createKeyMate(database.db, a, 'free', { name: 'B' });
+    await database.db.execute(
+      sql`update workspaces set tier = 'free' where id in (${a.workspaceId}, ${b.workspaceId})`,
+    );
+    const get = (token: string) =>
+      fetch(`${gateway.url}/agents?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    for (let i = 0; i < small.free.dailyQuota; i++) expect((await get(a.token)).status).toBe(200);
+    const over = await get(a.token);
+    expect(over.status).toBe(429);
+    const toMidnight = Math.ceil((Math.ceil(Date.now() / 86_400_000) * 86_400_000 - Date.now()) / 1000);
+    expect(Math.abs(Number(over.headers.get('retry-after')) - toMidnight)).toBeLessThanOrEqual(5);
+    expect(await over.json()).toMatchObject({
+      type: 'https://voice-agent-admin.dev/problems/quota-exceeded',
+      status: 429,
+      detail: 'This workspace has used its daily quota of 3 requests; it resets at 00:00 UTC.',
+    });
+    expect((await get(b.token)).status).toBe(200);
   });
 });
 
