@@ -60,10 +60,10 @@ export default defineConfig(async () => {
   const embedded = process.env.TEST_SCOPE === 'embedded';
   return {
     test: {
-      include: embedded ? EMBEDDED_SCOPE : ['test/**/*.test.ts'],
       // The infrastructure tests share their worker's modules (isolate off), so that each stage is
       // synthesised once a worker (test/infra/synth.ts keeps it), not once a file: most of their time.
-      ...(embedded ? {} : { projects: PROJECTS }),
+      // A project extending this config would add its include to a root one: so none is set here.
+      ...(embedded ? { include: EMBEDDED_SCOPE } : { projects: PROJECTS }),
       globalSetup: ['test/helpers/global-setup.ts'],
       env: { DATABASE_URL: url },
       // PGlite start-up and real bundling are slow on a 2-core machine; nothing here is timed.

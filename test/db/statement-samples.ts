@@ -1,3 +1,4 @@
+import { tiers } from '#contract/tiers.ts';
 import type { Database } from '#db/database.ts';
 import {
   archiveAgent,
@@ -34,7 +35,8 @@ import {
 } from '#db/queries/session-writes.ts';
 import { getSessionJson, pageSessionsJson } from '#db/queries/sessions.ts';
 import { getConfigurationPair, getVersionJson, pageVersionsJson } from '#db/queries/versions.ts';
-import { setWorkspaceTier } from '#db/queries/workspace-tiers.ts';
+import { takeRequest } from '#db/queries/workspace-limits.ts';
+import { setWorkspaceTier, workspaceTiersAfter } from '#db/queries/workspace-tiers.ts';
 import {
   createWorkspace,
   listWorkspaces,
@@ -309,8 +311,16 @@ export const SAMPLES: Samples<Seed> = {
         getConfigurationPair(runner, caller(s), s.agentId, s.versionIds[0] ?? '', s.versionIds[1] ?? ''),
     ],
   },
+  'workspace-limits.ts': {
+    // A first request (the insert) and a second one (the update of the same row).
+    takeRequest: [
+      ({ runner, seed: s }) => takeRequest(runner, s.tenant.workspaceId, tiers.standard),
+      ({ runner, seed: s }) => takeRequest(runner, s.tenant.workspaceId, tiers.standard),
+    ],
+  },
   'workspace-tiers.ts': {
     setWorkspaceTier: [({ db, seed: s }) => setWorkspaceTier(db, s.tenant.workspaceId, 'pro')],
+    workspaceTiersAfter: [({ db }) => workspaceTiersAfter(db, '', 10)],
   },
   'workspaces.ts': {
     createWorkspace: [({ db }) => createWorkspace(db, 'w')],
