@@ -241,6 +241,61 @@ export const themes = {
   isDefault: name("is_default"),
 } as const;
 
+/** `webhookAttempts` of db/schema: `$` is the table. */
+export const webhookAttempts = {
+  $: name("webhook_attempts"),
+  id: name("id"),
+  deliveryId: name("delivery_id"),
+  at: name("at"),
+  statusCode: name("status_code"),
+  durationMs: name("duration_ms"),
+  response: name("response"),
+  error: name("error"),
+} as const;
+
+/** `webhookDeliveries` of db/schema: `$` is the table. */
+export const webhookDeliveries = {
+  $: name("webhook_deliveries"),
+  id: name("id"),
+  createdAt: name("created_at"),
+  updatedAt: name("updated_at"),
+  workspaceId: name("workspace_id"),
+  endpointId: name("endpoint_id"),
+  eventId: name("event_id"),
+  eventSeq: name("event_seq"),
+  eventType: name("event_type"),
+  kind: name("kind"),
+  payload: name("payload"),
+  status: name("status"),
+  attemptCount: name("attempt_count"),
+  nextAttemptAt: name("next_attempt_at"),
+  lockedUntil: name("locked_until"),
+} as const;
+
+/** `webhookEndpoints` of db/schema: `$` is the table. */
+export const webhookEndpoints = {
+  $: name("webhook_endpoints"),
+  id: name("id"),
+  createdAt: name("created_at"),
+  updatedAt: name("updated_at"),
+  createdBy: name("created_by"),
+  updatedBy: name("updated_by"),
+  workspaceId: name("workspace_id"),
+  url: name("url"),
+  description: name("description"),
+  enabledEvents: name("enabled_events"),
+  agentIds: name("agent_ids"),
+  metadata: name("metadata"),
+  status: name("status"),
+  disabledReason: name("disabled_reason"),
+  secretSealed: name("secret_sealed"),
+  previousSecretSealed: name("previous_secret_sealed"),
+  previousSecretExpiresAt: name("previous_secret_expires_at"),
+  consecutiveFailures: name("consecutive_failures"),
+  lastSuccessAt: name("last_success_at"),
+  firstFailureAt: name("first_failure_at"),
+} as const;
+
 /** `workspaces` of db/schema: `$` is the table. */
 export const workspaces = {
   $: name("workspaces"),
@@ -264,5 +319,8 @@ export const enums = {
   sessionLength: name("session_length"),
   sessionStatus: name("session_status"),
   sessionType: name("session_type"),
+  webhookDeliveryKind: name("webhook_delivery_kind"),
+  webhookDeliveryStatus: name("webhook_delivery_status"),
+  webhookEndpointStatus: name("webhook_endpoint_status"),
   workspaceTier: name("workspace_tier"),
 } as const;

@@ -6,4 +6,5 @@ export * from './idempotency.ts';
 export * from './ledger.ts';
 export * from './people.ts';
 export * from './sessions.ts';
+export * from './webhooks.ts';
 export * from './workspaces.ts';
