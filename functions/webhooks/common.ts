@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.ts';
-import { validationFailed } from '../http/problem.ts';
+import { HttpProblem, problemType, validationFailed } from '../http/problem.ts';
 import { type SecretBox, secretBoxFromEnv } from './secrets.ts';
 import { urlRefusal } from './send.ts';
 
@@ -10,7 +10,21 @@ export interface WebhookDeps extends Deps {
   allowLoopback?: boolean;
 }
 
-export const boxOf = (deps: WebhookDeps) => deps.box ?? secretBoxFromEnv();
+/** The box, or a 503 where the stage has no data key for the secrets (webhooks are not set up there). */
+export function boxOf(deps: WebhookDeps): SecretBox {
+  if (deps.box) return deps.box;
+  try {
+    return secretBoxFromEnv();
+  } catch {
+    throw new HttpProblem(
+      503,
+      problemType('webhooks-unavailable'),
+      'Webhooks are not set up on this stage.',
+      undefined,
+      { 'retry-after': '3600' },
+    );
+  }
+}
 export const allowLoopbackOf = (deps: WebhookDeps) =>
   deps.allowLoopback ?? process.env.WEBHOOK_ALLOW_LOOPBACK === 'true';
 

@@ -43,9 +43,9 @@ export function secretBox(keys: ReadonlyMap<string, Buffer>, current: string): S
 
 /**
  * The box from the environment: `WEBHOOK_SECRETS_KEY` (base64 of 32 bytes; on AWS the data key
- * KMS decrypted once per container, functions/webhooks/kms-key.ts), under the id
+ * KMS decrypts once per container), under the id
  * `WEBHOOK_SECRETS_KEY_ID`. Without it, a key derived from a fixed text: the local server's and
- * the tests', which protects nothing and is never used on a deployed stage (`WEBHOOK_HTTPS_ONLY`).
+ * the tests', which protects nothing and is refused inside Lambda.
  */
 export function secretBoxFromEnv(env: Record<string, string | undefined> = process.env): SecretBox {
   const given = env.WEBHOOK_SECRETS_KEY;
@@ -55,7 +55,8 @@ export function secretBoxFromEnv(env: Record<string, string | undefined> = proce
     const id = env.WEBHOOK_SECRETS_KEY_ID ?? 'k1';
     return secretBox(new Map([[id, key]]), id);
   }
-  if (env.WEBHOOK_HTTPS_ONLY === 'true') throw new Error('Set WEBHOOK_SECRETS_KEY on a deployed stage');
+  // A deployed function never seals with the local key: without a data key, no secrets at all.
+  if (env.AWS_LAMBDA_FUNCTION_NAME) throw new Error('Set WEBHOOK_SECRETS_KEY on a deployed stage');
   const local = createHash('sha256').update('webhook-secrets.local.v1').digest();
   return secretBox(new Map([['local', local]]), 'local');
 }
