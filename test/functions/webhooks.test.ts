@@ -130,6 +130,9 @@ describe('webhooks', () => {
     return answer.body as { id: string; secret: string; status: string };
   };
 
+  /** Endpoints that get only their test deliveries: no other test's events reach them. */
+  const quiet = { enabledEvents: ['balance.low'] };
+
   /** `count` events of the workspace in one transaction (as one change would write them), in feed order. */
   const writeEvents = async (tenant: Tenant, count: number, type = 'agent.created') =>
     rowsOf<{ id: string }>(
@@ -335,7 +338,7 @@ describe('webhooks', () => {
         redirect: { statusCode: 302, response: null, error: 'redirects are not followed' },
       };
       const ids: Record<string, string> = {};
-      for (const name of Object.keys(cases)) ids[name] = (await createEndpoint(receiver.url(name))).id;
+      for (const name of Object.keys(cases)) ids[name] = (await createEndpoint(receiver.url(name), quiet)).id;
       await call(h.test, {
         method: 'POST',
         resource: '/webhook-endpoints/{endpointId}/test',
@@ -375,8 +378,8 @@ describe('webhooks', () => {
     it('retries on the schedule, succeeds when the receiver recovers, and gives up after the last', async () => {
       let answers = [500, 500, 200];
       receiver.set('flaky', (_req, res) => res.writeHead(answers.shift() ?? 500).end());
-      const flaky = await createEndpoint(receiver.url('flaky'));
-      const dead = await createEndpoint(receiver.url('fail'));
+      const flaky = await createEndpoint(receiver.url('flaky'), quiet);
+      const dead = await createEndpoint(receiver.url('fail'), quiet);
       for (const id of [flaky.id, dead.id])
         await call(h.test, {
           method: 'POST',
@@ -402,7 +405,7 @@ describe('webhooks', () => {
     });
 
     it('waits a 429’s Retry-After', async () => {
-      const busy = await createEndpoint(receiver.url('busy'));
+      const busy = await createEndpoint(receiver.url('busy'), quiet);
       await call(h.test, {
         method: 'POST',
         resource: '/webhook-endpoints/{endpointId}/test',
@@ -417,8 +420,8 @@ describe('webhooks', () => {
     });
 
     it('disables an endpoint that answers 410, and one failing for 5 days, each with an event', async () => {
-      const gone = await createEndpoint(receiver.url('gone'));
-      const failing = await createEndpoint(receiver.url('fail'));
+      const gone = await createEndpoint(receiver.url('gone'), quiet);
+      const failing = await createEndpoint(receiver.url('fail'), quiet);
       await handle.db.execute(
         sql`update webhook_endpoints set first_failure_at = now() - interval '5 days 1 minute', consecutive_failures = 40 where id = ${failing.id}`,
       );
@@ -450,7 +453,7 @@ describe('webhooks', () => {
     });
 
     it('signs with both secrets during a rotation’s grace, only the new one after', async () => {
-      const endpoint = await createEndpoint(receiver.url('rotating'));
+      const endpoint = await createEndpoint(receiver.url('rotating'), quiet);
       const rotate = (grace: number) =>
         call(h.rotate, {
           method: 'POST',
