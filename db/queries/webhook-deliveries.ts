@@ -187,7 +187,7 @@ export async function queueTest(
       from w
       returning *
     )
-    select ${DELIVERY('d')}::text as item from d`);
+    select ${DELIVERY('d')}::text as item from d where ${keyIsLive(caller.keyId)}`);
   return row?.item;
 }
 
@@ -207,7 +207,7 @@ export async function queueRedelivery(
       from o
       returning *
     )
-    select ${DELIVERY('d')}::text as item from d`);
+    select ${DELIVERY('d')}::text as item from d where ${keyIsLive(caller.keyId)}`);
   return row?.item;
 }
 
@@ -241,7 +241,8 @@ export async function recoverWindow(
         where webhook_deliveries.status in ('failed', 'dead')
       returning 1
     )
-    select exists (select 1 from w) as found, (select count(*)::int from queued) as n`);
+    select exists (select 1 from w) as found, (select count(*)::int from queued) as n
+    where ${keyIsLive(caller.keyId)}`);
   return row?.found ? row.n : undefined;
 }
 
@@ -282,6 +283,7 @@ export async function pageDeliveries(
     )
     select exists (select 1 from w) as found, x.item
     from (select 1) one left join (select ${DELIVERY('page')}::text as item, page.created_at, page.id from page) x on true
+    where ${keyIsLive(caller.keyId)}
     order by x.created_at ${dir}, x.id ${dir}`);
   if (!rows[0]?.found) return undefined;
   return rows.flatMap((r) => (r.item === null ? [] : [r.item]));

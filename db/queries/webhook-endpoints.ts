@@ -149,7 +149,8 @@ export async function updateEndpoint(
       returning t.*
     )
     select exists (select 1 from cur) as found, exists (select 1 from ok) as matched, x.item, x.etag
-    from (select 1) one left join (select ${ENDPOINT} from w) x on true`);
+    from (select 1) one left join (select ${ENDPOINT} from w) x on true
+    where ${keyIsLive(caller.keyId)}`);
   if (!row?.found) return { kind: 'missing' };
   if (!row.matched || row.item === null || row.etag === null) return { kind: 'stale' };
   return { kind: 'changed', answer: { item: row.item, etag: row.etag } };
@@ -172,7 +173,8 @@ export async function deleteEndpoint(
       where t.id = cur.id and ${tags === undefined ? raw('true') : sql`cur.etag = any(array(select jsonb_array_elements_text(${JSON.stringify(tags)}::jsonb)))`}
       returning 1
     )
-    select exists (select 1 from cur) as found, exists (select 1 from gone) as deleted`);
+    select exists (select 1 from cur) as found, exists (select 1 from gone) as deleted
+    where ${keyIsLive(caller.keyId)}`);
   if (!row?.found) return 'missing';
   return row.deleted ? 'deleted' : 'stale';
 }
@@ -199,7 +201,7 @@ export async function rotateSecret(
       where t.id = ${endpointId} and t.workspace_id = ${caller.workspaceId} and ${keyIsLive(caller.keyId)}
       returning t.*
     )
-    select ${ENDPOINT} from w`);
+    select ${ENDPOINT} from w where ${keyIsLive(caller.keyId)}`);
   return row;
 }
 
