@@ -9,6 +9,13 @@ import { AgentChangeList } from '#contract/schemas/agent-change.ts';
 import { type Event, EventList } from '#contract/schemas/event.ts';
 import { JsonPatch } from '#contract/schemas/json-patch.ts';
 import { Session, SessionList } from '#contract/schemas/session.ts';
+import {
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookDeliveryList,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+} from '#contract/schemas/webhook.ts';
 import { tiers } from '#contract/tiers.ts';
 import { type Answer, type Check, expectStatus, fail, problemOf, Skip, shaped } from './smoke-answers.ts';
 import { ledgerReads, ledgerWrites } from './smoke-ledger.ts';
@@ -111,6 +118,40 @@ export function smokeChecks(target: SmokeTarget): Check[] {
       },
     },
     ...changeChecks(),
+    {
+      name: 'webhooks: an endpoint (its secret once), a test delivery logged, the endpoint deleted with If-Match',
+      run: async () => {
+        const made = await request('webhook-endpoints', {
+          method: 'POST',
+          body: { url: 'https://hooks.example.invalid/smoke', enabledEvents: ['agent.created'] },
+        });
+        if (made.status === 403) throw new Skip('the key lacks webhooks:manage');
+        if (made.status === 503) throw new Skip('webhooks are not set up on this stage');
+        expectStatus(made, 201);
+        const endpoint = shaped(WebhookEndpointWithSecret, made, 'the endpoint');
+        const read = await request(`webhook-endpoints/${endpoint.id}`);
+        expectStatus(read, 200);
+        if ('secret' in (shaped(WebhookEndpoint, read, 'the endpoint read back') as object))
+          fail('the secret was answered again');
+        const queued = await request(`webhook-endpoints/${endpoint.id}/test`, { method: 'POST', body: {} });
+        expectStatus(queued, 202);
+        const delivery = shaped(WebhookDelivery, queued, 'the test delivery');
+        const listed = await request(`webhook-endpoints/${endpoint.id}/deliveries`);
+        expectStatus(listed, 200);
+        if (!shaped(WebhookDeliveryList, listed, 'the deliveries').some((d) => d.id === delivery.id))
+          fail('the test delivery is not listed');
+        const one = await request(`webhook-deliveries/${delivery.id}`);
+        expectStatus(one, 200);
+        shaped(WebhookDeliveryDetail, one, 'the delivery');
+        const etag = read.headers.get('etag') ?? '';
+        const gone = await request(`webhook-endpoints/${endpoint.id}`, {
+          method: 'DELETE',
+          headers: { 'if-match': etag },
+        });
+        expectStatus(gone, 204);
+        return `201 (secret once), 202 test delivery ${delivery.id}, 204 deleted`;
+      },
+    },
     {
       name: 'sessions: create, start, heartbeat, complete twice; the usage booked once',
       run: async () => {

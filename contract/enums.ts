@@ -55,4 +55,11 @@ export const eventTypes = [
   'session.completed',
   'usage.booked',
   'balance.low',
+  'webhook_endpoint.disabled',
 ] as const;
+/** A webhook endpoint's state: `auto_disabled` when deliveries failed for days or it answered 410. */
+export const webhookEndpointStatus = ['enabled', 'disabled', 'auto_disabled'] as const;
+/** Where a delivery stands: `failed` has a retry scheduled, `dead` has none left. */
+export const webhookDeliveryStatus = ['pending', 'succeeded', 'failed', 'dead'] as const;
+/** Why a delivery exists: a feed event, a test, or a redelivery of an earlier one. */
+export const webhookDeliveryKind = ['event', 'test', 'redelivery'] as const;

@@ -44,3 +44,15 @@ export const EVENT_RETENTION_DAYS = 30;
 export const LOW_BALANCE_THRESHOLD_DEFAULT = 0;
 /** The credit a new workspace opens with (its INITIAL_BALANCE entry). */
 export const TRIAL_CREDIT = 10_000;
+
+/** Webhook endpoints: the URL's length, the description's, and how many per workspace. */
+export const WEBHOOK_URL_MAX = 2048;
+export const WEBHOOK_DESCRIPTION_MAX = 500;
+/** The longest grace period of a secret rotation: both secrets sign until it ends. */
+export const WEBHOOK_ROTATION_GRACE_MAX_SECONDS = 86_400;
+/** A receiver has this long to answer 2xx (headers and body). */
+export const WEBHOOK_TIMEOUT_MS = 15_000;
+/** The bytes of a receiver's answer kept with each attempt. */
+export const WEBHOOK_RESPONSE_KEPT_BYTES = 1024;
+/** An endpoint failing every delivery this long is auto-disabled. */
+export const WEBHOOK_FAILING_DISABLE_DAYS = 5;

@@ -21,6 +21,7 @@ import {
   EventList,
   SessionEventData,
   UsageBookedData,
+  WebhookEndpointDisabledData,
 } from './schemas/event.ts';
 import { eventListQuery } from './schemas/event-list-query.ts';
 import { IdempotencyKey } from './schemas/headers.ts';
@@ -36,6 +37,25 @@ import { Conversation, LedgerEntry, Person, Session, SessionList } from './schem
 import { sessionListQuery } from './schemas/session-list-query.ts';
 import { CompleteSessionBody, CreateSessionBody } from './schemas/session-requests.ts';
 import { CreateAgentBody, CreateVersionBody } from './schemas/version-requests.ts';
+import {
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookDeliveryList,
+  WebhookEndpoint,
+  WebhookEndpointList,
+  WebhookEndpointWithSecret,
+  WebhookRecovery,
+} from './schemas/webhook.ts';
+import {
+  CreateWebhookEndpointBody,
+  RecoverWebhookBody,
+  RotateWebhookSecretBody,
+  TestWebhookBody,
+  UpdateWebhookEndpointBody,
+  webhookDeliveryListParams,
+  webhookEndpointListParams,
+} from './schemas/webhook-requests.ts';
 
 const schemas = {
   Agent,
@@ -73,6 +93,20 @@ const schemas = {
   UsageGroup,
   UsageReport,
   CreditBody,
+  WebhookEndpointDisabledData,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  WebhookEndpointList,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookDeliveryList,
+  WebhookRecovery,
+  CreateWebhookEndpointBody,
+  UpdateWebhookEndpointBody,
+  RotateWebhookSecretBody,
+  TestWebhookBody,
+  RecoverWebhookBody,
 };
 type SchemaName = keyof typeof schemas;
 
@@ -587,11 +621,151 @@ const usageOperation = {
   },
 };
 
+const endpointEtagHeader = {
+  etag: header(
+    'The endpoint\'s strong entity tag, `"<id>.<updatedAt in epoch ms>"`: send it back in `If-Match` to change or delete it.',
+    { type: 'string', pattern: '^"[^"]*"$' },
+  ),
+};
+const endpointAnswer = (description: string, schema: SchemaName = 'WebhookEndpoint', extra = {}) => ({
+  description,
+  headers: { ...requestIdHeader, ...endpointEtagHeader, ...extra },
+  content: { 'application/json': { schema: ref(schema) } },
+});
+const bodyProblems = {
+  '413': problemResponse(`The body exceeds ${MAX_BODY_BYTES} bytes.`),
+  '415': problemResponse('Content-Type is not application/json.'),
+};
+const jsonBody = (schema: SchemaName, required: boolean) => ({
+  requestBody: { required, content: { 'application/json': { schema: ref(schema) } } },
+});
+const deliveryQueued = (description: string) => ({
+  description,
+  headers: requestIdHeader,
+  content: { 'application/json': { schema: ref('WebhookDelivery') } },
+});
+
+const webhookOperations = {
+  create: {
+    parameters: [idempotencyKeyParameter],
+    ...jsonBody('CreateWebhookEndpointBody', true),
+    responses: {
+      '201': endpointAnswer(
+        'The new endpoint and its signing secret, shown this once (a replay under the Idempotency-Key answers without it).',
+        'WebhookEndpointWithSecret',
+        { ...locationHeader('webhook endpoint'), ...replayedHeader },
+      ),
+      '400': problemResponse(
+        'Malformed JSON, an invalid field, or a URL the stage does not send to (not https, or an address that is not public); `errors` names each.',
+      ),
+      '409': problemResponse('The Idempotency-Key is in flight.'),
+      ...bodyProblems,
+      '422': problemResponse('The Idempotency-Key was used with a different body.'),
+      ...commonResponses,
+    },
+  },
+  get: {
+    responses: {
+      '200': endpointAnswer('The endpoint (never its secret).'),
+      '400': noQueryResponse,
+      ...commonResponses,
+      '404': noSuchResponse('webhook endpoint'),
+    },
+  },
+  update: {
+    parameters: [ifMatchParameter(true)],
+    ...jsonBody('UpdateWebhookEndpointBody', true),
+    responses: {
+      '200': endpointAnswer('The endpoint as changed, and its new ETag.'),
+      '400': problemResponse(
+        'Malformed JSON, an invalid field or URL, or a malformed `If-Match`; `errors` names each.',
+      ),
+      '412': problemResponse("`If-Match` names none of the endpoint's current ETag."),
+      '428': problemResponse('No `If-Match`.'),
+      ...bodyProblems,
+      ...commonResponses,
+      '404': noSuchResponse('webhook endpoint'),
+    },
+  },
+  delete: {
+    parameters: [ifMatchParameter(true)],
+    responses: {
+      '204': {
+        description: 'Deleted, with its deliveries and their attempts; no body.',
+        headers: requestIdHeader,
+      },
+      '400': problemResponse('A query parameter, or a malformed `If-Match`; `errors` names each.'),
+      '412': problemResponse("`If-Match` names none of the endpoint's current ETag."),
+      '428': problemResponse('No `If-Match`.'),
+      ...commonResponses,
+      '404': noSuchResponse('webhook endpoint'),
+    },
+  },
+  rotate: {
+    ...jsonBody('RotateWebhookSecretBody', false),
+    responses: {
+      '200': endpointAnswer('The endpoint and its new secret, shown this once.', 'WebhookEndpointWithSecret'),
+      '400': problemResponse('Malformed JSON or an invalid field; `errors` names each.'),
+      ...bodyProblems,
+      ...commonResponses,
+      '404': noSuchResponse('webhook endpoint'),
+    },
+  },
+  test: {
+    ...jsonBody('TestWebhookBody', false),
+    responses: {
+      '202': deliveryQueued('The test delivery, queued: it is sent and recorded as any other.'),
+      '400': problemResponse('Malformed JSON or an invalid field; `errors` names each.'),
+      ...bodyProblems,
+      ...commonResponses,
+      '404': noSuchResponse('webhook endpoint'),
+    },
+  },
+  recover: {
+    ...jsonBody('RecoverWebhookBody', true),
+    responses: {
+      '202': {
+        description: 'How many deliveries were queued.',
+        headers: requestIdHeader,
+        content: { 'application/json': { schema: ref('WebhookRecovery') } },
+      },
+      '400': problemResponse(
+        'Malformed JSON or an invalid field (`until` not after `since`); `errors` names each.',
+      ),
+      ...bodyProblems,
+      ...commonResponses,
+      '404': noSuchResponse('webhook endpoint'),
+    },
+  },
+  deliveries: listOperation(webhookDeliveryListParams, 'WebhookDeliveryList', {
+    '404': noSuchResponse('webhook endpoint'),
+  }),
+  delivery: readOneOperation(
+    'The delivery and every attempt, oldest first.',
+    'WebhookDeliveryDetail',
+    noSuchResponse('webhook delivery'),
+  ),
+  redeliver: {
+    ...noTransitionBody,
+    responses: {
+      '202': deliveryQueued('The new delivery, queued: the same `webhook-id` (the event id) and body.'),
+      ...transitionProblems,
+      ...commonResponses,
+      '404': noSuchResponse('webhook delivery'),
+    },
+  },
+};
+
 const tags = [
   { name: 'Agents', description: 'Voice agents and their versions (configuration, prompt, input modes).' },
   { name: 'Sessions', description: 'Calls and web voice interactions people had with the agents.' },
   { name: 'Events', description: 'What changed, in order: the outbox as a pull feed.' },
   { name: 'Ledger', description: 'Credit and usage: the entries, the balance, usage reports, credits.' },
+  {
+    name: 'Webhooks',
+    description:
+      'The events pushed to the workspace’s endpoints, signed as Standard Webhooks says, with a delivery log.',
+  },
 ];
 
 const pagingNote =
@@ -795,6 +969,68 @@ const operations: Record<string, { tag: string; description: string; operation: 
       '`from` to `to` in `timezone`: every entry of the window counted once, so the groups add up to the ' +
       'entries to the unit. Served by an hourly rollup kept with each booking.',
     operation: usageOperation,
+  },
+  [routeKey(routes.createWebhookEndpoint)]: {
+    tag: 'Webhooks',
+    description:
+      'Registers an https endpoint for some event types (`*`: all) and, optionally, some agents. The answer holds its signing secret (`whsec_…`), shown this once. Every event of those types is delivered at least once, signed (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after failures. Order per endpoint is not promised.',
+    operation: webhookOperations.create,
+  },
+  [routeKey(routes.listWebhookEndpoints)]: {
+    tag: 'Webhooks',
+    description: `The workspace's webhook endpoints. ${pagingNote}`,
+    operation: listOperation(webhookEndpointListParams, 'WebhookEndpointList'),
+  },
+  [routeKey(routes.getWebhookEndpoint)]: {
+    tag: 'Webhooks',
+    description:
+      'One endpoint with its health: `status`, `disabledReason`, `consecutiveFailures`, `lastSuccessAt`. Its secret is never shown again.',
+    operation: webhookOperations.get,
+  },
+  [routeKey(routes.updateWebhookEndpoint)]: {
+    tag: 'Webhooks',
+    description:
+      'Changes the URL, description, event types, agents or metadata, or `status` (`enabled`, which also re-enables an auto-disabled endpoint, or `disabled`).',
+    operation: webhookOperations.update,
+  },
+  [routeKey(routes.deleteWebhookEndpoint)]: {
+    tag: 'Webhooks',
+    description: 'Deletes the endpoint, its deliveries and their attempts.',
+    operation: webhookOperations.delete,
+  },
+  [routeKey(routes.rotateWebhookSecret)]: {
+    tag: 'Webhooks',
+    description:
+      'A new signing secret; during `gracePeriodSeconds` (at most 24 h, the default) every delivery carries both signatures, space-separated.',
+    operation: webhookOperations.rotate,
+  },
+  [routeKey(routes.testWebhookEndpoint)]: {
+    tag: 'Webhooks',
+    description:
+      'Queues a signed delivery of `eventType` whose `data` is `{"test": true}`, recorded like any other.',
+    operation: webhookOperations.test,
+  },
+  [routeKey(routes.recoverWebhookEvents)]: {
+    tag: 'Webhooks',
+    description:
+      'Queues, in feed order, every event of the window (`since` to `until`, or now) the endpoint takes that has no 2xx delivery to it yet: a failed or dead delivery is due again, a missing one is made. Never a second delivery of one event.',
+    operation: webhookOperations.recover,
+  },
+  [routeKey(routes.listWebhookDeliveries)]: {
+    tag: 'Webhooks',
+    description: `The endpoint's deliveries, by status, event type and age. ${pagingNote}`,
+    operation: webhookOperations.deliveries,
+  },
+  [routeKey(routes.getWebhookDelivery)]: {
+    tag: 'Webhooks',
+    description:
+      'One delivery with every attempt: when, the status code, the duration, the first 1 KiB of the answer and the error.',
+    operation: webhookOperations.delivery,
+  },
+  [routeKey(routes.redeliverWebhook)]: {
+    tag: 'Webhooks',
+    description: 'Sends the delivery again as a new delivery with the same `webhook-id` and body.',
+    operation: webhookOperations.redeliver,
   },
 };
 

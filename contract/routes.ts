@@ -18,13 +18,14 @@ export const scopes = [
   'events:read',
   'usage:read',
   'billing:write',
+  'webhooks:manage',
 ] as const;
 export type Scope = (typeof scopes)[number];
 
 export interface Route {
   /** Stable name: function names, log groups, OpenAPI operationId. */
   readonly name: string;
-  readonly method: 'GET' | 'POST' | 'PATCH';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** API Gateway/OpenAPI syntax: `{name}` is a whole segment, a parameter of contract/schemas/path.ts. */
   readonly path: string;
   /** Module (from the repository root) whose `handler` export is deployed and `build(deps)` is tested. */
@@ -229,6 +230,95 @@ export const routes = {
     entry: 'functions/ledger/usage.ts',
     scope: 'usage:read',
     summary: 'Usage totals over a window of days, by day, agent or reason',
+  },
+  // Webhooks: signed deliveries of the feed's events to the workspace's own endpoints.
+  createWebhookEndpoint: {
+    name: 'create-webhook-endpoint',
+    method: 'POST',
+    path: '/webhook-endpoints',
+    entry: 'functions/webhooks/create.ts',
+    scope: 'webhooks:manage',
+    summary: 'Register a webhook endpoint; answers its signing secret once',
+  },
+  listWebhookEndpoints: {
+    name: 'list-webhook-endpoints',
+    method: 'GET',
+    path: '/webhook-endpoints',
+    entry: 'functions/webhooks/list.ts',
+    scope: 'webhooks:manage',
+    summary: "The workspace's webhook endpoints, newest first",
+  },
+  getWebhookEndpoint: {
+    name: 'get-webhook-endpoint',
+    method: 'GET',
+    path: '/webhook-endpoints/{endpointId}',
+    entry: 'functions/webhooks/get.ts',
+    scope: 'webhooks:manage',
+    summary: 'Read one webhook endpoint',
+  },
+  updateWebhookEndpoint: {
+    name: 'update-webhook-endpoint',
+    method: 'PATCH',
+    path: '/webhook-endpoints/{endpointId}',
+    entry: 'functions/webhooks/update.ts',
+    scope: 'webhooks:manage',
+    summary: "Change a webhook endpoint's URL, events, agents, metadata or status",
+  },
+  deleteWebhookEndpoint: {
+    name: 'delete-webhook-endpoint',
+    method: 'DELETE',
+    path: '/webhook-endpoints/{endpointId}',
+    entry: 'functions/webhooks/delete.ts',
+    scope: 'webhooks:manage',
+    summary: 'Delete a webhook endpoint and its delivery log',
+  },
+  rotateWebhookSecret: {
+    name: 'rotate-webhook-secret',
+    method: 'POST',
+    path: '/webhook-endpoints/{endpointId}/secret/rotate',
+    entry: 'functions/webhooks/rotate.ts',
+    scope: 'webhooks:manage',
+    summary: "Rotate an endpoint's signing secret, the old one signing too for a grace period",
+  },
+  testWebhookEndpoint: {
+    name: 'test-webhook-endpoint',
+    method: 'POST',
+    path: '/webhook-endpoints/{endpointId}/test',
+    entry: 'functions/webhooks/test.ts',
+    scope: 'webhooks:manage',
+    summary: 'Send a signed test delivery',
+  },
+  recoverWebhookEvents: {
+    name: 'recover-webhook-events',
+    method: 'POST',
+    path: '/webhook-endpoints/{endpointId}/recover',
+    entry: 'functions/webhooks/recover.ts',
+    scope: 'webhooks:manage',
+    summary: "Re-send a window's events that have no successful delivery yet, in feed order",
+  },
+  listWebhookDeliveries: {
+    name: 'list-webhook-deliveries',
+    method: 'GET',
+    path: '/webhook-endpoints/{endpointId}/deliveries',
+    entry: 'functions/webhooks/deliveries.ts',
+    scope: 'webhooks:manage',
+    summary: "An endpoint's deliveries, newest first",
+  },
+  getWebhookDelivery: {
+    name: 'get-webhook-delivery',
+    method: 'GET',
+    path: '/webhook-deliveries/{deliveryId}',
+    entry: 'functions/webhooks/delivery.ts',
+    scope: 'webhooks:manage',
+    summary: 'Read one delivery and its attempts',
+  },
+  redeliverWebhook: {
+    name: 'redeliver-webhook',
+    method: 'POST',
+    path: '/webhook-deliveries/{deliveryId}/redeliver',
+    entry: 'functions/webhooks/redeliver.ts',
+    scope: 'webhooks:manage',
+    summary: 'Send a delivery again, with the same webhook-id',
   },
 } as const satisfies Record<string, Route>;
 

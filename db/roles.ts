@@ -23,6 +23,9 @@ import {
   persons,
   sessions,
   themes,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEndpoints,
   workspaceLimits,
   workspaces,
 } from './schema/index.ts';
@@ -63,6 +66,11 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   [idempotencyKeys, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],
   // The audit trail is append-only.
   [agentChanges, ['SELECT', 'INSERT']],
+  // Webhooks: DELETE /webhook-endpoints/{id} deletes (its deliveries and attempts by cascade);
+  // the worker updates a delivery per attempt and the endpoint's health; attempts are append-only.
+  [webhookEndpoints, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],
+  [webhookDeliveries, ['SELECT', 'INSERT', 'UPDATE']],
+  [webhookAttempts, ['SELECT', 'INSERT']],
 ];
 
 /**

@@ -60,6 +60,13 @@ export const BalanceLowData = v.strictObject({
   lastEntryId: Ref,
 });
 
+/** `webhook_endpoint.disabled`: deliveries to the endpoint stopped (it answered 410, or failed for days). */
+export const WebhookEndpointDisabledData = v.strictObject({
+  endpointId: Ref,
+  url: v.string(),
+  reason: v.string(),
+});
+
 const dataOf = {
   'agent.created': AgentCreatedData,
   'agent.published': AgentPublishedData,
@@ -70,6 +77,7 @@ const dataOf = {
   'session.completed': SessionEventData,
   'usage.booked': UsageBookedData,
   'balance.low': BalanceLowData,
+  'webhook_endpoint.disabled': WebhookEndpointDisabledData,
 } satisfies Record<EventType, v.GenericSchema>;
 
 /** The envelope of one type of event. */
@@ -97,6 +105,7 @@ export const Event = v.variant('type', [
   envelope('session.completed'),
   envelope('usage.booked'),
   envelope('balance.low'),
+  envelope('webhook_endpoint.disabled'),
 ]);
 export const EventList = v.array(Event);
 export type Event = v.InferOutput<typeof Event>;

@@ -26,6 +26,8 @@ export const pathParams = {
   ),
   sessionId: idParam('session'),
   entryId: idParam('ledger entry'),
+  endpointId: idParam('webhook endpoint'),
+  deliveryId: idParam('webhook delivery'),
 } as const satisfies Record<string, PathParam>;
 
 export type PathParamName = keyof typeof pathParams;

@@ -15,3 +15,6 @@ export const authenticationMode = pgEnum('authentication_mode', values.authentic
 export const ledgerReason = pgEnum('ledger_reason', values.ledgerReason);
 export const agentChangeOperation = pgEnum('agent_change_operation', values.agentChangeOperation);
 export const workspaceTier = pgEnum('workspace_tier', tierNames);
+export const webhookEndpointStatus = pgEnum('webhook_endpoint_status', values.webhookEndpointStatus);
+export const webhookDeliveryStatus = pgEnum('webhook_delivery_status', values.webhookDeliveryStatus);
+export const webhookDeliveryKind = pgEnum('webhook_delivery_kind', values.webhookDeliveryKind);

@@ -6,5 +6,6 @@ export * from './idempotency.ts';
 export * from './ledger.ts';
 export * from './people.ts';
 export * from './sessions.ts';
+export * from './webhooks.ts';
 export * from './workspace-limits.ts';
 export * from './workspaces.ts';

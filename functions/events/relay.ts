@@ -4,6 +4,7 @@ import {
   type EventEnvelope,
   markPublished,
 } from '#db/queries/events.ts';
+import { fanOut } from '#db/queries/webhook-deliveries.ts';
 import { type Deps, lambda } from '../deps.ts';
 
 /** Events one run claims; PutEvents takes at most 10 entries a call. */
@@ -16,6 +17,8 @@ export type Publish = (envelopes: readonly EventEnvelope[]) => Promise<boolean[]
 
 export interface RelayDeps extends Deps {
   publish: Publish;
+  /** Told how many webhook deliveries a run queued, after it committed (the delivery queue's wake-up). */
+  wake?: (queued: number) => Promise<void>;
 }
 
 /**
@@ -72,6 +75,11 @@ export const build = (deps: RelayDeps) => async (_event?: unknown) => {
     (sql) =>
       sql.transaction(async (tx) => {
         const claimed = await claimUnpublished(tx, RELAY_BATCH);
+        // Webhook deliveries are queued with the claim: an event claimed is an event queued.
+        const queued = await fanOut(
+          tx,
+          claimed.map((c) => c.seq),
+        );
         const delivered: ClaimedEvent[] = [];
         let failed = 0;
         for (let start = 0; start < claimed.length; start += PUT_EVENTS_MAX) {
@@ -91,12 +99,13 @@ export const build = (deps: RelayDeps) => async (_event?: unknown) => {
           tx,
           delivered.map((c) => c.seq),
         );
-        return { claimed: claimed.length, published, failed };
+        return { claimed: claimed.length, published, failed, queued };
       }),
     { repeatable: true },
   );
   // A run with nothing to send is the usual one: said at debug only.
   deps.logger(outcome.claimed > 0 ? 'info' : 'debug', 'events relayed', outcome);
+  if (outcome.queued > 0) await deps.wake?.(outcome.queued);
   return outcome;
 };
 

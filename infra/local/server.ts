@@ -115,13 +115,53 @@ async function startChannel(dataDir: string, apiUrl: string, deps: Deps) {
 }
 
 /** How often `npm start` runs the outbox relay (every minute in AWS: quicker here, to watch). */
-const LOCAL_RELAY_EVERY_MS = 5_000;
+const LOCAL_RELAY_EVERY_MS = 1_000;
+/** How often `npm start` runs the webhook worker for retries (a relay run that queued some wakes it at once). */
+const LOCAL_WEBHOOKS_EVERY_MS = 1_000;
+
+/**
+ * The webhook delivery worker: woken by the relay when it queued deliveries, and on an interval for
+ * the retries that come due. Loopback receivers over http are allowed here (WEBHOOK_ALLOW_LOOPBACK).
+ */
+async function startWebhooks(deps: Deps) {
+  const { build, defaultWorkerSettings } = await import('#functions/webhooks/worker.ts');
+  const { secretBoxFromEnv } = await import('#functions/webhooks/secrets.ts');
+  const worker = build({ ...deps, box: secretBoxFromEnv(), settings: defaultWorkerSettings() });
+  let running: Promise<unknown> | undefined;
+  let again = false;
+  const wake = async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = worker({ budgetMs: 10_000 })
+      .catch((error: unknown) =>
+        deps.logger('warn', 'webhook delivery failed', { error: (error as Error).message }),
+      )
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          void wake();
+        }
+      });
+  };
+  const timer = setInterval(() => void wake(), LOCAL_WEBHOOKS_EVERY_MS);
+  timer.unref();
+  return {
+    wake,
+    async close() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
 
 /**
  * The outbox relay every few seconds, onto an in-process EventBridge stand-in that logs each event
  * it is given: the deployed path (the real SDK, PutEvents) without an AWS account.
  */
-async function startRelay(deps: Deps) {
+async function startRelay(deps: Deps, wake?: () => Promise<void>) {
   const { startEventBridgeEndpoint } = await import('#local-aws/eventbridge-endpoint.ts');
   const { build, eventBridgePublisher } = await import('#functions/events/relay.ts');
   const bridge = await startEventBridgeEndpoint({
@@ -139,7 +179,7 @@ async function startRelay(deps: Deps) {
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     },
   );
-  const relay = build({ ...deps, publish });
+  const relay = build({ ...deps, publish, wake });
   let running: Promise<unknown> | undefined;
   const timer = setInterval(() => {
     // A run still going is left to finish: the next tick catches up.
@@ -166,7 +206,10 @@ async function main() {
   let gateway: Gateway | undefined;
   let stage: { close(): Promise<void> } | undefined;
   let relay: { close(): Promise<void> } | undefined;
+  let webhooks: Awaited<ReturnType<typeof startWebhooks>> | undefined;
   let channel: { close(): Promise<void> } | undefined;
+  // Receivers on this machine over http: the local server's webhooks (never a deployed stage's).
+  process.env.WEBHOOK_ALLOW_LOOPBACK ??= 'true';
   try {
     handle = await openDatabaseFromEnv();
     const { config } = handle;
@@ -191,13 +234,15 @@ async function main() {
     });
     process.stdout.write(banner(gateway.url, describeDatabase(config), demo));
     if (process.env.LOCAL_AWS_PORT) stage = await startStage(gateway.url, { database: handle, logger });
-    relay = await startRelay({ database: handle, logger });
+    webhooks = await startWebhooks({ database: handle, logger });
+    relay = await startRelay({ database: handle, logger }, webhooks.wake);
     if (config.kind === 'pglite' && config.dataDir) {
       channel = await startChannel(config.dataDir, gateway.url, { database: handle, logger });
     }
   } catch (error) {
     await channel?.close();
     await relay?.close();
+    await webhooks?.close();
     await stage?.close();
     await gateway?.close();
     await handle?.close();
@@ -214,6 +259,7 @@ async function main() {
     setTimeout(() => process.exit(1), 15_000).unref();
     await channel?.close();
     await relay?.close();
+    await webhooks?.close();
     await stage?.close();
     await gateway?.close();
     await handle?.close();

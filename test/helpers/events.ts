@@ -4,7 +4,7 @@ import { queryParameters } from '#infra/local/event.ts';
 import type { Tenant } from './tenants.ts';
 
 export interface EventOptions {
-  method?: 'GET' | 'POST' | 'PATCH';
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   /**
    * The route's template (`/agents/{agentId}`) when `path` is a concrete one; its parameters are

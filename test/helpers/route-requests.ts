@@ -10,8 +10,12 @@ import { createSession } from '#db/queries/create-session.ts';
 import { bookCredit } from '#db/queries/ledger.ts';
 import { createApiKey } from '#db/queries/manage-api-keys.ts';
 import { startSession } from '#db/queries/session-writes.ts';
+import { queueTest } from '#db/queries/webhook-deliveries.ts';
+import { createEndpoint } from '#db/queries/webhook-endpoints.ts';
 import { agentEtag } from '#functions/http/etag.ts';
 import type { ApiEvent } from '#functions/http/types.ts';
+import { secretBoxFromEnv } from '#functions/webhooks/secrets.ts';
+import { newSecret } from '#functions/webhooks/signature.ts';
 import { apiEvent } from './events.ts';
 import { createTenant, type Tenant } from './tenants.ts';
 
@@ -180,6 +184,71 @@ export const routeRequests: Record<RouteKey, (world: World) => Promise<RouteRequ
     query: 'from=2026-01-01&to=2026-01-31',
     status: 200,
   }),
+  createWebhookEndpoint: async () => ({
+    method: 'POST',
+    path: '/webhook-endpoints',
+    headers: { 'idempotency-key': `fixture-${randomUUID()}` },
+    body: { url: `https://hooks.example.com/${unique()}`, enabledEvents: ['*'] },
+    status: 201,
+  }),
+  listWebhookEndpoints: async () => ({ method: 'GET', path: '/webhook-endpoints', status: 200 }),
+  getWebhookEndpoint: async (world) => ({
+    method: 'GET',
+    path: `/webhook-endpoints/${(await newEndpoint(world)).id}`,
+    status: 200,
+  }),
+  updateWebhookEndpoint: async (world) => {
+    const endpoint = await newEndpoint(world);
+    return {
+      method: 'PATCH',
+      path: `/webhook-endpoints/${endpoint.id}`,
+      headers: { 'if-match': endpoint.etag },
+      body: { description: `Changed ${unique()}` },
+      status: 200,
+    };
+  },
+  deleteWebhookEndpoint: async (world) => {
+    const endpoint = await newEndpoint(world);
+    return {
+      method: 'DELETE',
+      path: `/webhook-endpoints/${endpoint.id}`,
+      headers: { 'if-match': endpoint.etag },
+      status: 204,
+    };
+  },
+  rotateWebhookSecret: async (world) => ({
+    method: 'POST',
+    path: `/webhook-endpoints/${(await newEndpoint(world)).id}/secret/rotate`,
+    body: { gracePeriodSeconds: 60 },
+    status: 200,
+  }),
+  testWebhookEndpoint: async (world) => ({
+    method: 'POST',
+    path: `/webhook-endpoints/${(await newEndpoint(world)).id}/test`,
+    body: { eventType: 'agent.created' },
+    status: 202,
+  }),
+  recoverWebhookEvents: async (world) => ({
+    method: 'POST',
+    path: `/webhook-endpoints/${(await newEndpoint(world)).id}/recover`,
+    body: { since: '2026-01-01T00:00:00.000Z' },
+    status: 202,
+  }),
+  listWebhookDeliveries: async (world) => ({
+    method: 'GET',
+    path: `/webhook-endpoints/${(await newEndpoint(world)).id}/deliveries`,
+    status: 200,
+  }),
+  getWebhookDelivery: async (world) => ({
+    method: 'GET',
+    path: `/webhook-deliveries/${await newDelivery(world)}`,
+    status: 200,
+  }),
+  redeliverWebhook: async (world) => ({
+    method: 'POST',
+    path: `/webhook-deliveries/${await newDelivery(world)}/redeliver`,
+    status: 202,
+  }),
 };
 
 /** A new workspace, its caller and writer keys, a published agent with a newer draft, and a session of it. */
@@ -328,6 +397,30 @@ export const queryParamsOf = (key: RouteKey): string[] =>
   (operationOf(key).parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
 
 let counter = 0;
+
+/** A webhook endpoint of the world's workspace, made by the writer through the query the route uses. */
+async function newEndpoint(world: Writing): Promise<{ id: string; etag: string }> {
+  const id = createId();
+  const { etag } = await createEndpoint(world.database.sql, world.writer, {
+    id,
+    url: `https://hooks.example.com/${unique()}`,
+    description: '',
+    enabledEvents: ['*'],
+    agentIds: null,
+    metadata: {},
+    secretSealed: secretBoxFromEnv().seal(newSecret(), id),
+    principalId: world.writer.principalId,
+  });
+  return { id, etag };
+}
+
+/** A queued test delivery to a new endpoint of the world's workspace: its id. */
+async function newDelivery(world: Writing): Promise<string> {
+  const endpoint = await newEndpoint(world);
+  const item = await queueTest(world.database.sql, world.writer, endpoint.id, 'agent.created');
+  if (!item) throw new Error('fixture: no test delivery');
+  return (JSON.parse(item) as { id: string }).id;
+}
 const unique = () => `${++counter}-${randomUUID().slice(0, 8)}`;
 
 type Writing = Pick<World, 'database' | 'caller' | 'writer'>;

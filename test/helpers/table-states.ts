@@ -15,6 +15,8 @@ import {
   ledgerUsageReasonHourly,
   persons,
   sessions,
+  webhookDeliveries,
+  webhookEndpoints,
 } from '#db/schema/index.ts';
 
 /** Every table a route's request may write to (the keys and workspaces are the tools'). */
@@ -32,6 +34,8 @@ export const WRITTEN = [
   ledgerUsageReasonHourly,
   events,
   idempotencyKeys,
+  webhookEndpoints,
+  webhookDeliveries,
 ] as const;
 
 /** Their names. */

@@ -8,6 +8,15 @@ import { JsonPatch } from '#contract/schemas/json-patch.ts';
 import { Balance, LedgerEntryList, UsageReport } from '#contract/schemas/ledger.ts';
 import { Problem } from '#contract/schemas/problem.ts';
 import { LedgerEntry, Session, SessionList } from '#contract/schemas/session.ts';
+import {
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookDeliveryList,
+  WebhookEndpoint,
+  WebhookEndpointList,
+  WebhookEndpointWithSecret,
+  WebhookRecovery,
+} from '#contract/schemas/webhook.ts';
 import type { Database } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { apiKeys } from '#db/schema/index.ts';
@@ -38,6 +47,17 @@ import { build as buildCreateVersion } from '#functions/versions/create.ts';
 import { build as buildDiffVersions } from '#functions/versions/diff.ts';
 import { build as buildGetVersion } from '#functions/versions/get.ts';
 import { build as buildListVersions } from '#functions/versions/list.ts';
+import { build as buildCreateWebhookEndpoint } from '#functions/webhooks/create.ts';
+import { build as buildDeleteWebhookEndpoint } from '#functions/webhooks/delete.ts';
+import { build as buildListWebhookDeliveries } from '#functions/webhooks/deliveries.ts';
+import { build as buildGetWebhookDelivery } from '#functions/webhooks/delivery.ts';
+import { build as buildGetWebhookEndpoint } from '#functions/webhooks/get.ts';
+import { build as buildListWebhookEndpoints } from '#functions/webhooks/list.ts';
+import { build as buildRecoverWebhookEvents } from '#functions/webhooks/recover.ts';
+import { build as buildRedeliverWebhook } from '#functions/webhooks/redeliver.ts';
+import { build as buildRotateWebhookSecret } from '#functions/webhooks/rotate.ts';
+import { build as buildTestWebhookEndpoint } from '#functions/webhooks/test.ts';
+import { build as buildUpdateWebhookEndpoint } from '#functions/webhooks/update.ts';
 import { type RouteKey, routeKeys } from '#test/helpers/route-requests.ts';
 import { WRITTEN } from '#test/helpers/table-states.ts';
 
@@ -68,6 +88,17 @@ export function buildApp(deps: Deps) {
     createCredit: buildCreateCredit(deps),
     getBalance: buildGetBalance(deps),
     getUsage: buildGetUsage(deps),
+    createWebhookEndpoint: buildCreateWebhookEndpoint(deps),
+    listWebhookEndpoints: buildListWebhookEndpoints(deps),
+    getWebhookEndpoint: buildGetWebhookEndpoint(deps),
+    updateWebhookEndpoint: buildUpdateWebhookEndpoint(deps),
+    deleteWebhookEndpoint: buildDeleteWebhookEndpoint(deps),
+    rotateWebhookSecret: buildRotateWebhookSecret(deps),
+    testWebhookEndpoint: buildTestWebhookEndpoint(deps),
+    recoverWebhookEvents: buildRecoverWebhookEvents(deps),
+    listWebhookDeliveries: buildListWebhookDeliveries(deps),
+    getWebhookDelivery: buildGetWebhookDelivery(deps),
+    redeliverWebhook: buildRedeliverWebhook(deps),
     authorize: buildAuthorizer(deps),
   };
 }
@@ -103,6 +134,18 @@ export const successSchema = {
   'create-credit': LedgerEntry,
   'get-balance': Balance,
   'get-usage': UsageReport,
+  'create-webhook-endpoint': WebhookEndpointWithSecret,
+  'list-webhook-endpoints': WebhookEndpointList,
+  'get-webhook-endpoint': WebhookEndpoint,
+  'update-webhook-endpoint': WebhookEndpoint,
+  // 204: no body at all.
+  'delete-webhook-endpoint': null,
+  'rotate-webhook-secret': WebhookEndpointWithSecret,
+  'test-webhook-endpoint': WebhookDelivery,
+  'recover-webhook-events': WebhookRecovery,
+  'list-webhook-deliveries': WebhookDeliveryList,
+  'get-webhook-delivery': WebhookDeliveryDetail,
+  'redeliver-webhook': WebhookDelivery,
 } as const satisfies Record<RouteName, v.GenericSchema | null>;
 
 /** Every table a request could write to (test/helpers/table-states.ts), and the API keys: no route may make one. */

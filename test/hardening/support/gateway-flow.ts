@@ -34,6 +34,17 @@ const handlerOf = (app: App, route: RouteName) =>
     'create-credit': app.createCredit,
     'get-balance': app.getBalance,
     'get-usage': app.getUsage,
+    'create-webhook-endpoint': app.createWebhookEndpoint,
+    'list-webhook-endpoints': app.listWebhookEndpoints,
+    'get-webhook-endpoint': app.getWebhookEndpoint,
+    'update-webhook-endpoint': app.updateWebhookEndpoint,
+    'delete-webhook-endpoint': app.deleteWebhookEndpoint,
+    'rotate-webhook-secret': app.rotateWebhookSecret,
+    'test-webhook-endpoint': app.testWebhookEndpoint,
+    'recover-webhook-events': app.recoverWebhookEvents,
+    'list-webhook-deliveries': app.listWebhookDeliveries,
+    'get-webhook-delivery': app.getWebhookDelivery,
+    'redeliver-webhook': app.redeliverWebhook,
   })[route];
 
 /** The authorizer's event for a handler event, as API Gateway derives it. */
