@@ -3,9 +3,9 @@ import type { eventTypes } from '#contract/enums.ts';
 import type { WebhookDelivery, WebhookDeliveryDetail } from '#contract/schemas/webhook.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
-import { isoTime } from './projections.ts';
 import type { JsonText } from './json-text.ts';
 import type { ListWindow } from './list-window.ts';
+import { isoTime } from './projections.ts';
 
 /**
  * A fresh delivery id made in SQL (a fan-out inserts many rows in one statement): a letter and 23

@@ -3,9 +3,9 @@ import type { WebhookEndpoint } from '#contract/schemas/webhook.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { eventInsert } from './events.ts';
-import { isoTime } from './projections.ts';
 import type { JsonText } from './json-text.ts';
 import type { ListWindow } from './list-window.ts';
+import { isoTime } from './projections.ts';
 
 /** An endpoint's ETag, in SQL: as an agent's, `"<id>.<updated_at in epoch ms>"`. */
 export const endpointEtagSql = sql`'"' || w.id || '.' || floor(extract(epoch from w.updated_at) * 1000)::bigint || '"'`;

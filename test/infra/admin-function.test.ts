@@ -9,7 +9,6 @@ import {
   idsOfType,
   logicalId,
   type Resources,
-  resourcesOf,
   type Synthesised,
   synthesise,
 } from './synth.ts';
