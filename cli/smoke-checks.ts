@@ -25,7 +25,8 @@ export interface SmokeTarget {
   base: URL;
   /**
    * A key with agents:read, sessions:read, events:read and usage:read (and agents:write,
-   * agents:publish, sessions:write, billing:write when `write`); a check whose scope it lacks is skipped.
+   * agents:publish, sessions:write, billing:write, webhooks:manage when `write`); a check whose scope
+   * it lacks is skipped.
    */
   token: string;
   write: boolean;
@@ -148,7 +149,7 @@ export function smokeChecks(target: SmokeTarget): Check[] {
           method: 'DELETE',
           headers: { 'if-match': etag },
         });
-        expectStatus(gone, 204);
+        expectStatus(gone, 204, ''); // no content, no content-type
         return `201 (secret once), 202 test delivery ${delivery.id}, 204 deleted`;
       },
     },

@@ -94,7 +94,15 @@ await run('smoke', usage, async () => {
         'sessions:read',
         'events:read',
         'usage:read',
-        ...(write ? (['agents:write', 'agents:publish', 'sessions:write', 'billing:write'] as const) : []),
+        ...(write
+          ? ([
+              'agents:write',
+              'agents:publish',
+              'sessions:write',
+              'billing:write',
+              'webhooks:manage',
+            ] as const)
+          : []),
       ]),
       await mint(`smoke ${stamp} (no agents:read)`, ['sessions:read']),
     ];

@@ -4271,7 +4271,7 @@ export interface operations {
             query?: {
                 /** @description Items per page. */
                 limit?: number;
-                /** @description Items to skip before the page. Not with `cursor`. */
+                /** @description Items to skip before the page, at most 10000. Not with `cursor`. Deeper pages go by cursor: the `Link: rel="next"` of a page whose next offset would pass 10000 carries one. */
                 offset?: number;
                 /** @description Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added. */
                 cursor?: string;
@@ -5255,7 +5255,7 @@ export interface operations {
             query?: {
                 /** @description Items per page. */
                 limit?: number;
-                /** @description Items to skip before the page. Not with `cursor`. */
+                /** @description Items to skip before the page, at most 10000. Not with `cursor`. Deeper pages go by cursor: the `Link: rel="next"` of a page whose next offset would pass 10000 carries one. */
                 offset?: number;
                 /** @description Keyset paging: the value from a `Link: rel="next"` cursor, or empty to start. Stable while rows are added. */
                 cursor?: string;

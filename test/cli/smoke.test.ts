@@ -42,11 +42,11 @@ describe('npm run smoke', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines.filter((l) => l.startsWith('pass '))).toHaveLength(23);
+    expect(lines.filter((l) => l.startsWith('pass '))).toHaveLength(24);
     expect(lines).toContainEqual(
       expect.stringMatching(/^skip {2}a key without agents:read: .*needs the admin function/),
     );
-    expect(lastLine(result.stdout)).toBe('23 passed, 0 failed, 1 skipped');
+    expect(lastLine(result.stdout)).toBe('24 passed, 0 failed, 1 skipped');
     expect(result.stdout).toMatch(
       /^pass {2}GET \/events .*: 200, Link and X-Next-Cursor .*this run's 10 events, each once$/m,
     );
@@ -80,7 +80,7 @@ describe('npm run smoke', () => {
     const result = await runCli('smoke', ['--stage', 'pr-9', '--write'], env);
     expect(result.code).toBe(0);
     expect(result.stdout).not.toMatch(/^(skip|FAIL)/m);
-    expect(lastLine(result.stdout)).toBe('24 passed, 0 failed, 0 skipped');
+    expect(lastLine(result.stdout)).toBe('25 passed, 0 failed, 0 skipped');
     const keys = rowsOf<{ name: string; revoked: boolean; lifetime: number }>(
       await handle.db.execute(sql`select name, revoked_at is not null as revoked,
         extract(epoch from expires_at - created_at)::int as lifetime from api_keys where name like 'smoke %'`),

@@ -89,7 +89,7 @@ describe.skipIf(!usingPostgres())('the preview database custom resource (real Po
       stage = await startLocalStage({ deps, apiUrl: gateway.url, stage: `pr-${suffix}` });
       const result = await runCli('smoke', ['--stage', `pr-${suffix}`, '--write'], awsEnv(stage.env));
       expect(result.stdout).not.toMatch(/^(skip|FAIL)/m);
-      expect(lastLine(result.stdout)).toBe('20 passed, 0 failed, 0 skipped');
+      expect(lastLine(result.stdout)).toBe('25 passed, 0 failed, 0 skipped');
       expect(result.code).toBe(0);
     } finally {
       await stage?.close();
