@@ -24,14 +24,15 @@ describe('npm run stage -- teardown', () => {
   let endpoint: AwsEndpoint;
   let env: NodeJS.ProcessEnv;
   const state = localUsagePlans([...Object.values(preview), ...Object.values(other)]);
+  const stacks = new Map<string, Record<string, string>>([
+    ['VoiceAgentAdmin-feature-x', outputsOf('VoiceAgentAdmin-feature-x', preview)],
+    ['VoiceAgentAdmin-feature-y', outputsOf('VoiceAgentAdmin-feature-y', other)],
+    ['VoiceAgentAdmin-old', {}],
+  ]);
   beforeAll(async () => {
     endpoint = await startAwsEndpoint({
       functions: new Map(),
-      stacks: new Map<string, Record<string, string>>([
-        ['VoiceAgentAdmin-feature-x', outputsOf('VoiceAgentAdmin-feature-x', preview)],
-        ['VoiceAgentAdmin-feature-y', outputsOf('VoiceAgentAdmin-feature-y', other)],
-        ['VoiceAgentAdmin-old', {}],
-      ]),
+      stacks,
       usagePlans: state,
     });
     const credentials = { accessKeyId: 'AKIDSTANDIN', secretAccessKey: 'stand-in' };
@@ -112,5 +113,17 @@ describe('npm run stage -- teardown', () => {
     expect(old.code).not.toBe(0);
     expect(old.stderr).toMatch(/no UsagePlanIds output/);
     expect(keyNames()).toEqual(othersKeys);
+  });
+
+  it('finds the keys of a stack deployed before the UsageKeyPrefix output through its plans only', async () => {
+    stacks.set('VoiceAgentAdmin-feature-y', { UsagePlanIds: JSON.stringify(other) });
+    const result = await runCli('stage', ['teardown', 'feature-y'], env);
+    expect(result).toMatchObject({ code: 0, stdout: 'VoiceAgentAdmin-feature-y: 2 API keys deleted\n' });
+    expect(keyNames()).toEqual(
+      [
+        usageIdentifierOf('VoiceAgentAdmin-feature-y', 'wsunplaced0000000000000000', 'free'),
+        usageIdentifierOf('VoiceAgentAdmin-feature-x-2', 'wsunplaced0000000000000000', 'free'),
+      ].sort(),
+    );
   });
 });
