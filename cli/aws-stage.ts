@@ -8,6 +8,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import * as v from 'valibot';
 import { AdminAnswer, type AdminCommand } from '#contract/admin.ts';
+import { usageKeyNamePrefix } from '#contract/tiers.ts';
 import { PREVIEW_BASE, PROD, SANDBOX, STACK_PREFIX, sanitiseStage } from '#infra/stage-name.ts';
 import { CliError } from './common.ts';
 
@@ -22,6 +23,8 @@ export interface StageOutputs {
   adminFunctionName?: string;
   /** Each tier's usage plan id (the `UsagePlanIds` output), where the stack has it. */
   usagePlanIds?: Record<string, string>;
+  /** The stage's usage key prefix (the `UsageKeyPrefix` output, contract/tiers.ts), where the stack has it. */
+  usageKeyPrefix?: string;
 }
 
 /** The SDK's complaints about the environment, as something to do about it. */
@@ -53,6 +56,7 @@ export async function stageOutputs(rawStage: string): Promise<StageOutputs> {
       apiUrl: outputs.get('ApiUrl'),
       adminFunctionName: outputs.get('AdminFunctionName'),
       usagePlanIds: parsePlanIds(outputs.get('UsagePlanIds')),
+      usageKeyPrefix: outputs.get('UsageKeyPrefix') || undefined,
     };
   } catch (error) {
     if ((error as { name?: string }).name === 'ValidationError' && /does not exist/.test(String(error))) {
@@ -74,10 +78,12 @@ const parsePlanIds = (json: string | undefined) => {
 };
 
 /**
- * Before a preview's stack is deleted: deletes the API keys the admin function created in the
- * preview's usage plans (functions/usage-plan-keys.ts). CloudFormation did not create them, so it
- * would leave them behind, counting against the account's 10,000. Deleting a key takes it out of
- * its plan. Idempotent: a stack already gone, or a key already deleted, is nothing to do.
+ * Before a preview's stack is deleted: deletes the API keys the admin function created
+ * (functions/usage-plan-keys.ts), found in the preview's usage plans and by their names' prefix, so a
+ * key whose placement in a plan failed goes too. CloudFormation did not create them, so it would
+ * leave them behind, counting against the account's 10,000. Deleting a key takes it out of its plan.
+ * Idempotent: a stack already gone, or a key already deleted, is nothing to do. A stack deployed
+ * before the `UsageKeyPrefix` output has its keys found through its plans only.
  */
 export async function deletePreviewKeys(rawStage: string): Promise<{ deleted: number; stackName: string }> {
   const stage = sanitiseStage(rawStage);
@@ -92,27 +98,40 @@ export async function deletePreviewKeys(rawStage: string): Promise<{ deleted: nu
   }
   if (!outputs.usagePlanIds)
     throw new CliError(`stack ${stackName} has no UsagePlanIds output: deploy this version first`);
-  const { APIGatewayClient, DeleteApiKeyCommand, GetUsagePlanKeysCommand } = await import(
+  const { APIGatewayClient, DeleteApiKeyCommand, GetApiKeysCommand, GetUsagePlanKeysCommand } = await import(
     '@aws-sdk/client-api-gateway'
   );
   const client = new APIGatewayClient({});
+  const keyIds = new Set<string>();
+  const collect = (items: Array<{ id?: string }> | undefined) => {
+    for (const key of items ?? []) if (key.id) keyIds.add(key.id);
+  };
   let deleted = 0;
   try {
     for (const usagePlanId of Object.values(outputs.usagePlanIds)) {
-      const keyIds: string[] = [];
       let position: string | undefined;
       do {
         const page = await client.send(new GetUsagePlanKeysCommand({ usagePlanId, position, limit: 500 }));
-        keyIds.push(...(page.items ?? []).flatMap((key) => (key.id ? [key.id] : [])));
+        collect(page.items);
         position = page.position;
       } while (position);
-      for (const apiKey of keyIds) {
-        try {
-          await client.send(new DeleteApiKeyCommand({ apiKey }));
-          deleted += 1;
-        } catch (error) {
-          if ((error as { name?: string }).name !== 'NotFoundException') throw error;
-        }
+    }
+    if (outputs.usageKeyPrefix) {
+      const nameQuery = usageKeyNamePrefix(outputs.usageKeyPrefix);
+      let position: string | undefined;
+      do {
+        const page = await client.send(new GetApiKeysCommand({ nameQuery, position, limit: 500 }));
+        // Whatever nameQuery matches, only names of this stage's pool are deleted.
+        collect(page.items?.filter((key) => key.name?.startsWith(nameQuery)));
+        position = page.position;
+      } while (position);
+    }
+    for (const apiKey of keyIds) {
+      try {
+        await client.send(new DeleteApiKeyCommand({ apiKey }));
+        deleted += 1;
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'NotFoundException') throw error;
       }
     }
   } catch (error) {

@@ -8,7 +8,8 @@
  *                                               its database, its status (AWS credentials needed)
  *   npm run --silent stage -- list --idle-days <n>   only the stages not deployed for n days or more
  *   npm run stage -- teardown <stage>           before destroying a preview: deletes the API keys its
- *                                               admin function made (CloudFormation would leave them)
+ *                                               admin function made, placed in a plan or not
+ *                                               (CloudFormation would leave them)
  * `npm run --silent stage -- <branch>…` (no `name`) still works for any branch not called `list`.
  */
 import { PREVIEW_BASE, PROD, sanitiseStage } from '#infra/stage-name.ts';

@@ -59,13 +59,16 @@ function fnv1a(text: string): number {
 export const usageShardOf = (workspaceId: string, tier: TierName) =>
   fnv1a(workspaceId) % USAGE_KEY_SHARDS[tier];
 
+/** How every key name of the stage's pool begins: what finds them all by name (`GetApiKeys`' `nameQuery`). */
+export const usageKeyNamePrefix = (prefix: string) => `vaw_${prefix}_`;
+
 /**
  * A usage key's value (and name): the stage's prefix (its stack name: API key values are unique per
  * account and region, so stages cannot share one), the tier and the shard. Nobody sends it: it is
  * derived, not a secret (API Gateway wants 20 to 128 characters).
  */
 export const usageKeyValue = (prefix: string, tier: TierName, shard: number) =>
-  `vaw_${prefix}_${tier}_${String(shard).padStart(4, '0')}`;
+  `${usageKeyNamePrefix(prefix)}${tier}_${String(shard).padStart(4, '0')}`;
 
 /** The variable naming the stage's key prefix, for the authorizer and the key function alike. */
 export const USAGE_KEY_PREFIX_ENV = 'USAGE_KEY_PREFIX';
@@ -79,7 +82,7 @@ export const usageIdentifierOf = (prefix: string, workspaceId: string, tier: Tie
  * plan, so API Gateway lets them reach the function, which answers 503 (never API Gateway's
  * missing-key 403); the stage's throttle still bounds them.
  */
-export const deferredUsageKeyValue = (prefix: string) => `vaw_${prefix}_deferred`;
+export const deferredUsageKeyValue = (prefix: string) => `${usageKeyNamePrefix(prefix)}deferred`;
 export const DEFERRED_USAGE_TIER: TierName = 'pro';
 
 /**

@@ -18,6 +18,7 @@ import {
   USAGE_KEY_PREFIX_ENV,
   USAGE_KEY_SHARDS,
   usageIdentifierOf,
+  usageKeyNamePrefix,
   usageKeyValue,
   usageShardOf,
 } from '#contract/tiers.ts';
@@ -138,7 +139,8 @@ export function usagePlanKeys(
       const wanted = new Map<string, TierName>([[deferredUsageKeyValue(prefix), DEFERRED_USAGE_TIER]]);
       for (const { tier, shard } of shards) wanted.set(usageKeyValue(prefix, tier, shard), tier);
       const ids = new Map<string, string>();
-      for (const key of await keysNamed(`vaw_${prefix}_`)) if (key.name && key.id) ids.set(key.name, key.id);
+      for (const key of await keysNamed(usageKeyNamePrefix(prefix)))
+        if (key.name && key.id) ids.set(key.name, key.id);
       const members = new Set<string>();
       for (const tier of tierNames) {
         let position: string | undefined;
@@ -162,7 +164,7 @@ export function usagePlanKeys(
     },
     async removeAll() {
       const { client, commands } = await api();
-      const pool = await keysNamed(`vaw_${prefix}_`);
+      const pool = await keysNamed(usageKeyNamePrefix(prefix));
       for (const key of pool) await client.send(new commands.DeleteApiKeyCommand({ apiKey: key.id }));
       return pool.length;
     },

@@ -273,13 +273,15 @@ export class CiIdentityStack extends Stack {
     }
     if (scope.listsStacks) {
       // The reaper's teardown (cli/aws-stage.ts): a preview's API keys, made at run time by its
-      // admin function, are found in its usage plans and deleted before its stack.
+      // admin function, are found in its usage plans and by name (the collection) and deleted
+      // before its stack.
       statements.push(
         new PolicyStatement({
           sid: 'PreviewKeys',
           actions: ['apigateway:GET', 'apigateway:DELETE'],
           resources: [
             arn('apigateway:{region}::/usageplans/*/keys').real,
+            arn('apigateway:{region}::/apikeys').real,
             arn('apigateway:{region}::/apikeys/*').real,
           ],
         }),

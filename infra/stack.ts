@@ -186,6 +186,11 @@ export class AdminApiStack extends Stack {
       value: this.usagePlans.planIdsJson(),
       description: "Each tier's usage plan id (JSON): the workspaces' API keys are in them",
     });
+    // ... and by name, also a key whose placement in a plan failed (contract/tiers.ts usageKeyNamePrefix).
+    new CfnOutput(this, 'UsageKeyPrefix', {
+      value: this.usagePlans.keyPrefix,
+      description: "The stage's usage key prefix: its API keys' names begin vaw_<prefix>_",
+    });
     new CfnOutput(this, 'DatabaseName', {
       value: config.sharedCluster ? databaseName : `${databaseName} (own cluster)`,
       description: config.sharedCluster

@@ -8,24 +8,31 @@ import { awsEnv, runCli } from '#test/helpers/cli.ts';
 
 const preview = { free: 'x-free', standard: 'x-standard', pro: 'x-pro' } as const;
 const other = { free: 'y-free', standard: 'y-standard', pro: 'y-pro' } as const;
+// A preview stack's outputs the teardown reads (infra/stack.ts): its key prefix is its stack name.
+const outputsOf = (stackName: string, plans: Record<string, string>) => ({
+  UsagePlanIds: JSON.stringify(plans),
+  UsageKeyPrefix: stackName,
+});
 
 /**
  * `npm run stage -- teardown <stage>`, what the reaper runs before destroying a preview: the API
  * keys the preview's admin function made at run time, found through its stack's `UsagePlanIds`
- * output, deleted through the real SDKs against the local CloudFormation and API Gateway stand-ins.
+ * output and by the names its `UsageKeyPrefix` output begins, deleted through the real SDKs against
+ * the local CloudFormation and API Gateway stand-ins.
  */
 describe('npm run stage -- teardown', () => {
   let endpoint: AwsEndpoint;
   let env: NodeJS.ProcessEnv;
   const state = localUsagePlans([...Object.values(preview), ...Object.values(other)]);
+  const stacks = new Map<string, Record<string, string>>([
+    ['VoiceAgentAdmin-feature-x', outputsOf('VoiceAgentAdmin-feature-x', preview)],
+    ['VoiceAgentAdmin-feature-y', outputsOf('VoiceAgentAdmin-feature-y', other)],
+    ['VoiceAgentAdmin-old', {}],
+  ]);
   beforeAll(async () => {
     endpoint = await startAwsEndpoint({
       functions: new Map(),
-      stacks: new Map<string, Record<string, string>>([
-        ['VoiceAgentAdmin-feature-x', { UsagePlanIds: JSON.stringify(preview) }],
-        ['VoiceAgentAdmin-feature-y', { UsagePlanIds: JSON.stringify(other) }],
-        ['VoiceAgentAdmin-old', {}],
-      ]),
+      stacks,
       usagePlans: state,
     });
     const credentials = { accessKeyId: 'AKIDSTANDIN', secretAccessKey: 'stand-in' };
@@ -44,6 +51,16 @@ describe('npm run stage -- teardown', () => {
       'wsfeatureyone0000000000000',
       'standard',
     );
+    // A key created whose placement failed (its plan refused it): in no plan, found by its name only.
+    // One of this preview's, one of the other's, one of a preview whose name begins with this one's.
+    for (const prefix of [
+      'VoiceAgentAdmin-feature-x',
+      'VoiceAgentAdmin-feature-y',
+      'VoiceAgentAdmin-feature-x-2',
+    ]) {
+      const unplaced = usagePlanKeys({ ...preview, free: 'no-such-plan' }, prefix, client);
+      await expect(unplaced.place('wsunplaced0000000000000000', 'free')).rejects.toThrow(/Usage Plan/);
+    }
     env = awsEnv({
       AWS_ENDPOINT_URL: endpoint.url,
       AWS_REGION: 'eu-west-1',
@@ -57,13 +74,20 @@ describe('npm run stage -- teardown', () => {
   const othersKeys = [
     usageIdentifierOf('VoiceAgentAdmin-feature-y', 'wsfeatureyone0000000000000', 'standard'),
     deferredUsageKeyValue('VoiceAgentAdmin-feature-y'),
+    usageIdentifierOf('VoiceAgentAdmin-feature-y', 'wsunplaced0000000000000000', 'free'),
+    usageIdentifierOf('VoiceAgentAdmin-feature-x-2', 'wsunplaced0000000000000000', 'free'),
   ].sort();
 
-  it("deletes the preview's API keys, and leaves every other preview's", async () => {
-    // This preview's two workspaces' pool keys and its deferred key; the other's two.
-    expect(keyNames()).toHaveLength(5);
+  it("deletes the preview's API keys, placed in a plan or not, and leaves every other preview's", async () => {
+    // This preview's two workspaces' pool keys, its deferred key and its unplaced key; the others' four.
+    expect(keyNames()).toHaveLength(8);
+    const unplaced = usageIdentifierOf('VoiceAgentAdmin-feature-x', 'wsunplaced0000000000000000', 'free');
+    expect(keyNames()).toContain(unplaced);
+    expect(
+      [...state.plans.values()].some((plan) => [...plan].some((id) => state.keys.get(id)?.name === unplaced)),
+    ).toBe(false);
     const result = await runCli('stage', ['teardown', 'feature/X'], env);
-    expect(result).toMatchObject({ code: 0, stdout: 'VoiceAgentAdmin-feature-x: 3 API keys deleted\n' });
+    expect(result).toMatchObject({ code: 0, stdout: 'VoiceAgentAdmin-feature-x: 4 API keys deleted\n' });
     expect(keyNames()).toEqual(othersKeys);
     for (const plan of Object.values(preview)) expect(state.plans.get(plan)?.size).toBe(0);
     expect(state.plans.get(other.standard)?.size).toBe(1);
@@ -89,5 +113,17 @@ describe('npm run stage -- teardown', () => {
     expect(old.code).not.toBe(0);
     expect(old.stderr).toMatch(/no UsagePlanIds output/);
     expect(keyNames()).toEqual(othersKeys);
+  });
+
+  it('finds the keys of a stack deployed before the UsageKeyPrefix output through its plans only', async () => {
+    stacks.set('VoiceAgentAdmin-feature-y', { UsagePlanIds: JSON.stringify(other) });
+    const result = await runCli('stage', ['teardown', 'feature-y'], env);
+    expect(result).toMatchObject({ code: 0, stdout: 'VoiceAgentAdmin-feature-y: 2 API keys deleted\n' });
+    expect(keyNames()).toEqual(
+      [
+        usageIdentifierOf('VoiceAgentAdmin-feature-y', 'wsunplaced0000000000000000', 'free'),
+        usageIdentifierOf('VoiceAgentAdmin-feature-x-2', 'wsunplaced0000000000000000', 'free'),
+      ].sort(),
+    );
   });
 });

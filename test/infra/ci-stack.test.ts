@@ -98,6 +98,16 @@ describe('the deploy identity stack', () => {
     }
   });
 
+  it("lets the preview role find a preview's API keys by plan and by name, and delete them (the teardown)", () => {
+    const keys = statement(roles.previewRole, 'PreviewKeys');
+    expect(keys).toMatchObject({ Effect: 'Allow', Action: ['apigateway:GET', 'apigateway:DELETE'] });
+    // Each resource's path, the partition and region tokens dropped: GetApiKeys reads the collection.
+    const paths = keys.Resource.map((r: { 'Fn::Join': [string, unknown[]] }) => r['Fn::Join'][1].at(-1));
+    expect(paths).toEqual(['::/usageplans/*/keys', '::/apikeys', '::/apikeys/*']);
+    for (const role of [roles.prodRole, roles.prodPlanRole])
+      expect(statement(role, 'PreviewKeys')).toBeUndefined();
+  });
+
   it('lets the prod plan role prepare a change set but not execute it, nor delete the stack', () => {
     const plan = statement(roles.prodPlanRole, 'OwnStacks');
     expect(plan.Action).toContain('cloudformation:CreateChangeSet');

@@ -390,4 +390,21 @@ describe('escalation through the deploy identity', () => {
     );
     expect(await allowed('iam:DeleteRole', stackRole, withBoundary)).toBe('Allowed');
   });
+
+  it("lets the preview deploy role alone tear a preview's API keys down (cli/aws-stage.ts deletePreviewKeys)", async () => {
+    const apigateway = (path: string) => `arn:${PARTITION}:apigateway:${REGION}::${path}`;
+    const teardown: [string, string][] = [
+      ['apigateway:GET', apigateway('/usageplans/abc123/keys')], // GetUsagePlanKeys
+      ['apigateway:GET', apigateway('/apikeys')], // GetApiKeys by name, the unplaced keys too
+      ['apigateway:DELETE', apigateway('/apikeys/k3y1d')], // DeleteApiKey
+    ];
+    for (const deployRole of deployRoles) {
+      const principal = role(`VoiceAgentAdminDeployIdentity-${deployRole.name}`);
+      for (const [action, resource] of teardown) {
+        const decision = await decide({ principal, action, resource, identityPolicies: deployRole.policies });
+        const expected = deployRole.name.startsWith('PreviewDeployRole') ? 'Allowed' : 'ImplicitlyDenied';
+        expect(decision, `${deployRole.name} ${action} ${resource}`).toBe(expected);
+      }
+    }
+  });
 });
