@@ -4,7 +4,15 @@ import type { WebhookDelivery, WebhookDeliveryDetail } from '#contract/schemas/w
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import type { JsonText } from './json-text.ts';
-import { allOf, direction, isIn, type ListWindow, limitOffset, pastCursor } from './list-window.ts';
+import {
+  allOf,
+  direction,
+  isIn,
+  type ListWindow,
+  limitOffset,
+  type Page,
+  pastCursor,
+} from './list-window.ts';
 import { isoTime } from './projections.ts';
 
 /**
@@ -257,7 +265,7 @@ export async function pageDeliveries(
   endpointId: string,
   f: DeliveryFilters,
   window: ListWindow,
-): Promise<JsonText<WebhookDelivery>[] | undefined> {
+): Promise<Page<WebhookDelivery> | undefined> {
   const dir = direction(window);
   const conditions = [
     sql`endpoint_id in (select id from w)`,
@@ -278,7 +286,7 @@ export async function pageDeliveries(
     where ${keyIsLive(caller.keyId)}
     order by x.created_at ${dir}, x.id ${dir}`);
   if (!rows[0]?.found) return undefined;
-  return rows.flatMap((r) => (r.item === null ? [] : [r.item]));
+  return { items: rows.flatMap((r) => (r.item === null ? [] : [r.item])) };
 }
 
 /** One delivery of the caller's workspace with its attempts, oldest first. */

@@ -4,7 +4,7 @@ import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { eventInsert } from './events.ts';
 import type { JsonText } from './json-text.ts';
-import { allOf, direction, type ListWindow, limitOffset, pastCursor } from './list-window.ts';
+import { allOf, direction, type ListWindow, limitOffset, type Page, pastCursor } from './list-window.ts';
 import { isoTime } from './projections.ts';
 
 /** An endpoint's ETag, in SQL: as an agent's, `"<id>.<updated_at in epoch ms>"`. */
@@ -85,14 +85,14 @@ export async function pageEndpoints(
   runner: SqlRunner,
   caller: CallingKey,
   window: ListWindow,
-): Promise<JsonText<WebhookEndpoint>[]> {
+): Promise<Page<WebhookEndpoint>> {
   const dir = direction(window);
   const rows = await runner.rows<{ item: JsonText<WebhookEndpoint> }>(sql`
     select ${ENDPOINT} from webhook_endpoints w
     where ${allOf([sql`w.workspace_id = ${caller.workspaceId}`, keyIsLive(caller.keyId), ...pastCursor(window)])}
     order by w.created_at ${dir}, w.id ${dir}
     ${limitOffset(window)}`);
-  return rows.map((r) => r.item);
+  return { items: rows.map((r) => r.item) };
 }
 
 export interface EndpointChange {
