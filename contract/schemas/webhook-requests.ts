@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { eventTypes, webhookDeliveryStatus, webhookEndpointStatus } from '../enums.ts';
 import { WEBHOOK_DESCRIPTION_MAX, WEBHOOK_ROTATION_GRACE_MAX_SECONDS, WEBHOOK_URL_MAX } from '../limits.ts';
 import { atMost, choiceOf, FreeFormInput, Id, Instant, strictJsonObject, text } from './common.ts';
-import { enumList, listQuery, pageParams } from './list-queries.ts';
+import { enumList, listRouteQuery, pageParams } from './list-queries.ts';
 import { instantParam, type QueryParam } from './query.ts';
 
 // The webhook routes' requests, in a module of their own: no other route's bundle builds them.
@@ -83,7 +83,7 @@ export const RecoverWebhookBody = v.pipe(
 );
 
 export const webhookEndpointListParams = { ...pageParams } satisfies Record<string, QueryParam>;
-export const WebhookEndpointListQuery = listQuery(webhookEndpointListParams);
+export const webhookEndpointListQuery = listRouteQuery(webhookEndpointListParams);
 
 export const webhookDeliveryListParams = {
   ...pageParams,
@@ -91,5 +91,4 @@ export const webhookDeliveryListParams = {
   eventType: enumList(eventTypes, 'Only deliveries of these event types.'),
   since: instantParam('down', 'Only deliveries created at or after this instant.'),
 } satisfies Record<string, QueryParam>;
-export const WebhookDeliveryListQuery = listQuery(webhookDeliveryListParams);
-export type WebhookDeliveryListQuery = v.InferOutput<typeof WebhookDeliveryListQuery>;
+export const webhookDeliveryListQuery = listRouteQuery(webhookDeliveryListParams);

@@ -1,21 +1,29 @@
-import sql, { raw, type Sql } from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { eventTypes } from '#contract/enums.ts';
 import type { WebhookDelivery, WebhookDeliveryDetail } from '#contract/schemas/webhook.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import type { JsonText } from './json-text.ts';
-import type { ListWindow } from './list-window.ts';
+import {
+  allOf,
+  direction,
+  isIn,
+  type ListWindow,
+  limitOffset,
+  type Page,
+  pastCursor,
+} from './list-window.ts';
 import { isoTime } from './projections.ts';
 
 /**
  * A fresh delivery id made in SQL (a fan-out inserts many rows in one statement): a letter and 23
  * hex digits of a random UUID, so the contract's cuid2 shape (lower-case, letter first) holds.
  */
-const newId = raw(`'w' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 23)`);
+const newId = sql`'w' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 23)`;
 
-/** The body every attempt of an event's delivery sends: `{type, timestamp, data}` (Standard Webhooks). */
-const payloadOf = (e: string) =>
-  sql`jsonb_build_object('type', ${raw(e)}.type, 'timestamp', ${isoTime(sql`${raw(e)}.occurred_at`)}, 'data', ${raw(e)}.data)::text`;
+/** The body every attempt of the event `e`'s delivery sends: `{type, timestamp, data}` (Standard Webhooks). */
+const eventPayload = () =>
+  sql`jsonb_build_object('type', e.type, 'timestamp', ${isoTime(sql`e.occurred_at`)}, 'data', e.data)::text`;
 
 /** The endpoint `w` takes the event `e`: of its types (or `*`), and of its agents when it names some. */
 const wants = sql`('*' = any(w.enabled_events) or e.type = any(w.enabled_events))
@@ -32,7 +40,7 @@ export async function fanOut(tx: SqlRunner, seqs: readonly string[]): Promise<nu
     with queued as (
       insert into webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_seq, event_type, kind,
         payload, next_attempt_at)
-      select ${newId}, e.workspace_id, w.id, e.id, e.seq, e.type, 'event', ${payloadOf('e')}, now()
+      select ${newId}, e.workspace_id, w.id, e.id, e.seq, e.type, 'event', ${eventPayload()}, now()
       from events e
       join webhook_endpoints w on w.workspace_id = e.workspace_id and w.status = 'enabled' and ${wants}
       where e.seq = any(string_to_array(${seqs.join(',')}::text, ',')::bigint[])
@@ -123,23 +131,22 @@ export async function recordAttempt(
 ): Promise<{ failingSinceMs: number | null }> {
   const ok = a.outcome.kind === 'succeeded';
   const status = a.outcome.kind === 'retry' ? 'failed' : a.outcome.kind;
-  const next =
-    a.outcome.kind === 'retry' ? sql`now() + ${a.outcome.retryInMs} * interval '1 millisecond'` : raw('null');
+  const retryInMs = a.outcome.kind === 'retry' ? a.outcome.retryInMs : null;
   const [row] = await runner.rows<{ failingSinceMs: string | null }>(sql`
     with att as (
       insert into webhook_attempts (delivery_id, status_code, duration_ms, response, error)
       values (${delivery.id}, ${a.statusCode}, ${a.durationMs}, ${a.response}, ${a.error})
       returning 1
     ), del as (
-      update webhook_deliveries set status = ${status}::webhook_delivery_status, next_attempt_at = ${next},
+      update webhook_deliveries set status = ${status}::webhook_delivery_status, next_attempt_at = now() + ${retryInMs}::float8 * interval '1 millisecond',
         locked_until = null, updated_at = now()
       where id = ${delivery.id}
       returning endpoint_id
     ), ep as (
       update webhook_endpoints w set
-        consecutive_failures = ${ok ? raw('0') : raw('w.consecutive_failures + 1')},
-        last_success_at = ${ok ? raw('now()') : raw('w.last_success_at')},
-        first_failure_at = ${ok ? raw('null') : raw('coalesce(w.first_failure_at, now())')}
+        consecutive_failures = case when ${ok}::boolean then 0 else w.consecutive_failures + 1 end,
+        last_success_at = case when ${ok}::boolean then now() else w.last_success_at end,
+        first_failure_at = case when ${ok}::boolean then null else coalesce(w.first_failure_at, now()) end
       from del where w.id = del.endpoint_id
       returning w.first_failure_at
     )
@@ -156,13 +163,12 @@ export async function databaseNow(runner: SqlRunner): Promise<number> {
   return Number(row?.ms);
 }
 
-const DELIVERY = (d: string) => {
-  const c = (col: string) => raw(`${d}.${col}`);
-  return sql`jsonb_build_object('id', ${c('id')}, 'endpointId', ${c('endpoint_id')}, 'eventId', ${c('event_id')},
-    'eventType', ${c('event_type')}, 'kind', ${c('kind')}, 'status', ${c('status')},
-    'attemptCount', ${c('attempt_count')}, 'nextAttemptAt', ${isoTime(c('next_attempt_at'))},
-    'createdAt', ${isoTime(c('created_at'))}, 'updatedAt', ${isoTime(c('updated_at'))})`;
-};
+/** The delivery `d` as the API answers it. */
+const deliveryJson =
+  () => sql`jsonb_build_object('id', d.id, 'endpointId', d.endpoint_id, 'eventId', d.event_id,
+    'eventType', d.event_type, 'kind', d.kind, 'status', d.status,
+    'attemptCount', d.attempt_count, 'nextAttemptAt', ${isoTime(sql`d.next_attempt_at`)},
+    'createdAt', ${isoTime(sql`d.created_at`)}, 'updatedAt', ${isoTime(sql`d.updated_at`)})`;
 
 /** The endpoint, when the caller's workspace holds it (the first statement: it carries the key's guard). */
 const endpointOf = (caller: CallingKey, endpointId: string): Sql => sql`
@@ -182,12 +188,12 @@ export async function queueTest(
     with w as (${endpointOf(caller, endpointId)}), d as (
       insert into webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, kind, payload, next_attempt_at)
       select ${newId}, w.workspace_id, w.id, gen_random_uuid(), ${eventType}, 'test',
-        jsonb_build_object('type', ${eventType}::text, 'timestamp', ${isoTime(raw('now()'))},
+        jsonb_build_object('type', ${eventType}::text, 'timestamp', ${isoTime(sql`now()`)},
           'data', jsonb_build_object('test', true))::text, now()
       from w
       returning *
     )
-    select ${DELIVERY('d')}::text as item from d where ${keyIsLive(caller.keyId)}`);
+    select ${deliveryJson()}::text as item from d where ${keyIsLive(caller.keyId)}`);
   return row?.item;
 }
 
@@ -207,7 +213,7 @@ export async function queueRedelivery(
       from o
       returning *
     )
-    select ${DELIVERY('d')}::text as item from d where ${keyIsLive(caller.keyId)}`);
+    select ${deliveryJson()}::text as item from d where ${keyIsLive(caller.keyId)}`);
   return row?.item;
 }
 
@@ -228,7 +234,7 @@ export async function recoverWindow(
     with w as (${endpointOf(caller, endpointId)}), queued as (
       insert into webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_seq, event_type, kind,
         payload, next_attempt_at)
-      select ${newId}, e.workspace_id, w.id, e.id, e.seq, e.type, 'event', ${payloadOf('e')}, now()
+      select ${newId}, e.workspace_id, w.id, e.id, e.seq, e.type, 'event', ${eventPayload()}, now()
       from w join events e on e.workspace_id = w.workspace_id and ${wants}
       where e.occurred_at >= ${since}::timestamptz
         and (${until ?? null}::timestamptz is null or e.occurred_at < ${until ?? null}::timestamptz)
@@ -259,34 +265,28 @@ export async function pageDeliveries(
   endpointId: string,
   f: DeliveryFilters,
   window: ListWindow,
-): Promise<JsonText<WebhookDelivery>[] | undefined> {
-  const desc = window.order !== 'asc';
-  const dir = raw(desc ? 'desc' : 'asc');
+): Promise<Page<WebhookDelivery> | undefined> {
+  const dir = direction(window);
   const conditions = [
-    f.status
-      ? sql`and d.status::text = any(array(select jsonb_array_elements_text(${JSON.stringify(f.status)}::jsonb)))`
-      : raw(''),
-    f.eventType
-      ? sql`and d.event_type = any(array(select jsonb_array_elements_text(${JSON.stringify(f.eventType)}::jsonb)))`
-      : raw(''),
-    f.since ? sql`and d.created_at >= ${f.since}::timestamptz` : raw(''),
-    window.after
-      ? sql`and (d.created_at, d.id) ${raw(desc ? '<' : '>')} (${window.after.createdAt}::timestamptz, ${window.after.id})`
-      : raw(''),
-  ];
+    sql`endpoint_id in (select id from w)`,
+    f.status && isIn(sql`status::text`, f.status),
+    f.eventType && isIn(sql`event_type`, f.eventType),
+    f.since ? sql`created_at >= ${f.since}::timestamptz` : undefined,
+    ...pastCursor(window),
+  ].filter((c): c is Sql => c !== undefined);
   const rows = await runner.rows<{ found: boolean; item: JsonText<WebhookDelivery> | null }>(sql`
     with w as (${endpointOf(caller, endpointId)}), page as (
-      select d.* from webhook_deliveries d, w
-      where d.endpoint_id = w.id ${conditions[0]} ${conditions[1]} ${conditions[2]} ${conditions[3]}
-      order by d.created_at ${dir}, d.id ${dir}
-      limit ${window.limit + 1} offset ${window.after ? 0 : window.offset}
+      select * from webhook_deliveries
+      where ${allOf(conditions)}
+      order by created_at ${dir}, id ${dir}
+      ${limitOffset(window)}
     )
     select exists (select 1 from w) as found, x.item
-    from (select 1) one left join (select ${DELIVERY('page')}::text as item, page.created_at, page.id from page) x on true
+    from (select 1) one left join (select ${deliveryJson()}::text as item, d.created_at, d.id from page d) x on true
     where ${keyIsLive(caller.keyId)}
     order by x.created_at ${dir}, x.id ${dir}`);
   if (!rows[0]?.found) return undefined;
-  return rows.flatMap((r) => (r.item === null ? [] : [r.item]));
+  return { items: rows.flatMap((r) => (r.item === null ? [] : [r.item])) };
 }
 
 /** One delivery of the caller's workspace with its attempts, oldest first. */
@@ -296,8 +296,8 @@ export async function getDelivery(
   deliveryId: string,
 ): Promise<JsonText<WebhookDeliveryDetail> | undefined> {
   const [row] = await runner.rows<{ item: JsonText<WebhookDeliveryDetail> }>(sql`
-    select (${DELIVERY('d')} || jsonb_build_object('attempts', coalesce((
-      select jsonb_agg(jsonb_build_object('at', ${isoTime(raw('a.at'))}, 'statusCode', a.status_code,
+    select (${deliveryJson()} || jsonb_build_object('attempts', coalesce((
+      select jsonb_agg(jsonb_build_object('at', ${isoTime(sql`a.at`)}, 'statusCode', a.status_code,
         'durationMs', a.duration_ms, 'response', a.response, 'error', a.error) order by a.id)
       from webhook_attempts a where a.delivery_id = d.id), '[]'::jsonb)))::text as item
     from webhook_deliveries d

@@ -1,10 +1,10 @@
-import sql, { raw, type Sql } from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { WebhookEndpoint } from '#contract/schemas/webhook.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { eventInsert } from './events.ts';
 import type { JsonText } from './json-text.ts';
-import type { ListWindow } from './list-window.ts';
+import { allOf, direction, type ListWindow, limitOffset, type Page, pastCursor } from './list-window.ts';
 import { isoTime } from './projections.ts';
 
 /** An endpoint's ETag, in SQL: as an agent's, `"<id>.<updated_at in epoch ms>"`. */
@@ -36,6 +36,12 @@ export interface NewEndpoint {
   secretSealed: string;
   principalId: string;
 }
+
+/** `cur.etag` is one of `If-Match`'s tags; no header (undefined) matches any. */
+const etagMatches = (tags: readonly string[] | undefined) => {
+  const json = tags === undefined ? null : JSON.stringify(tags);
+  return sql`(${json}::jsonb is null or cur.etag = any(array(select jsonb_array_elements_text(${json}::jsonb))))`;
+};
 
 /** A JSON array of strings as text[] (one parameter, whatever its length). */
 const asTextArray = (values: readonly string[] | null) =>
@@ -79,18 +85,14 @@ export async function pageEndpoints(
   runner: SqlRunner,
   caller: CallingKey,
   window: ListWindow,
-): Promise<JsonText<WebhookEndpoint>[]> {
-  const desc = window.order !== 'asc';
-  const after = window.after
-    ? sql`and (w.created_at, w.id) ${raw(desc ? '<' : '>')} (${window.after.createdAt}::timestamptz, ${window.after.id})`
-    : raw('');
-  const dir = raw(desc ? 'desc' : 'asc');
+): Promise<Page<WebhookEndpoint>> {
+  const dir = direction(window);
   const rows = await runner.rows<{ item: JsonText<WebhookEndpoint> }>(sql`
     select ${ENDPOINT} from webhook_endpoints w
-    where w.workspace_id = ${caller.workspaceId} and ${keyIsLive(caller.keyId)} ${after}
+    where ${allOf([sql`w.workspace_id = ${caller.workspaceId}`, keyIsLive(caller.keyId), ...pastCursor(window)])}
     order by w.created_at ${dir}, w.id ${dir}
-    limit ${window.limit + 1} offset ${window.after ? 0 : window.offset}`);
-  return rows.map((r) => r.item);
+    ${limitOffset(window)}`);
+  return { items: rows.map((r) => r.item) };
 }
 
 export interface EndpointChange {
@@ -120,8 +122,9 @@ export async function updateEndpoint(
   tags: readonly string[] | undefined,
   c: EndpointChange,
 ): Promise<ChangeOutcome> {
-  const set = (column: string, value: Sql | undefined) =>
-    value === undefined ? raw('') : sql`, ${raw(column)} = ${value}`;
+  // Each column keeps its value unless the change gives one (`agentIds: null` is given: all agents).
+  const has = (v: unknown) => v !== undefined;
+  const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
   const enabling = c.status === 'enabled';
   const [row] = await runner.rows<{
     found: boolean;
@@ -134,18 +137,23 @@ export async function updateEndpoint(
       where w.id = ${endpointId} and w.workspace_id = ${caller.workspaceId} and ${keyIsLive(caller.keyId)}
       for update
     ), ok as (
-      select id from cur where ${tags === undefined ? raw('true') : sql`cur.etag = any(array(select jsonb_array_elements_text(${JSON.stringify(tags)}::jsonb)))`}
+      select id from cur where ${etagMatches(tags)}
     ), w as (
       update webhook_endpoints t set
         updated_at = greatest(now(), t.updated_at + interval '1 millisecond'), updated_by = ${c.principalId}
-        ${set('url', c.url === undefined ? undefined : sql`${c.url}`)}
-        ${set('description', c.description === undefined ? undefined : sql`${c.description}`)}
-        ${set('enabled_events', c.enabledEvents === undefined ? undefined : asTextArray(c.enabledEvents))}
-        ${set('agent_ids', c.agentIds === undefined ? undefined : asTextArray(c.agentIds))}
-        ${set('metadata', c.metadata === undefined ? undefined : sql`${JSON.stringify(c.metadata)}::jsonb`)}
-        ${set('status', c.status === undefined ? undefined : sql`${c.status}::webhook_endpoint_status`)}
-        ${set('disabled_reason', c.status === undefined ? undefined : c.status === 'enabled' ? sql`null` : sql`${'disabled by a client'}`)}
-        ${enabling ? raw(', consecutive_failures = 0, first_failure_at = null') : raw('')}
+        , url = case when ${has(c.url)}::boolean then ${c.url ?? null}::text else t.url end
+        , description = case when ${has(c.description)}::boolean then ${c.description ?? null}::text else t.description end
+        , enabled_events = case when ${has(c.enabledEvents)}::boolean
+            then array(select jsonb_array_elements_text(${json(c.enabledEvents)}::jsonb)) else t.enabled_events end
+        , agent_ids = case when not ${has(c.agentIds)}::boolean then t.agent_ids
+            when ${json(c.agentIds)}::jsonb is null then null
+            else array(select jsonb_array_elements_text(${json(c.agentIds)}::jsonb)) end
+        , metadata = coalesce(${json(c.metadata)}::jsonb, t.metadata)
+        , status = coalesce(${c.status ?? null}::webhook_endpoint_status, t.status)
+        , disabled_reason = case ${c.status ?? null}::text when 'enabled' then null
+            when 'disabled' then 'disabled by a client' else t.disabled_reason end
+        , consecutive_failures = case when ${enabling}::boolean then 0 else t.consecutive_failures end
+        , first_failure_at = case when ${enabling}::boolean then null else t.first_failure_at end
       from ok where t.id = ok.id
       returning t.*
     )
@@ -171,7 +179,7 @@ export async function deleteEndpoint(
       for update
     ), gone as (
       delete from webhook_endpoints t using cur
-      where t.id = cur.id and ${tags === undefined ? raw('true') : sql`cur.etag = any(array(select jsonb_array_elements_text(${JSON.stringify(tags)}::jsonb)))`}
+      where t.id = cur.id and ${etagMatches(tags)}
       returning 1
     )
     select exists (select 1 from cur) as found, exists (select 1 from gone) as deleted

@@ -5,7 +5,7 @@
  * function, and only a shared count gives it its tier's rate and quota (docs/decisions.md,
  * "Per-workspace limits").
  */
-import sql, { raw } from 'sql-template-tag';
+import sql from 'sql-template-tag';
 import type { Tier } from '#contract/tiers.ts';
 import type { SqlRunner } from '../database.ts';
 
@@ -30,18 +30,20 @@ export async function takeRequest(
 ): Promise<Taken> {
   const at = new Date(now).toISOString();
   const day = at.slice(0, 10);
-  const refilled = (alias: 'l' | 'b') =>
-    sql`least(${burst}::float8, ${raw(alias)}.tokens + greatest(0, extract(epoch from ${at}::timestamptz - ${raw(alias)}.refilled_at)) * ${rate}::float8)`;
+  // The tokens refilled at the tier's rate since the row's last refill, up to the burst, of `l`
+  // (the row the upsert meets) and of `b` (the row as the statement leaves it).
+  const refilledL = sql`least(${burst}::float8, l.tokens + greatest(0, extract(epoch from ${at}::timestamptz - l.refilled_at)) * ${rate}::float8)`;
+  const refilledB = sql`least(${burst}::float8, b.tokens + greatest(0, extract(epoch from ${at}::timestamptz - b.refilled_at)) * ${rate}::float8)`;
   const [row] = await runner.rows<{ ok: boolean; spent: boolean | null; tokens: number | null }>(sql`
     with taken as (
       insert into workspace_limits as l (workspace_id, tokens, refilled_at, day, used)
       values (${workspaceId}, ${burst}::float8 - 1, ${at}::timestamptz, ${day}::date, 1)
       on conflict (workspace_id) do update set
-        tokens = ${refilled('l')} - 1,
+        tokens = ${refilledL} - 1,
         refilled_at = greatest(l.refilled_at, excluded.refilled_at),
         day = excluded.day,
         used = case when l.day = excluded.day then l.used + 1 else 1 end
-      where ${refilled('l')} >= 1 and (l.day <> excluded.day or l.used < ${dailyQuota}::int)
+      where ${refilledL} >= 1 and (l.day <> excluded.day or l.used < ${dailyQuota}::int)
       returning 1
     )
     select exists (select from taken) as ok,
@@ -50,7 +52,7 @@ export async function takeRequest(
       set_config('synchronous_commit', 'off', true) is not null as async,
       (select b.day = ${day}::date and b.used >= ${dailyQuota}::int from workspace_limits b
         where b.workspace_id = ${workspaceId}) as spent,
-      (select ${refilled('b')} from workspace_limits b where b.workspace_id = ${workspaceId}) as tokens`);
+      (select ${refilledB} from workspace_limits b where b.workspace_id = ${workspaceId}) as tokens`);
   if (row?.ok) return { ok: true };
   if (row?.spent) {
     const midnight = (Math.floor(now / DAY_MS) + 1) * DAY_MS;

@@ -1,14 +1,12 @@
 import { routes } from '#contract/routes.ts';
-import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
+import { noQuery } from '#contract/schemas/query.ts';
 import { CreateWebhookEndpointBody } from '#contract/schemas/webhook-requests.ts';
 import type { SqlRunner } from '#db/database.ts';
 import { idMaker } from '#db/queries/ids.ts';
 import { createEndpoint } from '#db/queries/webhook-endpoints.ts';
 import { lambda } from '../deps.ts';
-import { parseJsonBody } from '../http/body.ts';
 import { locationOf } from '../http/host.ts';
 import { idempotencyKeyOf, idempotent } from '../http/idempotency.ts';
-import { parseQuery } from '../http/query.ts';
 import { jsonText } from '../http/respond.ts';
 import { route } from '../http/route.ts';
 import { allowLoopbackOf, boxOf, checkedUrl, type WebhookDeps } from './common.ts';
@@ -20,28 +18,31 @@ import { newSecret } from './signature.ts';
  * a new one), so no secret is ever kept in clear.
  */
 export const build = (deps: WebhookDeps) =>
-  route(routes.createWebhookEndpoint, deps, async (req) => {
-    parseQuery(NoQuery, noQueryParams, req.event);
-    const body = parseJsonBody(CreateWebhookEndpointBody, req.event);
-    const url = checkedUrl(body.url, allowLoopbackOf(deps));
-    const box = boxOf(deps);
-    let secret: string | undefined;
-    const create = async (sql: SqlRunner) => {
-      const id = (await idMaker())();
-      secret = newSecret();
-      const { item, etag } = await createEndpoint(sql, req.caller, {
-        ...body,
-        id,
-        url,
-        secretSealed: box.seal(secret, id),
-        principalId: req.caller.principalId,
-      });
-      return jsonText(req.requestId, 201, item, { etag, ...locationOf(req.event, id) });
-    };
-    const key = idempotencyKeyOf(req);
-    const answer = await (key ? idempotent(deps.database, req, key, body, create) : create(req.runner));
-    if (answer.statusCode !== 201 || secret === undefined) return answer;
-    return { ...answer, body: `${answer.body.slice(0, -1)},"secret":${JSON.stringify(secret)}}` };
-  });
+  route(
+    { ...routes.createWebhookEndpoint, query: noQuery, body: CreateWebhookEndpointBody },
+    deps,
+    async (req) => {
+      const { body } = req;
+      const url = checkedUrl(body.url, allowLoopbackOf(deps));
+      const box = boxOf(deps);
+      let secret: string | undefined;
+      const create = async (sql: SqlRunner) => {
+        const id = (await idMaker())();
+        secret = newSecret();
+        const { item, etag } = await createEndpoint(sql, req.caller, {
+          ...body,
+          id,
+          url,
+          secretSealed: box.seal(secret, id),
+          principalId: req.caller.principalId,
+        });
+        return jsonText(req.requestId, 201, item, { etag, ...locationOf(req.event, id) });
+      };
+      const key = idempotencyKeyOf(req);
+      const answer = await (key ? idempotent(deps.database, req, key, body, create) : create(req.runner));
+      if (answer.statusCode !== 201 || secret === undefined) return answer;
+      return { ...answer, body: `${answer.body.slice(0, -1)},"secret":${JSON.stringify(secret)}}` };
+    },
+  );
 
 export const handler = lambda(build);

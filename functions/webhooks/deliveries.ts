@@ -1,21 +1,20 @@
 import { routes } from '#contract/routes.ts';
-import { WebhookDeliveryListQuery, webhookDeliveryListParams } from '#contract/schemas/webhook-requests.ts';
+import { webhookDeliveryListQuery } from '#contract/schemas/webhook-requests.ts';
 import { pageDeliveries } from '#db/queries/webhook-deliveries.ts';
 import { type Deps, lambda } from '../deps.ts';
-import { listRequest, listResponse } from '../http/pagination.ts';
-import { noSuch, pathParam } from '../http/path.ts';
-import { parseQuery } from '../http/query.ts';
-import { route } from '../http/route.ts';
+import { listRoute } from '../http/list-route.ts';
 
-/** GET /webhook-endpoints/{endpointId}/deliveries */
+/** GET /webhook-endpoints/{endpointId}/deliveries (no such endpoint: 404) */
 export const build = (deps: Deps) =>
-  route(routes.listWebhookDeliveries, deps, async (req) => {
-    const endpointId = pathParam(req.event, 'endpointId', 'webhook endpoint');
-    const query = parseQuery(WebhookDeliveryListQuery, webhookDeliveryListParams, req.event);
-    const list = listRequest(query, `webhook-deliveries.${endpointId}`, req.caller.workspaceId);
-    const items = await pageDeliveries(req.runner, req.caller, endpointId, list.filters, list.window);
-    if (!items) throw noSuch('webhook endpoint');
-    return listResponse(req, list, items);
-  });
+  listRoute(
+    // A position among one endpoint's deliveries means nothing in another's.
+    {
+      ...routes.listWebhookDeliveries,
+      query: webhookDeliveryListQuery,
+      list: (p) => `webhook-deliveries.${p.endpointId}`,
+    },
+    deps,
+    (req, list) => pageDeliveries(req.runner, req.caller, req.params.endpointId, list.filters, list.window),
+  );
 
 export const handler = lambda(build);

@@ -1,33 +1,39 @@
 import { routes } from '#contract/routes.ts';
-import { NoQuery, noQueryParams } from '#contract/schemas/query.ts';
+import { noQuery } from '#contract/schemas/query.ts';
 import { UpdateWebhookEndpointBody } from '#contract/schemas/webhook-requests.ts';
 import { updateEndpoint } from '#db/queries/webhook-endpoints.ts';
 import { lambda } from '../deps.ts';
-import { parseJsonBody } from '../http/body.ts';
 import { matchingTags, requiredIfMatch } from '../http/etag.ts';
-import { noSuch, pathParam } from '../http/path.ts';
+import { noSuch } from '../http/path.ts';
 import { preconditionFailed } from '../http/problem.ts';
-import { parseQuery } from '../http/query.ts';
 import { jsonText } from '../http/respond.ts';
 import { route } from '../http/route.ts';
 import { allowLoopbackOf, checkedUrl, type WebhookDeps } from './common.ts';
 
 /** PATCH /webhook-endpoints/{endpointId}: If-Match required. */
 export const build = (deps: WebhookDeps) =>
-  route(routes.updateWebhookEndpoint, deps, async (req) => {
-    const endpointId = pathParam(req.event, 'endpointId', 'webhook endpoint');
-    parseQuery(NoQuery, noQueryParams, req.event);
-    const body = parseJsonBody(UpdateWebhookEndpointBody, req.event);
-    const condition = requiredIfMatch(req.event, 'the webhook endpoint');
-    if (body.url !== undefined) checkedUrl(body.url, allowLoopbackOf(deps));
-    const outcome = await updateEndpoint(req.runner, req.caller, endpointId, matchingTags(condition), {
-      ...body,
-      principalId: req.caller.principalId,
-    });
-    if (outcome.kind === 'missing') throw noSuch('webhook endpoint');
-    if (outcome.kind === 'stale')
-      throw preconditionFailed('If-Match names none of the endpoint’s current ETag.');
-    return jsonText(req.requestId, 200, outcome.answer.item, { etag: outcome.answer.etag });
-  });
+  route(
+    { ...routes.updateWebhookEndpoint, query: noQuery, body: UpdateWebhookEndpointBody },
+    deps,
+    async (req) => {
+      const { body } = req;
+      const condition = requiredIfMatch(req.event, 'the webhook endpoint');
+      if (body.url !== undefined) checkedUrl(body.url, allowLoopbackOf(deps));
+      const outcome = await updateEndpoint(
+        req.runner,
+        req.caller,
+        req.params.endpointId,
+        matchingTags(condition),
+        {
+          ...body,
+          principalId: req.caller.principalId,
+        },
+      );
+      if (outcome.kind === 'missing') throw noSuch('webhook endpoint');
+      if (outcome.kind === 'stale')
+        throw preconditionFailed('If-Match names none of the endpoint’s current ETag.');
+      return jsonText(req.requestId, 200, outcome.answer.item, { etag: outcome.answer.etag });
+    },
+  );
 
 export const handler = lambda(build);

@@ -1,5 +1,5 @@
 import { tiers } from '#contract/tiers.ts';
-import type { Database } from '#db/database.ts';
+import type { Database, SqlRunner } from '#db/database.ts';
 import {
   archiveAgent,
   createVersion,
@@ -35,6 +35,25 @@ import {
 } from '#db/queries/session-writes.ts';
 import { getSessionJson, pageSessionsJson } from '#db/queries/sessions.ts';
 import { getConfigurationPair, getVersionJson, pageVersionsJson } from '#db/queries/versions.ts';
+import {
+  claimDue,
+  databaseNow,
+  fanOut,
+  getDelivery,
+  pageDeliveries,
+  queueRedelivery,
+  queueTest,
+  recordAttempt,
+  recoverWindow,
+} from '#db/queries/webhook-deliveries.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  pageEndpoints,
+  rotateSecret,
+  updateEndpoint,
+} from '#db/queries/webhook-endpoints.ts';
 import { takeRequest } from '#db/queries/workspace-limits.ts';
 import { setWorkspaceTier, workspaceTiersAfter } from '#db/queries/workspace-tiers.ts';
 import {
@@ -87,6 +106,23 @@ const WINDOWS: ListWindow[] = [
   { limit: 2, offset: 0, order: 'asc', after: cursor },
 ];
 const later = '2030-01-01T00:00:00.000Z';
+
+/** An endpoint of the seeded workspace, created in the sample's own transaction. */
+const endpointIn = async (runner: SqlRunner, s: Seed, agentIds: string[] | null = null) => {
+  const id = 'e'.repeat(24);
+  await createEndpoint(runner, caller(s), {
+    id,
+    url: 'https://example.com/hook',
+    description: 'd',
+    enabledEvents: ['*'],
+    agentIds,
+    metadata: {},
+    secretSealed: 's',
+    principalId: s.tenant.principalId,
+  });
+  return id;
+};
+const missing = 'x'.repeat(24);
 
 /**
  * Each function of db/queries that sends SQL, called once per variant of its statements (every
@@ -309,6 +345,87 @@ export const SAMPLES: Samples<Seed> = {
     getConfigurationPair: [
       ({ runner, seed: s }) =>
         getConfigurationPair(runner, caller(s), s.agentId, s.versionIds[0] ?? '', s.versionIds[1] ?? ''),
+    ],
+  },
+  'webhook-deliveries.ts': {
+    fanOut: [({ runner }) => fanOut(runner, ['1', '2'])],
+    claimDue: [({ runner }) => claimDue(runner, 10, 2, 30_000)],
+    // The outcomes differ in parameters only: a success, a retry, no retry left.
+    recordAttempt: (
+      [{ kind: 'succeeded' }, { kind: 'retry', retryInMs: 5000 }, { kind: 'dead' }] as const
+    ).map(
+      (outcome) =>
+        ({ runner }) =>
+          recordAttempt(
+            runner,
+            { id: missing, endpointId: missing },
+            { statusCode: 500, durationMs: 1, response: 'r', error: null, outcome },
+          ),
+    ),
+    databaseNow: [({ runner }) => databaseNow(runner)],
+    queueTest: [
+      async ({ runner, seed: s }) =>
+        queueTest(runner, caller(s), await endpointIn(runner, s), 'agent.created'),
+    ],
+    queueRedelivery: [({ runner, seed: s }) => queueRedelivery(runner, caller(s), missing)],
+    recoverWindow: [
+      async ({ runner, seed: s }) =>
+        recoverWindow(runner, caller(s), await endpointIn(runner, s, [s.agentId]), cursor.createdAt, later),
+      ({ runner, seed: s }) => recoverWindow(runner, caller(s), missing, cursor.createdAt, undefined),
+    ],
+    pageDeliveries: [
+      ...WINDOWS.map(
+        (w) =>
+          async ({ runner, seed: s }: { runner: SqlRunner; seed: Seed }) =>
+            pageDeliveries(
+              runner,
+              caller(s),
+              await endpointIn(runner, s),
+              { status: ['failed', 'dead'], eventType: ['agent.created'], since: cursor.createdAt },
+              w,
+            ),
+      ),
+      ({ runner, seed: s }) => pageDeliveries(runner, caller(s), missing, {}, WINDOWS[0] as ListWindow),
+    ],
+    getDelivery: [({ runner, seed: s }) => getDelivery(runner, caller(s), missing)],
+  },
+  'webhook-endpoints.ts': {
+    createEndpoint: [
+      ({ runner, seed: s }) => endpointIn(runner, s),
+      ({ runner, seed: s }) => endpointIn(runner, s, [s.agentId]),
+    ],
+    getEndpoint: [({ runner, seed: s }) => getEndpoint(runner, caller(s), missing)],
+    pageEndpoints: WINDOWS.map(
+      (w) =>
+        ({ runner, seed: s }) =>
+          pageEndpoints(runner, caller(s), w),
+    ),
+    updateEndpoint: [
+      async ({ runner, seed: s }) =>
+        updateEndpoint(runner, caller(s), await endpointIn(runner, s), undefined, {
+          url: 'https://example.com/other',
+          description: 'e',
+          enabledEvents: ['agent.created'],
+          agentIds: [s.agentId],
+          metadata: { a: 1 },
+          status: 'enabled',
+          principalId: s.tenant.principalId,
+        }),
+      async ({ runner, seed: s }) =>
+        updateEndpoint(runner, caller(s), await endpointIn(runner, s), ['"x"'], {
+          agentIds: null,
+          status: 'disabled',
+          principalId: s.tenant.principalId,
+        }),
+    ],
+    deleteEndpoint: [
+      async ({ runner, seed: s }) =>
+        deleteEndpoint(runner, caller(s), await endpointIn(runner, s), undefined),
+      ({ runner, seed: s }) => deleteEndpoint(runner, caller(s), missing, ['"x"']),
+    ],
+    rotateSecret: [
+      async ({ runner, seed: s }) =>
+        rotateSecret(runner, caller(s), await endpointIn(runner, s), 's2', 3600, s.tenant.principalId),
     ],
   },
   'workspace-limits.ts': {
