@@ -265,28 +265,36 @@ export async function pageDeliveries(
   endpointId: string,
   f: DeliveryFilters,
   window: ListWindow,
+  includeTotal = false,
 ): Promise<Page<WebhookDelivery> | undefined> {
   const dir = direction(window);
-  const conditions = [
+  const matching = [
     sql`endpoint_id in (select id from w)`,
     f.status && isIn(sql`status::text`, f.status),
     f.eventType && isIn(sql`event_type`, f.eventType),
     f.since ? sql`created_at >= ${f.since}::timestamptz` : undefined,
-    ...pastCursor(window),
   ].filter((c): c is Sql => c !== undefined);
-  const rows = await runner.rows<{ found: boolean; item: JsonText<WebhookDelivery> | null }>(sql`
+  const total = includeTotal
+    ? sql`(select count(*)::int from webhook_deliveries where ${allOf(matching)})`
+    : sql`null::int`;
+  const rows = await runner.rows<{
+    found: boolean;
+    total: number | null;
+    item: JsonText<WebhookDelivery> | null;
+  }>(sql`
     with w as (${endpointOf(caller, endpointId)}), page as (
       select * from webhook_deliveries
-      where ${allOf(conditions)}
+      where ${allOf([...matching, ...pastCursor(window)])}
       order by created_at ${dir}, id ${dir}
       ${limitOffset(window)}
     )
-    select exists (select 1 from w) as found, x.item
+    select exists (select 1 from w) as found, ${total} as total, x.item
     from (select 1) one left join (select ${deliveryJson()}::text as item, d.created_at, d.id from page d) x on true
     where ${keyIsLive(caller.keyId)}
     order by x.created_at ${dir}, x.id ${dir}`);
   if (!rows[0]?.found) return undefined;
-  return { items: rows.flatMap((r) => (r.item === null ? [] : [r.item])) };
+  const items = rows.flatMap((r) => (r.item === null ? [] : [r.item]));
+  return includeTotal ? { items, total: rows[0]?.total ?? 0 } : { items };
 }
 
 /** One delivery of the caller's workspace with its attempts, oldest first. */

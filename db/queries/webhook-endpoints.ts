@@ -4,7 +4,15 @@ import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { eventInsert } from './events.ts';
 import type { JsonText } from './json-text.ts';
-import { allOf, direction, type ListWindow, limitOffset, type Page, pastCursor } from './list-window.ts';
+import {
+  allOf,
+  direction,
+  type ListWindow,
+  limitOffset,
+  type Page,
+  pastCursor,
+  runPage,
+} from './list-window.ts';
 import { isoTime } from './projections.ts';
 
 /** An endpoint's ETag, in SQL: as an agent's, `"<id>.<updated_at in epoch ms>"`. */
@@ -80,19 +88,33 @@ export async function getEndpoint(
   return row;
 }
 
-/** A page of the workspace's endpoints by (created_at, id), `limit + 1` items. */
+/** A page of the workspace's endpoints by (created_at, id), `limit + 1` items, and their count when asked. */
 export async function pageEndpoints(
   runner: SqlRunner,
   caller: CallingKey,
   window: ListWindow,
+  includeTotal = false,
 ): Promise<Page<WebhookEndpoint>> {
   const dir = direction(window);
-  const rows = await runner.rows<{ item: JsonText<WebhookEndpoint> }>(sql`
-    select ${ENDPOINT} from webhook_endpoints w
-    where ${allOf([sql`w.workspace_id = ${caller.workspaceId}`, keyIsLive(caller.keyId), ...pastCursor(window)])}
-    order by w.created_at ${dir}, w.id ${dir}
-    ${limitOffset(window)}`);
-  return { items: rows.map((r) => r.item) };
+  const total = includeTotal
+    ? sql`(select count(*)::int from webhook_endpoints where workspace_id = ${caller.workspaceId})`
+    : sql`null::int`;
+  return runPage<WebhookEndpoint>(
+    runner,
+    sql`
+with page as (
+  select ${ENDPOINT}, w.created_at, w.id from webhook_endpoints w
+  where ${allOf([sql`w.workspace_id = ${caller.workspaceId}`, ...pastCursor(window)])}
+  order by w.created_at ${dir}, w.id ${dir}
+  ${limitOffset(window)}
+)
+select t.total, page.item
+from (select ${total} as total) t
+left join page on true
+where ${keyIsLive(caller.keyId)}
+order by page.created_at ${dir}, page.id ${dir}`,
+    includeTotal,
+  );
 }
 
 export interface EndpointChange {

@@ -14,7 +14,15 @@ export const build = (deps: Deps) =>
       list: (p) => `webhook-deliveries.${p.endpointId}`,
     },
     deps,
-    (req, list) => pageDeliveries(req.runner, req.caller, req.params.endpointId, list.filters, list.window),
+    (req, list) =>
+      pageDeliveries(
+        req.runner,
+        req.caller,
+        req.params.endpointId,
+        list.filters,
+        list.window,
+        list.includeTotal,
+      ),
   );
 
 export const handler = lambda(build);

@@ -9,7 +9,7 @@ export const build = (deps: Deps) =>
   listRoute(
     { ...routes.listWebhookEndpoints, query: webhookEndpointListQuery, list: 'webhook-endpoints' },
     deps,
-    (req, list) => pageEndpoints(req.runner, req.caller, list.window),
+    (req, list) => pageEndpoints(req.runner, req.caller, list.window, list.includeTotal),
   );
 
 export const handler = lambda(build);

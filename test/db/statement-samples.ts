@@ -383,6 +383,7 @@ export const SAMPLES: Samples<Seed> = {
               await endpointIn(runner, s),
               { status: ['failed', 'dead'], eventType: ['agent.created'], since: cursor.createdAt },
               w,
+              true,
             ),
       ),
       ({ runner, seed: s }) => pageDeliveries(runner, caller(s), missing, {}, WINDOWS[0] as ListWindow),
@@ -398,7 +399,7 @@ export const SAMPLES: Samples<Seed> = {
     pageEndpoints: WINDOWS.map(
       (w) =>
         ({ runner, seed: s }) =>
-          pageEndpoints(runner, caller(s), w),
+          pageEndpoints(runner, caller(s), w, true),
     ),
     updateEndpoint: [
       async ({ runner, seed: s }) =>

@@ -208,6 +208,25 @@ describe('webhooks', () => {
       expect(listed.body.map((e: { id: string }) => e.id)).toContain(created.id);
     });
 
+    it("counts the endpoints and an endpoint's deliveries when asked (X-Total-Count)", async () => {
+      const created = await createEndpoint(receiver.url('ok'));
+      const all = await call(h.list, { resource: '/webhook-endpoints', path: '/webhook-endpoints' });
+      const counted = await call(h.list, {
+        resource: '/webhook-endpoints',
+        path: '/webhook-endpoints',
+        query: 'includeTotal=true&limit=1',
+      });
+      expect(counted.status).toBe(200);
+      expect(counted.body).toHaveLength(1);
+      expect(counted.headers['x-total-count']).toBe(String(all.body.length));
+      const resource = '/webhook-endpoints/{endpointId}/deliveries';
+      const path = `/webhook-endpoints/${created.id}/deliveries`;
+      const none = await call(h.deliveries, { resource, path, query: 'includeTotal=true' });
+      expect(none.status).toBe(200);
+      expect(none.body).toEqual([]);
+      expect(none.headers['x-total-count']).toBe('0');
+    });
+
     it('changes only with the current ETag, and deletes with it', async () => {
       const created = await createEndpoint(receiver.url('ok'));
       const path = `/webhook-endpoints/${created.id}`;
