@@ -56,7 +56,7 @@ export function checkBudgets(
   // Issue 12: close to the driver, ahead of the idiomatic peer, no sequential scan of sessions.
   const driverGoal = quick ? 0.85 : 0.9;
   // Issue 25: one agent by id and the publish, too.
-  // Issue 39: the balance, one primary-key read, too.
+  // The balance, one primary-key read, too.
   const issue25 = [
     byName('GET /agents/{agentId}'),
     byName('POST /agents/{id}/publish'),
@@ -82,7 +82,7 @@ export function checkBudgets(
       met: ratio === undefined ? null : ratio.rps > 1,
     });
   }
-  // Issue 39: a month's usage by day from the hourly rollups, at 1,000,000 entries (the standard size).
+  // A month's usage by day from the hourly rollups, at 1,000,000 entries (the standard size).
   for (const [name, e] of Object.entries(explains).filter(([n]) => n.startsWith('GET /usage'))) {
     checks.push({
       budget: `${name}: execution ≤ 50 ms (EXPLAIN ANALYZE)`,

@@ -288,7 +288,7 @@ describe('creation-time bounds and cursors', () => {
       expect(pathsOf(result.body)).toEqual(['createdAfter']);
     });
 
-    // c1a86de refused year 0000, but an offset could carry an instant past 9999 (fixed in 25bb247).
+    // Year 0000 is refused, and so is an offset carrying an instant past 9999.
     it('names createdAfter when an offset carries it past year 9999', async () => {
       const result = await listSessions(`createdAfter=${encodeURIComponent('9999-12-31T23:59-23:59')}`);
       expect(result.statusCode).toBe(400);

@@ -551,8 +551,8 @@ describe('request bodies and query strings, each fault named by its path', () =>
       expect(pathsOf(result.body).sort()).toEqual(['colour', 'size']);
     });
 
-    // c1a86de walked the parsed body recursively: a body nested some 5,000 levels deep (10 KB, far
-    // under the 256 KiB cap) overflowed the stack into a 500. 25bb247 caps nesting at 32 levels.
+    // A recursive walk of the parsed body would overflow the stack on a body nested some 5,000
+    // levels deep (10 KB, far under the 256 KiB cap): nesting is capped at 32 levels.
     it('answers a deeply nested body with a 400, never a 500', async () => {
       // Both depths stay under the 256 KiB cap (6 bytes a level at most), so 413 is no way out.
       for (const depth of [5_000, 40_000]) {
