@@ -9,6 +9,7 @@ import postgres from 'postgres';
 import { scopes } from '#contract/routes.ts';
 import { createAgent } from '#db/queries/create-agent.ts';
 import { createSession } from '#db/queries/create-session.ts';
+import { parsed } from '#db/queries/json-text.ts';
 import { createApiKey } from '#db/queries/manage-api-keys.ts';
 import { startSession } from '#db/queries/session-writes.ts';
 import type { baselineCommands } from './baseline-process.ts';
@@ -67,7 +68,7 @@ const key = await createApiKey(db.handle.db, {
   scopes,
 });
 // The agent the publish operation publishes: the run's own, removed with the agents it creates.
-const { id: publishAgentId, version: publishVersion } = await createAgent(db.handle.sql, {
+const publishAgent = await createAgent(db.handle.sql, {
   workspaceId: db.measured.workspaceId,
   principalId: key.principalId,
   keyId: key.id,
@@ -82,14 +83,14 @@ const { id: publishAgentId, version: publishVersion } = await createAgent(db.han
     followUp: false,
   },
 });
-const published = { agentId: publishAgentId, versionId: publishVersion.id };
+const published = { agentId: publishAgent.id, versionId: String(parsed(publishAgent.item).version?.id) };
 // The session the heartbeat operation keeps alive: the run's own, in progress.
 const caller = { workspaceId: db.measured.workspaceId, keyId: key.id };
 const heartbeatSessionId = await db.handle.sql.transaction(async (tx) => {
   const { id } = await createSession(tx, {
     ...caller,
-    agentId: publishAgentId,
-    agentVersionId: publishVersion.id,
+    agentId: published.agentId,
+    agentVersionId: published.versionId,
     type: 'WEB_VOICE',
     name: `Bench heartbeat ${runTag}`,
     recordAudio: false,

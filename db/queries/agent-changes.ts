@@ -9,6 +9,7 @@ import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { SlugTaken } from './create-agent.ts';
 import { type EventType, eventInsert } from './events.ts';
 import { idMaker } from './ids.ts';
+import type { JsonText } from './json-text.ts';
 import { agentJson, isoTime, latestVersionJson, versionJson } from './projections.ts';
 
 /** Who changes which agent (the calling key guards the change), and on what condition. */
@@ -32,7 +33,7 @@ export type ChangeOutcome<T> =
   | { kind: 'stale' }
   | { kind: 'refused'; status: Agent['status'] }
   | { kind: 'unknownVersion' }
-  | { kind: 'unchanged' | 'changed'; answer: T; etag: string };
+  | { kind: 'unchanged' | 'changed'; answer: JsonText<T>; etag: string };
 
 // The unique index on a version's number (db/schema/agents.ts): lost to a concurrent new version.
 const VERSION_TAKEN = 'agent_versions_agent_version';
@@ -135,7 +136,7 @@ async function change<T>(runner: SqlRunner, of: ChangeOf, parts: ChangeParts): P
   if (!row.found) return { kind: 'unknownVersion' };
   return {
     kind: row.changed ? 'changed' : 'unchanged',
-    answer: JSON.parse(row.answer ?? 'null') as T,
+    answer: row.answer as JsonText<T>,
     etag: row.etag,
   };
 }

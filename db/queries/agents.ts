@@ -76,9 +76,9 @@ order by page.created_at ${dir}, page.id ${dir}`,
 }
 
 /**
- * An agent's ETag in SQL, the text functions/http/etag.ts `agentEtag` makes of an answer:
- * `"<id>.<updated_at in epoch ms>"`, of the agent row `a`. Milliseconds cut down (floor), as the
- * answer's `updatedAt` is.
+ * An agent's ETag, the strong tag `"<id>.<updated_at in epoch ms>"` of the agent row `a`: every
+ * change moves `updated_at`, so the tag changes with the agent, and a statement can compare or
+ * record it without a round trip. Milliseconds cut down (floor), as the answer's `updatedAt` is.
  */
 export const agentEtagSql = (): Sql =>
   sql`'"' || a.id || '.' || floor(extract(epoch from a.updated_at) * 1000)::bigint || '"'`;

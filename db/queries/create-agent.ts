@@ -7,6 +7,7 @@ import { agentEtagSql } from './agents.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import { eventInsert } from './events.ts';
 import { idMaker } from './ids.ts';
+import type { JsonText } from './json-text.ts';
 import { agentJson, versionJson } from './projections.ts';
 
 // Apart from the lists: only the functions that write make ids, so only their bundles carry cuid2.
@@ -25,6 +26,13 @@ export interface NewAgent extends CallingKey {
     inputMode: string[];
     followUp: boolean;
   };
+}
+
+/** The created agent: its id, its ETag, and its answer as GET /agents/{agentId} writes it. */
+export interface CreatedAgent {
+  id: string;
+  etag: string;
+  item: JsonText<Agent>;
 }
 
 /** The given slug is another agent's in this workspace. */
@@ -47,7 +55,7 @@ const DERIVED_SLUG_ATTEMPTS = 25;
  * that lost a race with a concurrent create of the same name is derived again (the next suffix is
  * free by then), up to `SlugsExhausted`.
  */
-export async function createAgent(runner: SqlRunner, agent: NewAgent): Promise<Agent> {
+export async function createAgent(runner: SqlRunner, agent: NewAgent): Promise<CreatedAgent> {
   for (let attempt = 1; ; attempt++) {
     try {
       // Inside a transaction a failed statement poisons it: give each attempt its own savepoint.
@@ -70,7 +78,7 @@ export async function createAgent(runner: SqlRunner, agent: NewAgent): Promise<A
  * unique violation `agents_workspace_slug`. The answer is built by the reads' own projection
  * (projections.ts) from the inserted rows.
  */
-async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
+async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<CreatedAgent> {
   const createId = await idMaker();
   const agentId = createId();
   const versionId = createId();
@@ -80,7 +88,7 @@ async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
       ? sql`${input.slug.given}::varchar`
       : derivedSlug(workspaceId, input.slug.derivedFrom);
   const v = input.version;
-  const rows = await runner.rows<{ agent: string }>(sql`
+  const rows = await runner.rows<CreatedAgent>(sql`
     with new_agent as (
       insert into agents (id, workspace_id, name, description, slug, created_by, updated_by)
       values (${agentId}, ${workspaceId}, ${input.name}, ${input.description}, ${slug}, ${by}, ${by})
@@ -104,12 +112,12 @@ async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<Agent> {
       sql`select workspace_id, jsonb_build_object('agentId', id, 'name', name,
         'slug', slug, 'versionId', ${versionId}::varchar) as data from new_agent`,
     )})
-    select ${agentJson(versionJson())}::text as agent
+    select a.id, ${agentEtagSql()} as etag, ${agentJson(versionJson())}::text as item
     from new_agent a, new_version v
     where ${keyIsLive(input.keyId)}`);
   const [row] = rows;
   if (!row) throw new Error('insert returned no row');
-  return JSON.parse(row.agent) as Agent;
+  return row;
 }
 
 /**

@@ -6,18 +6,14 @@ import sql, { type Sql } from 'sql-template-tag';
 // fragment reads a fixed alias (`a` an agent, `v` a version, `s` a session, …), so a statement
 // names its row by that alias (`from upd a`). `row_to_json` of a one-row select rather than
 // `json_build_object`: the same document without the spaces around each colon, and cheaper to
-// build (docs/performance.md). Functions, not constants, so a bundle keeps only the ones it uses.
+// build (docs/performance.md). A jsonb column goes in as jsonb writes it (a space after each `:` and
+// `,` inside it): rewriting it compact took a regular expression per value, the larger part of a
+// 250-row page's execution (docs/decisions.md). Functions, not constants, so a bundle keeps only the
+// ones it uses.
 
 /** A timestamp as the API writes it (`2026-11-21T10:00:00.000Z`): Postgres's own text form is not ISO 8601. */
 export const isoTime = (expr: Sql) =>
   sql`to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-/**
- * A jsonb value as compact JSON, as the rest of an answer is written: jsonb's text form puts a
- * space after each `:` and `,`; dropped here outside strings (chr(92) is a backslash).
- */
-export const compactJson = (expr: Sql) =>
-  sql`regexp_replace(${expr}::text, '("(?:[^"' || chr(92) || chr(92) || ']|' || chr(92) || chr(92) || '.)*")|([:,]) ', chr(92) || '1' || chr(92) || '2', 'g')::json`;
 
 /** What a version configures: the fields the diff compares (contract VERSION_CONFIGURATION_FIELDS), of `v`. */
 const configuration = () => sql`v.theme_id as "themeId",
@@ -35,7 +31,7 @@ const configuration = () => sql`v.theme_id as "themeId",
     v.authentication as authentication,
     v.system_prompt as "systemPrompt",
     v.agent_flow_id as "agentFlowId",
-    ${compactJson(sql`v.config`)} as config`;
+    v.config as config`;
 
 /** The agent version `v`: an agent's `version`, and the versions' answers. */
 export const versionJson = () => sql`(select row_to_json(j) from (select
@@ -106,7 +102,7 @@ const personJson = () => sql`(select row_to_json(j) from (select
     ${isoTime(sql`p.created_at`)} as "createdAt",
     ${isoTime(sql`p.updated_at`)} as "updatedAt",
     p.workspace_id as "workspaceId",
-    ${compactJson(sql`p.properties`)} as properties,
+    p.properties as properties,
     ${isoTime(sql`p.first_seen_at`)} as "firstSeenAt",
     ${isoTime(sql`p.last_seen_at`)} as "lastSeenAt",
     ${isoTime(sql`p.identified_at`)} as "identifiedAt",
@@ -116,7 +112,7 @@ const personJson = () => sql`(select row_to_json(j) from (select
     p.root_person_id as "rootPersonId",
     p.merged_by as "mergedBy",
     ${isoTime(sql`p.merged_at`)} as "mergedAt",
-    ${compactJson(sql`p.merge_meta`)} as "mergeMeta"
+    p.merge_meta as "mergeMeta"
   ) j)`;
 
 /** The ledger entry `l`. */
@@ -159,7 +155,7 @@ export const sessionItemJson = (agent: Sql) => sql`(select row_to_json(j) from (
     s.workspace_id as "workspaceId",
     s.person_id as "personId",
     s.conversation_id as "conversationId",
-    ${compactJson(sql`s.completed_meta`)} as "completedMeta",
+    s.completed_meta as "completedMeta",
     ${agent} as agent,
     (select ${conversationJson()} from conversations c where c.id = s.conversation_id) as conversation,
     (select ${personJson()} from persons p where p.id = s.person_id) as person,

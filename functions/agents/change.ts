@@ -1,8 +1,9 @@
 import type { ChangeOf, ChangeOutcome } from '#db/queries/agent-changes.ts';
+import { parsed } from '#db/queries/json-text.ts';
 import { locationOf } from '../http/host.ts';
 import { noSuch } from '../http/path.ts';
 import { conflict, preconditionFailed } from '../http/problem.ts';
-import { json } from '../http/respond.ts';
+import { jsonText } from '../http/respond.ts';
 import type { Request } from '../http/route.ts';
 import type { ApiResult } from '../http/types.ts';
 
@@ -48,9 +49,10 @@ export function answerChange<T>(
       ]);
     }
     default:
-      return json(req.requestId, options.status ?? 200, outcome.answer, {
+      // As the reads wrote it: the same bytes as a GET of the resource.
+      return jsonText(req.requestId, options.status ?? 200, outcome.answer, {
         etag: outcome.etag,
-        ...(options.createdId ? locationOf(req.event, options.createdId(outcome.answer)) : {}),
+        ...(options.createdId ? locationOf(req.event, options.createdId(parsed(outcome.answer))) : {}),
       });
   }
 }

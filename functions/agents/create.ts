@@ -5,11 +5,10 @@ import { CreateAgentBody } from '#contract/schemas/version-requests.ts';
 import type { SqlRunner } from '#db/database.ts';
 import { createAgent, type NewAgent, SlugsExhausted, SlugTaken } from '#db/queries/create-agent.ts';
 import { type Deps, lambda } from '../deps.ts';
-import { agentEtag } from '../http/etag.ts';
 import { locationOf } from '../http/host.ts';
 import { idempotencyKeyOf, idempotent } from '../http/idempotency.ts';
 import { conflict } from '../http/problem.ts';
-import { json } from '../http/respond.ts';
+import { jsonText } from '../http/respond.ts';
 import { type Caller, route } from '../http/route.ts';
 import { slugFrom, slugTaken } from './slug.ts';
 
@@ -20,8 +19,8 @@ export const build = (deps: Deps) =>
     const key = idempotencyKeyOf(req);
     const create = async (sql: SqlRunner) => {
       const created = await createOrConflict(sql, agent);
-      return json(req.requestId, 201, created, {
-        etag: agentEtag(created),
+      return jsonText(req.requestId, 201, created.item, {
+        etag: created.etag,
         ...locationOf(req.event, created.id),
       });
     };

@@ -2,14 +2,6 @@ import { preconditionRequired, validationFailed } from './problem.ts';
 import { baseHeaders } from './respond.ts';
 import type { ApiEvent, ApiResult } from './types.ts';
 
-/**
- * An agent's ETag: the strong tag `"<agentId>.<updatedAt in epoch ms>"`. Every change moves
- * `updated_at`, so the tag changes with the agent; SQL computes the same text (`agentEtagSql`,
- * db/queries/agents.ts), so a statement can compare it or record it without a round trip.
- */
-export const agentEtag = (agent: { id: string; updatedAt: string }): string =>
-  `"${agent.id}.${Date.parse(agent.updatedAt)}"`;
-
 /** An `If-Match` header, parsed (RFC 9110 §13.1.1). */
 export type IfMatch =
   | { kind: 'absent' }

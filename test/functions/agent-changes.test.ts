@@ -4,14 +4,13 @@ import { Agent, AgentVersion } from '#contract/schemas/agent.ts';
 import { AgentChangeList } from '#contract/schemas/agent-change.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
-import { agentEtag } from '#functions/http/etag.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import type { ApiResult } from '#functions/http/types.ts';
 import { type App, buildApp } from '#test/hardening/support/app.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { insertAgent } from '#test/helpers/fixtures.ts';
-import { bodyOf, expectProblem } from '#test/helpers/responses.ts';
+import { agentEtag, bodyOf, expectProblem } from '#test/helpers/responses.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
 
 const PROBLEMS = 'https://voice-agent-admin.dev/problems/';

@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { agentEtag, ifMatchAllows, parseIfMatch, requiredIfMatch } from '#functions/http/etag.ts';
+import { ifMatchAllows, parseIfMatch, requiredIfMatch } from '#functions/http/etag.ts';
 import { HttpProblem } from '#functions/http/problem.ts';
 
 const TAG = '"ckagent0000000000000001.1793530800123"';
-
-describe('agentEtag', () => {
-  it('is the strong tag "<id>.<updatedAt in epoch ms>"', () => {
-    expect(agentEtag({ id: 'ckagent0000000000000001', updatedAt: '2026-11-01T09:00:00.123Z' })).toBe(
-      `"ckagent0000000000000001.${Date.UTC(2026, 10, 1, 9, 0, 0, 123)}"`,
-    );
-  });
-});
 
 describe('parseIfMatch (RFC 9110 §13.1.1)', () => {
   it('absent without the header', () => {

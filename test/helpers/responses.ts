@@ -3,6 +3,10 @@ import { expect } from 'vitest';
 import { Problem } from '#contract/schemas/problem.ts';
 import type { ApiResult } from '#functions/http/types.ts';
 
+/** An agent's ETag as api.md defines it from the answer: `"<id>.<updatedAt in epoch ms>"`. */
+export const agentEtag = (agent: { id: string; updatedAt: string }): string =>
+  `"${agent.id}.${Date.parse(agent.updatedAt)}"`;
+
 /** The body parsed and checked against its response schema: every test response is a contract test. */
 export function bodyOf<S extends v.GenericSchema>(schema: S, result: ApiResult): v.InferOutput<S> {
   const parsed = v.safeParse(schema, JSON.parse(result.body));

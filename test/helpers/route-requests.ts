@@ -7,12 +7,12 @@ import { archiveAgent, type ChangeOf, createVersion, publishAgent } from '#db/qu
 import type { CallingKey } from '#db/queries/api-keys.ts';
 import { createAgent } from '#db/queries/create-agent.ts';
 import { createSession } from '#db/queries/create-session.ts';
+import { parsed } from '#db/queries/json-text.ts';
 import { bookCredit } from '#db/queries/ledger.ts';
 import { createApiKey } from '#db/queries/manage-api-keys.ts';
 import { startSession } from '#db/queries/session-writes.ts';
 import { queueTest } from '#db/queries/webhook-deliveries.ts';
 import { createEndpoint } from '#db/queries/webhook-endpoints.ts';
-import { agentEtag } from '#functions/http/etag.ts';
 import type { ApiEvent } from '#functions/http/types.ts';
 import { secretBoxFromEnv } from '#functions/webhooks/secrets.ts';
 import { newSecret } from '#functions/webhooks/signature.ts';
@@ -270,7 +270,7 @@ export async function buildWorld(database: DatabaseHandle): Promise<World> {
     id: created.id,
     etag: published.etag,
     publishedVersionId: created.versionId,
-    draftVersionId: draft.answer.id,
+    draftVersionId: parsed(draft.answer).id,
   };
   const session = { id: await newSession({ ...partial, agent }) };
   return { ...partial, agent, session };
@@ -449,7 +449,7 @@ async function newAgent(world: Writing) {
       followUp: false,
     },
   });
-  return { id: agent.id, etag: agentEtag(agent), versionId: agent.version.id };
+  return { id: agent.id, etag: agent.etag, versionId: parsed(agent.item).version?.id as string };
 }
 
 /** A new PENDING session (IN_PROGRESS when `started`) of the world's agent, made as POST /sessions makes one. */
