@@ -560,7 +560,7 @@ export interface paths {
         put?: never;
         /**
          * Send a signed test delivery
-         * @description Queues a signed delivery of `eventType` whose `data` is `{"test": true}`, recorded like any other.
+         * @description Queues a signed delivery of `eventType` whose `data` is an example valid against the schema of that type in the event feed, recorded like any other.
          *
          *     Requires the `webhooks:manage` scope.
          */

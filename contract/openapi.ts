@@ -1007,7 +1007,7 @@ const operations: Record<string, { tag: string; description: string; operation: 
   [routeKey(routes.testWebhookEndpoint)]: {
     tag: 'Webhooks',
     description:
-      'Queues a signed delivery of `eventType` whose `data` is `{"test": true}`, recorded like any other.',
+      'Queues a signed delivery of `eventType` whose `data` is an example valid against the schema of that type in the event feed, recorded like any other.',
     operation: webhookOperations.test,
   },
   [routeKey(routes.recoverWebhookEvents)]: {

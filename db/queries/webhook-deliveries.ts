@@ -177,19 +177,20 @@ const endpointOf = (caller: CallingKey, endpointId: string): Sql => sql`
 
 export type EventType = (typeof eventTypes)[number];
 
-/** A test delivery of `eventType` (its data says `test: true`), queued now; undefined: no such endpoint. */
+/** A test delivery of `eventType` carrying `data` (the type's example), queued now; undefined: no such endpoint. */
 export async function queueTest(
   runner: SqlRunner,
   caller: CallingKey,
   endpointId: string,
   eventType: EventType,
+  data: object,
 ): Promise<JsonText<WebhookDelivery> | undefined> {
   const [row] = await runner.rows<{ item: JsonText<WebhookDelivery> }>(sql`
     with w as (${endpointOf(caller, endpointId)}), d as (
       insert into webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_type, kind, payload, next_attempt_at)
       select ${newId}, w.workspace_id, w.id, gen_random_uuid(), ${eventType}, 'test',
         jsonb_build_object('type', ${eventType}::text, 'timestamp', ${isoTime(sql`now()`)},
-          'data', jsonb_build_object('test', true))::text, now()
+          'data', ${JSON.stringify(data)}::jsonb)::text, now()
       from w
       returning *
     )

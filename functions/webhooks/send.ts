@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
 import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { WEBHOOK_RESPONSE_KEPT_BYTES, WEBHOOK_TIMEOUT_MS } from '#contract/limits.ts';
 import { refusal } from './address.ts';
 
@@ -19,6 +20,11 @@ export interface SendPolicy {
   allowLoopback: boolean;
   /** Name resolution; injectable so a test can make a name resolve to a metadata address. */
   resolve: Resolve;
+  /**
+   * Certificates (PEM) trusted besides Node's own roots: a local receiver's own CA (as
+   * NODE_EXTRA_CA_CERTS does for a whole process). Verification itself is never turned off.
+   */
+  extraCa?: readonly string[];
 }
 
 export const defaultResolve: Resolve = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
@@ -142,6 +148,8 @@ export function send(
         },
         lookup: guardedLookup(policy),
         agent: false,
+        // `ca` replaces the default roots: they are listed too.
+        ...(policy.extraCa?.length ? { ca: [...rootCertificates, ...policy.extraCa] } : {}),
       },
       (res) => {
         statusCode = res.statusCode ?? null;

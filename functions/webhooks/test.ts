@@ -1,4 +1,5 @@
 import { routes } from '#contract/routes.ts';
+import { eventDataExamples } from '#contract/schemas/event-examples.ts';
 import { noQuery } from '#contract/schemas/query.ts';
 import { TestWebhookBody } from '#contract/schemas/webhook-requests.ts';
 import { queueTest } from '#db/queries/webhook-deliveries.ts';
@@ -7,13 +8,20 @@ import { noSuch } from '../http/path.ts';
 import { jsonText } from '../http/respond.ts';
 import { route } from '../http/route.ts';
 
-/** POST /webhook-endpoints/{endpointId}/test: 202, the delivery queued (sent as any other). */
+/** POST /webhook-endpoints/{endpointId}/test: 202, the type's example queued (sent as any other). */
 export const build = (deps: Deps) =>
   route(
     { ...routes.testWebhookEndpoint, query: noQuery, body: TestWebhookBody, bodyOptional: true },
     deps,
     async (req) => {
-      const item = await queueTest(req.runner, req.caller, req.params.endpointId, req.body.eventType);
+      const { eventType } = req.body;
+      const item = await queueTest(
+        req.runner,
+        req.caller,
+        req.params.endpointId,
+        eventType,
+        eventDataExamples[eventType],
+      );
       if (!item) throw noSuch('webhook endpoint');
       return jsonText(req.requestId, 202, item);
     },

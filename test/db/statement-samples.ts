@@ -365,7 +365,7 @@ export const SAMPLES: Samples<Seed> = {
     databaseNow: [({ runner }) => databaseNow(runner)],
     queueTest: [
       async ({ runner, seed: s }) =>
-        queueTest(runner, caller(s), await endpointIn(runner, s), 'agent.created'),
+        queueTest(runner, caller(s), await endpointIn(runner, s), 'agent.created', { agentId: 'a' }),
     ],
     queueRedelivery: [({ runner, seed: s }) => queueRedelivery(runner, caller(s), missing)],
     recoverWindow: [

@@ -1,5 +1,8 @@
 import { sql } from 'drizzle-orm';
+import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventTypes } from '#contract/enums.ts';
+import { Event } from '#contract/schemas/event.ts';
 import type { DatabaseHandle } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { build as buildRelay } from '#functions/events/relay.ts';
@@ -26,6 +29,7 @@ import {
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
+import { selfSignedCertificate } from '#test/helpers/tls-proxy.ts';
 import { type Receiver, startReceiver, verified } from '#test/helpers/webhook-receiver.ts';
 
 /**
@@ -585,6 +589,112 @@ describe('webhooks', () => {
       );
       expect(twice?.n).toBe(0);
     }, 300_000);
+  });
+
+  describe('test deliveries', () => {
+    it("send each event type's example data, valid against the event feed's schema", async () => {
+      const endpoint = await createEndpoint(receiver.url('examples'), quiet);
+      for (const eventType of eventTypes) {
+        const queued = await call(h.test, {
+          method: 'POST',
+          resource: '/webhook-endpoints/{endpointId}/test',
+          path: `/webhook-endpoints/${endpoint.id}/test`,
+          body: { eventType },
+        });
+        expect(queued.status, eventType).toBe(202);
+        expect(queued.body, eventType).toMatchObject({ eventType, kind: 'test', status: 'pending' });
+      }
+      await deliverDue();
+      const got = receiver.at('examples');
+      expect(new Set(got.map((r) => JSON.parse(r.body).type))).toEqual(new Set(eventTypes));
+      for (const r of got) {
+        const body = verified(endpoint.secret, r) as { type: string; timestamp: string; data: unknown };
+        expect(body, r.body).toBeDefined();
+        // The envelope GET /events would show for it: the feed's own schema, strict objects throughout.
+        const asFeedEvent = {
+          id: r.headers['webhook-id'],
+          type: body.type,
+          occurredAt: body.timestamp,
+          workspaceId: a.workspaceId,
+          data: body.data,
+        };
+        const checked = v.safeParse(Event, asFeedEvent);
+        expect(checked.issues?.map((i) => `${v.getDotPath(i)}: ${i.message}`) ?? [], body.type).toEqual([]);
+      }
+    });
+  });
+
+  describe('https', () => {
+    let trusted: Receiver;
+    let untrusted: Receiver;
+    let ca: string;
+    beforeAll(async () => {
+      // Made here by openssl, each its own self-signed root; the sender trusts only the first.
+      const first = selfSignedCertificate(['IP:127.0.0.1']);
+      ca = first.cert;
+      trusted = await startReceiver(first);
+      untrusted = await startReceiver(selfSignedCertificate(['IP:127.0.0.1']));
+    });
+    afterAll(async () => {
+      await trusted?.close();
+      await untrusted?.close();
+    });
+    const httpsWorker = (extraCa: string[]) =>
+      worker({
+        schedule: [60_000],
+        policy: { timeoutMs: 5_000, allowLoopback: true, resolve: defaultResolve, extraCa },
+      });
+
+    it('delivers over TLS to a receiver whose CA the sender is told to trust, verified', async () => {
+      const endpoint = await createEndpoint(trusted.url('secure'), quiet);
+      expect(endpoint.status).toBe('enabled');
+      await call(h.test, {
+        method: 'POST',
+        resource: '/webhook-endpoints/{endpointId}/test',
+        path: `/webhook-endpoints/${endpoint.id}/test`,
+        body: { eventType: 'session.completed' },
+      });
+      await deliverDue(httpsWorker([ca]));
+      const [request] = trusted.at('secure');
+      if (!request) throw new Error('nothing received over TLS');
+      expect(verified(endpoint.secret, request)).toMatchObject({ type: 'session.completed' });
+      const [row] = await deliveryRows(endpoint.id);
+      expect(row).toMatchObject({ status: 'succeeded', attempt_count: 1 });
+    });
+
+    it('fails, and records why, when the receiver’s certificate is not one the sender trusts', async () => {
+      // A certificate nobody vouches for; and the trusted one, to a sender not told of its CA.
+      const cases = [
+        { endpoint: await createEndpoint(untrusted.url('impostor'), quiet), extraCa: [ca] },
+        { endpoint: await createEndpoint(trusted.url('unannounced'), quiet), extraCa: [] },
+      ];
+      for (const { endpoint, extraCa } of cases) {
+        await call(h.test, {
+          method: 'POST',
+          resource: '/webhook-endpoints/{endpointId}/test',
+          path: `/webhook-endpoints/${endpoint.id}/test`,
+        });
+        await deliverDue(httpsWorker(extraCa));
+        const [row] = await deliveryRows(endpoint.id);
+        const read = await detail(row?.id as string);
+        expect(read.body).toMatchObject({
+          status: 'failed',
+          attemptCount: 1,
+          nextAttemptAt: expect.any(String),
+        });
+        expect(read.body.attempts).toEqual([
+          {
+            at: expect.any(String),
+            durationMs: expect.any(Number),
+            statusCode: null,
+            response: null,
+            error: 'DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate',
+          },
+        ]);
+      }
+      expect(untrusted.at('impostor')).toHaveLength(0);
+      expect(trusted.at('unannounced')).toHaveLength(0);
+    });
   });
 
   describe('safety', () => {

@@ -417,7 +417,12 @@ async function newEndpoint(world: Writing): Promise<{ id: string; etag: string }
 /** A queued test delivery to a new endpoint of the world's workspace: its id. */
 async function newDelivery(world: Writing): Promise<string> {
   const endpoint = await newEndpoint(world);
-  const item = await queueTest(world.database.sql, world.writer, endpoint.id, 'agent.created');
+  const item = await queueTest(world.database.sql, world.writer, endpoint.id, 'agent.created', {
+    agentId: 'a',
+    name: 'A',
+    slug: 'a',
+    versionId: 'v',
+  });
   if (!item) throw new Error('fixture: no test delivery');
   return (JSON.parse(item) as { id: string }).id;
 }

@@ -5,15 +5,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
 
-/** A throw-away self-signed certificate for localhost, its name in the subjectAltName too (needs openssl). */
-export function selfSignedCertificate(): { key: string; cert: string } {
+/**
+ * A throw-away self-signed certificate for localhost, its name in the subjectAltName too, with
+ * `altNames` (e.g. `IP:127.0.0.1`) beside it (needs openssl).
+ */
+export function selfSignedCertificate(altNames: readonly string[] = []): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'vaa-tls-'));
   try {
     execFileSync(
       'openssl',
       ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-days', '1'].concat([
         '-addext',
-        'subjectAltName=DNS:localhost',
+        ['subjectAltName=DNS:localhost', ...altNames].join(','),
         '-keyout',
         join(dir, 'key.pem'),
         '-out',

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
@@ -32,15 +33,16 @@ export const behaviours = {
 } satisfies Record<string, Behaviour>;
 
 /**
- * A real HTTP receiver on 127.0.0.1: `/r/<name>` answers as `behaviours[name]` (or as `set(name, …)`
- * said). It records every request, and how many were in flight at once per path.
+ * A real HTTP receiver on 127.0.0.1 (HTTPS with `tls`'s key and certificate): `/r/<name>` answers
+ * as `behaviours[name]` (or as `set(name, …)` said). It records every request, and how many were
+ * in flight at once per path.
  */
-export async function startReceiver() {
+export async function startReceiver(tls?: { key: string; cert: string }) {
   const received: Received[] = [];
   const custom = new Map<string, Behaviour>();
   const inFlight = new Map<string, number>();
   const peak = new Map<string, number>();
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -58,11 +60,12 @@ export async function startReceiver() {
       const behaviour = custom.get(name) ?? behaviours[name as keyof typeof behaviours] ?? behaviours.ok;
       behaviour(req, res);
     });
-  });
+  };
+  const server = tls ? createHttpsServer(tls, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: (name: string) => `http://127.0.0.1:${port}/r/${name}`,
+    url: (name: string) => `${tls ? 'https' : 'http'}://127.0.0.1:${port}/r/${name}`,
     port,
     received,
     at: (name: string) => received.filter((r) => r.path === `/r/${name}`),
