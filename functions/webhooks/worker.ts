@@ -104,7 +104,8 @@ async function attempt(deps: WorkerDeps, d: ClaimedDelivery): Promise<AttemptRec
 
 /**
  * The delivery worker: claims due deliveries, sends them at once (bounded per endpoint by the
- * claim), records each attempt, and goes on while a claim comes back full and `budgetMs` lasts.
+ * claim), records each attempt, and goes on while a claim finds any and `budgetMs` lasts (a claim
+ * short of `batch` may be short only because its endpoints are at their bound).
  * In AWS an SQS wake-up from the relay (and a schedule, for retries) invokes it; under
  * `npm start` an interval.
  */
@@ -139,7 +140,7 @@ export const build =
         ),
       );
       succeeded += outcomes.filter((o) => o.kind === 'succeeded').length;
-      if (batch.length < deps.settings.batch || Date.now() >= until) break;
+      if (batch.length === 0 || Date.now() >= until) break;
     }
     deps.logger(claimed > 0 ? 'info' : 'debug', 'webhooks delivered', { claimed, succeeded });
     return { claimed, succeeded };

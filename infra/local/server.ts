@@ -17,6 +17,7 @@ import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import type { Deps } from '#functions/deps.ts';
 import { createLogger } from '#functions/http/log.ts';
 import { startAdminChannel } from './admin-channel.ts';
+import { startRelayLoop, startWebhooks } from './background.ts';
 import { type Gateway, startGateway } from './gateway.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { referencePageFiles } from './reference-page.ts';
@@ -114,56 +115,13 @@ async function startChannel(dataDir: string, apiUrl: string, deps: Deps) {
   };
 }
 
-/** How often `npm start` runs the outbox relay (every minute in AWS: quicker here, to watch). */
-const LOCAL_RELAY_EVERY_MS = 1_000;
-/** How often `npm start` runs the webhook worker for retries (a relay run that queued some wakes it at once). */
-const LOCAL_WEBHOOKS_EVERY_MS = 1_000;
-
-/**
- * The webhook delivery worker: woken by the relay when it queued deliveries, and on an interval for
- * the retries that come due. Loopback receivers over http are allowed here (WEBHOOK_ALLOW_LOOPBACK).
- */
-async function startWebhooks(deps: Deps) {
-  const { build, defaultWorkerSettings } = await import('#functions/webhooks/worker.ts');
-  const { secretBoxFromEnv } = await import('#functions/webhooks/secrets.ts');
-  const worker = build({ ...deps, box: secretBoxFromEnv(), settings: defaultWorkerSettings() });
-  let running: Promise<unknown> | undefined;
-  let again = false;
-  const wake = async () => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = worker({ budgetMs: 10_000 })
-      .catch((error: unknown) =>
-        deps.logger('warn', 'webhook delivery failed', { error: (error as Error).message }),
-      )
-      .finally(() => {
-        running = undefined;
-        if (again) {
-          again = false;
-          void wake();
-        }
-      });
-  };
-  const timer = setInterval(() => void wake(), LOCAL_WEBHOOKS_EVERY_MS);
-  timer.unref();
-  return {
-    wake,
-    async close() {
-      clearInterval(timer);
-      await running;
-    },
-  };
-}
-
 /**
  * The outbox relay every few seconds, onto an in-process EventBridge stand-in that logs each event
  * it is given: the deployed path (the real SDK, PutEvents) without an AWS account.
  */
 async function startRelay(deps: Deps, wake?: () => Promise<void>) {
   const { startEventBridgeEndpoint } = await import('#local-aws/eventbridge-endpoint.ts');
-  const { build, eventBridgePublisher } = await import('#functions/events/relay.ts');
+  const { eventBridgePublisher } = await import('#functions/events/relay.ts');
   const bridge = await startEventBridgeEndpoint({
     onEvent: (entry) =>
       deps.logger('info', 'event published (local EventBridge stand-in)', {
@@ -179,23 +137,10 @@ async function startRelay(deps: Deps, wake?: () => Promise<void>) {
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     },
   );
-  const relay = build({ ...deps, publish, wake });
-  let running: Promise<unknown> | undefined;
-  const timer = setInterval(() => {
-    // A run still going is left to finish: the next tick catches up.
-    running ??= relay()
-      .catch((error: unknown) =>
-        deps.logger('warn', 'event relay failed', { error: (error as Error).message }),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-  }, LOCAL_RELAY_EVERY_MS);
-  timer.unref();
+  const loop = await startRelayLoop({ ...deps, publish, wake });
   return {
     async close() {
-      clearInterval(timer);
-      await running;
+      await loop.close();
       await bridge.close();
     },
   };

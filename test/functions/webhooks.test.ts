@@ -427,6 +427,21 @@ describe('webhooks', () => {
       });
     });
 
+    it('one run goes on past a claim its endpoint’s in-flight bound cut short, while deliveries are due', async () => {
+      const endpoint = await createEndpoint(receiver.url('bounded'), quiet);
+      for (let i = 0; i < 25; i++)
+        await call(h.test, {
+          method: 'POST',
+          resource: '/webhook-endpoints/{endpointId}/test',
+          path: `/webhook-endpoints/${endpoint.id}/test`,
+        });
+      // Each claim takes at most 10 of the endpoint's deliveries, a third of a batch of 30.
+      const run = await worker({ batch: 30, perEndpoint: 10 })({ budgetMs: 60_000 });
+      expect(run).toMatchObject({ succeeded: 25 });
+      expect(receiver.at('bounded')).toHaveLength(25);
+      expect(receiver.peak('bounded')).toBeLessThanOrEqual(10);
+    });
+
     it('waits a 429’s Retry-After', async () => {
       const busy = await createEndpoint(receiver.url('busy'), quiet);
       await call(h.test, {
