@@ -4,6 +4,7 @@ import type { ExplainReport } from './explain.ts';
 import type { FirstInvocation } from './first-invocation.ts';
 import type { OperationResult } from './measure.ts';
 import { ratios, rssHalves } from './report.ts';
+import type { WebhookResult } from './webhooks.ts';
 
 export interface BudgetCheck {
   budget: string;
@@ -24,6 +25,7 @@ export function checkBudgets(
   quick: boolean,
   explains: Record<string, ExplainReport>,
   firstInvocations: FirstInvocation[],
+  webhooks?: WebhookResult,
 ): BudgetCheck[] {
   const byName = (prefix: string) => results.find((r) => r.name.startsWith(prefix));
   const checks: BudgetCheck[] = [];
@@ -149,6 +151,15 @@ export function checkBudgets(
       met: ratio === undefined ? null : ratio <= 1.5,
     });
   }
+  // Locally, the relay and worker on `npm start`'s cadence: nothing missing, p99 within 2 s.
+  const hooks = webhooks?.latency;
+  checks.push({
+    budget: 'webhooks: event commit → delivery p99 ≤ 2 s at 200 events/s (local loops)',
+    measured: hooks
+      ? `p99 ${hooks.p99.toFixed(0)} ms, p50 ${hooks.p50.toFixed(0)} ms; ${hooks.missing} of ${hooks.written} not delivered`
+      : 'n/a',
+    met: hooks === undefined ? null : hooks.p99 <= 2_000 && hooks.missing === 0,
+  });
   const rss = page250 && rssHalves(page250.rss);
   const mb = (h: { floorMb: number; medianMb: number; peakMb: number }) =>
     `${h.floorMb.toFixed(0)}/${h.medianMb.toFixed(0)}/${h.peakMb.toFixed(0)}`;

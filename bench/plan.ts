@@ -100,7 +100,7 @@ export interface Operation {
 }
 
 /** A create request as a dashboard sends it; a unique name per request, so its slug is free. */
-const createBody = (name: string) =>
+export const createBody = (name: string) =>
   JSON.stringify({
     name,
     description: 'Created by npm run bench',
@@ -224,6 +224,9 @@ export function operations(
       peer: { kind: 'usage', ...month },
     },
   ];
-  const wanted = options.only?.split(',') ?? [''];
-  return all.filter((op) => wanted.some((part) => op.name.includes(part)));
+  return all.filter((op) => selected(options, op.name));
 }
+
+/** Whether `--only` (a comma-separated list of parts of names) leaves the operation `name` in. */
+export const selected = (options: BenchOptions, name: string) =>
+  (options.only?.split(',') ?? ['']).some((part) => name.includes(part));

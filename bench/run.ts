@@ -29,7 +29,7 @@ import { type FirstInvocation, measureFirstInvocations } from './first-invocatio
 import type { gatewayCommands } from './gateway-process.ts';
 import { applyLayout, coresOf, cpuSpent, isLoopback, processCpuMs, yieldToServers } from './layout.ts';
 import { measureOperation, type OperationResult, roundsFor } from './measure.ts';
-import { operations, parseOptions } from './plan.ts';
+import { operations, parseOptions, selected } from './plan.ts';
 import {
   formatBaselineDeltas,
   formatBundles,
@@ -38,6 +38,7 @@ import {
   formatGatewayCost,
   formatTable,
 } from './report.ts';
+import { formatWebhooks, measureWebhooks, WEBHOOKS_OPERATION, type WebhookResult } from './webhooks.ts';
 
 /**
  * `npm run bench [-- --quick]`: the API through the local gateway against the same statements
@@ -105,6 +106,8 @@ const env = {
   BENCH_WORKSPACE_ID: db.measured.workspaceId,
   BENCH_PRINCIPAL_ID: key.principalId,
   BENCH_KEY_ID: key.id,
+  // The webhooks' receiver is on this machine, as under `npm start`.
+  WEBHOOK_ALLOW_LOOPBACK: 'true',
 };
 const gateway = await startChild<typeof gatewayCommands>('./gateway-process.ts', env);
 const baseline = await startChild<typeof baselineCommands>('./baseline-process.ts', env);
@@ -163,6 +166,21 @@ try {
     if (op.listIndex && result.baseline && 'main' in result.baseline)
       baselineExplains[op.name] = await explain(admin, result.baseline.main, op.listIndex);
   }
+  let webhooks: WebhookResult | undefined;
+  if (selected(options, WEBHOOKS_OPERATION)) {
+    log(`${WEBHOOKS_OPERATION} …`);
+    webhooks = await measureWebhooks({
+      gateway,
+      gatewayUrl: context.gatewayUrl,
+      token: key.token,
+      admin,
+      workspaceId: db.measured.workspaceId,
+      seconds: options.seconds,
+      warmupSeconds: options.warmupSeconds,
+      runTag,
+      log,
+    });
+  }
   if (!options.skipBundles) log('bundling and timing imports …');
   // With a baseline, its own bundles too, built in its tree and timed in the same rounds.
   const { current: bundles, baseline: baselineBundles } = options.skipBundles
@@ -182,11 +200,13 @@ try {
         },
         options.quick ? 3 : 9,
       );
-  const budgets = checkBudgets(results, bundles, options.quick, explains, firstInvocations);
-  failed = results.some(
-    // The peer's failures (timeouts at deep offsets) are a finding about it, reported, not a broken run.
-    (r) => r.api.errors > 0 || r.driver.errors > 0 || (r.bare?.errors ?? 0) > 0 || (r.soak?.errors ?? 0) > 0,
-  );
+  const budgets = checkBudgets(results, bundles, options.quick, explains, firstInvocations, webhooks);
+  failed =
+    results.some(
+      // The peer's failures (timeouts at deep offsets) are a finding about it, reported, not a broken run.
+      (r) =>
+        r.api.errors > 0 || r.driver.errors > 0 || (r.bare?.errors ?? 0) > 0 || (r.soak?.errors ?? 0) > 0,
+    ) || (webhooks?.latency.errors ?? 0) > 0;
 
   const version = await admin`select version()`;
   const machine = {
@@ -220,7 +240,7 @@ try {
       `  ${r.name}: ${r.statements.length}; under load ${r.statementsUnderLoad.toFixed(4)} (authorizer refreshes included)`,
       ...r.statements.map((st) => `      ${st.query.replace(/\s+/g, ' ').trim().slice(0, 90)} …`),
     ]),
-    `Gateway peak RSS over the whole run: ${Math.max(...results.map((r) => r.peakRssMb)).toFixed(0)} MiB`,
+    `Gateway peak RSS over the whole run: ${results.length > 0 ? Math.max(...results.map((r) => r.peakRssMb)).toFixed(0) : 'n/a'} MiB`,
     '',
     'EXPLAIN (ANALYZE, BUFFERS):',
     ...Object.entries(explains).flatMap(([name, e]) => {
@@ -234,6 +254,8 @@ try {
     formatBundles(bundles, baselineBundles),
     '',
     formatFirstInvocations(firstInvocations),
+    '',
+    formatWebhooks(webhooks),
     '',
     'Budgets:',
     ...budgets.map(
@@ -271,6 +293,7 @@ try {
         bundles,
         baselineBundles,
         firstInvocations,
+        webhooks,
         budgets,
       },
       null,
