@@ -55,6 +55,7 @@ describe.skipIf(!usingPostgres())(
             keyId,
             name: "O'Brien \\ agent",
             description: null,
+            voicemailMessage: null,
             slug: { derivedFrom: 'o-brien' },
             version: {
               config: null,

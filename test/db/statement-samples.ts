@@ -186,6 +186,7 @@ export const SAMPLES: Samples<Seed> = {
           principalId: s.tenant.principalId,
           name: 'n',
           description: null,
+          voicemailMessage: null,
           slug: { derivedFrom: 'n' },
           version: {
             config: null,

@@ -116,6 +116,7 @@ export const validCreateBody = fc.record(
     name: validName,
     description: fc.option(validText(80), { nil: null }),
     slug: validSlug,
+    voicemailMessage: fc.option(validText(120), { nil: null }),
     version: fc.record(
       {
         config: fc.option(fc.record({ llm, tts, stt }, { requiredKeys: [] }), { nil: null }),
@@ -136,6 +137,7 @@ export const BODY_PATHS = [
   ['name'],
   ['description'],
   ['slug'],
+  ['voicemailMessage'],
   ['version'],
   ['version', 'config'],
   ['version', 'config', 'llm'],
@@ -249,6 +251,7 @@ export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
       path: fc.constantFrom(
         ['name'],
         ['description'],
+        ['voicemailMessage'],
         ['version', 'systemPrompt'],
         ['version', 'knowledgeBaseId'],
         ['version', 'config', 'tts', 'voiceId'],

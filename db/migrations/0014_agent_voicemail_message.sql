@@ -1,0 +1,1 @@
+ALTER TABLE "agents" ADD COLUMN "voicemail_message" varchar(1000);
