@@ -74,7 +74,6 @@ const publishAgent = await createAgent(db.handle.sql, {
   keyId: key.id,
   name: `Bench publish ${runTag}`,
   description: null,
-  voicemailMessage: null,
   slug: { given: `bench-publish-${runTag}` },
   version: {
     config: null,

@@ -49,7 +49,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an agent's name, description, slug or voicemail message
+         * Change an agent's name, description or slug
          * @description A JSON merge patch (RFC 7396) of the agent's `name`, `description` and `slug`: a member left out is kept, `description: null` clears it. A slug taken in the workspace is a 409.
          *
          *     Requires the `agents:write` scope.
@@ -674,7 +674,6 @@ export interface components {
             name: string;
             description: string | null;
             slug: string;
-            voicemailMessage: string | null;
             /** @enum {string} */
             status: "DRAFT" | "ARCHIVED" | "PUBLISHED" | "COMPLETED";
             sourceTemplateId: string | null;
@@ -882,8 +881,6 @@ export interface components {
             /** @default null */
             description?: string | null;
             slug?: string;
-            /** @default null */
-            voicemailMessage?: string | null;
             /** @default {} */
             version?: {
                 /** @default null */
@@ -937,7 +934,6 @@ export interface components {
             name?: string;
             description?: string | null;
             slug?: string;
-            voicemailMessage?: string | null;
         };
         PublishAgentBody: {
             versionId: string;

@@ -170,7 +170,7 @@ export function createClient(options: ClientOptions) {
       const header = { 'If-Match': init.ifMatch, 'Idempotency-Key': key };
       return changed(api.POST('/agents/{agentId}/versions', { params: { path: { agentId }, header }, body }));
     },
-    /** `PATCH /agents/{agentId}` (a merge patch of name, description, slug, voicemailMessage), given its current ETag. */
+    /** `PATCH /agents/{agentId}` (a merge patch of name, description, slug), given its current ETag. */
     async update(agentId: string, body: UpdateAgentBody, init: { ifMatch: string }): Promise<Changed<Agent>> {
       return changed(
         api.PATCH('/agents/{agentId}', {

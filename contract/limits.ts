@@ -14,7 +14,6 @@ export const ID_MAX = 24;
 export const AGENT_NAME_MAX = 255;
 export const AGENT_DESCRIPTION_MAX = 500;
 export const AGENT_SLUG_MAX = 255;
-export const AGENT_VOICEMAIL_MESSAGE_MAX = 1000;
 
 /** A workspace's and an API key's name, in characters (the columns' width). */
 export const NAME_MAX = 255;

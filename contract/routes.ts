@@ -114,7 +114,7 @@ export const routes = {
     path: '/agents/{agentId}',
     entry: 'functions/agents/update.ts',
     scope: 'agents:write',
-    summary: "Change an agent's name, description, slug or voicemail message",
+    summary: "Change an agent's name, description or slug",
   },
   publishAgent: {
     name: 'publish-agent',

@@ -8,12 +8,7 @@ import {
   language,
   sessionLength,
 } from '../enums.ts';
-import {
-  AGENT_DESCRIPTION_MAX,
-  AGENT_NAME_MAX,
-  AGENT_SLUG_MAX,
-  AGENT_VOICEMAIL_MESSAGE_MAX,
-} from '../limits.ts';
+import { AGENT_DESCRIPTION_MAX, AGENT_NAME_MAX, AGENT_SLUG_MAX } from '../limits.ts';
 import { auditActors, auditTimes, Id, Int32, Ref, Timestamp, text } from './common.ts';
 import { VersionConfig } from './config.ts';
 
@@ -52,7 +47,6 @@ export const Agent = v.strictObject({
   name: text(AGENT_NAME_MAX),
   description: v.nullable(text(AGENT_DESCRIPTION_MAX)),
   slug: text(AGENT_SLUG_MAX),
-  voicemailMessage: v.nullable(text(AGENT_VOICEMAIL_MESSAGE_MAX)),
   status: v.picklist(agentStatus),
   sourceTemplateId: v.nullable(Ref),
   archivedAt: v.nullable(Timestamp),

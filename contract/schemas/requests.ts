@@ -1,10 +1,5 @@
 import * as v from 'valibot';
-import {
-  AGENT_DESCRIPTION_MAX,
-  AGENT_NAME_MAX,
-  AGENT_SLUG_MAX,
-  AGENT_VOICEMAIL_MESSAGE_MAX,
-} from '../limits.ts';
+import { AGENT_DESCRIPTION_MAX, AGENT_NAME_MAX, AGENT_SLUG_MAX } from '../limits.ts';
 import { atMost, Id, readableName, readableText, strictJsonObject } from './common.ts';
 
 // The agent's own fields and the bodies that change only them. The bodies carrying a version
@@ -21,7 +16,6 @@ export const agentName = v.pipe(
   ...readableName,
 );
 export const agentDescription = v.pipe(v.string(), atMost(AGENT_DESCRIPTION_MAX), ...readableText);
-export const agentVoicemailMessage = v.pipe(v.string(), atMost(AGENT_VOICEMAIL_MESSAGE_MAX), ...readableText);
 export const agentSlug = v.pipe(
   v.string(),
   atMost(AGENT_SLUG_MAX),
@@ -38,11 +32,10 @@ export const UpdateAgentBody = v.pipe(
     name: v.optional(agentName),
     description: v.optional(v.nullable(agentDescription)),
     slug: v.optional(agentSlug),
-    voicemailMessage: v.optional(v.nullable(agentVoicemailMessage)),
   }),
   v.check(
     (patch) => Object.values(patch).some((value) => value !== undefined),
-    'must change at least one of name, description, slug, voicemailMessage',
+    'must change at least one of name, description, slug',
   ),
 );
 export type UpdateAgentBody = v.InferOutput<typeof UpdateAgentBody>;

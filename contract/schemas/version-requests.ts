@@ -3,7 +3,7 @@ import { inputMode } from '../enums.ts';
 import { ID_MAX } from '../limits.ts';
 import { atMost, choiceOf, Id, strictJsonObject } from './common.ts';
 import { VersionConfigInput } from './config.ts';
-import { agentDescription, agentName, agentSlug, agentVoicemailMessage } from './requests.ts';
+import { agentDescription, agentName, agentSlug } from './requests.ts';
 
 const unique = <T>(items: T[]) => new Set(items).size === items.length;
 
@@ -24,7 +24,6 @@ export const CreateAgentBody = strictJsonObject({
   name: agentName,
   description: v.nullish(agentDescription, null),
   slug: v.optional(agentSlug),
-  voicemailMessage: v.nullish(agentVoicemailMessage, null),
   version: v.optional(
     strictJsonObject({
       config: v.nullish(versionField.config, null),

@@ -234,7 +234,6 @@ export interface AgentEdit {
   name?: string;
   description?: string | null;
   slug?: string;
-  voicemailMessage?: string | null;
 }
 
 /**
@@ -246,12 +245,10 @@ export async function updateAgent(runner: SqlRunner, of: ChangeOf, edit: AgentEd
   const name = sql`${edit.name !== undefined}::boolean`;
   const description = sql`${edit.description !== undefined}::boolean`;
   const slug = sql`${edit.slug !== undefined}::boolean`;
-  const voicemailMessage = sql`${edit.voicemailMessage !== undefined}::boolean`;
-  const [newName, newDescription, newSlug, newVoicemailMessage] = [
+  const [newName, newDescription, newSlug] = [
     sql`${edit.name ?? null}::varchar`,
     sql`${edit.description ?? null}::varchar`,
     sql`${edit.slug ?? null}::varchar`,
-    sql`${edit.voicemailMessage ?? null}::varchar`,
   ];
   try {
     return await inSavepoint(runner, (r) =>
@@ -262,13 +259,10 @@ export async function updateAgent(runner: SqlRunner, of: ChangeOf, edit: AgentEd
           sql`name = case when ${name} then ${newName} else a.name end`,
           sql`description = case when ${description} then ${newDescription} else a.description end`,
           sql`slug = case when ${slug} then ${newSlug} else a.slug end`,
-          sql`voicemail_message = case when ${voicemailMessage} then ${newVoicemailMessage}
-            else a.voicemail_message end`,
         ],
         changes: sql`((${name} and cur.name is distinct from ${newName})
           or (${description} and cur.description is distinct from ${newDescription})
-          or (${slug} and cur.slug is distinct from ${newSlug})
-          or (${voicemailMessage} and cur.voicemail_message is distinct from ${newVoicemailMessage}))`,
+          or (${slug} and cur.slug is distinct from ${newSlug}))`,
         recordVersion: sql`null`,
         answer: AGENT_ANSWER,
       }),

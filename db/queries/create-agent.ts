@@ -17,7 +17,6 @@ export interface NewAgent extends CallingKey {
   principalId: string;
   name: string;
   description: string | null;
-  voicemailMessage: string | null;
   /** Explicit slug, or `{ derivedFrom }` to take the first free `base`, `base-2`, `base-3`, … */
   slug: { given: string } | { derivedFrom: string };
   version: {
@@ -91,9 +90,8 @@ async function insertAgent(runner: SqlRunner, input: NewAgent): Promise<CreatedA
   const v = input.version;
   const rows = await runner.rows<CreatedAgent>(sql`
     with new_agent as (
-      insert into agents (id, workspace_id, name, description, slug, voicemail_message, created_by, updated_by)
-      values (${agentId}, ${workspaceId}, ${input.name}, ${input.description}, ${slug},
-        ${input.voicemailMessage}, ${by}, ${by})
+      insert into agents (id, workspace_id, name, description, slug, created_by, updated_by)
+      values (${agentId}, ${workspaceId}, ${input.name}, ${input.description}, ${slug}, ${by}, ${by})
       returning *
     ), new_version as (
       insert into agent_versions (id, agent_id, version, workspace_id, theme_id, config,

@@ -64,7 +64,6 @@ export const agentJson = (version: Sql) => sql`(select row_to_json(j) from (sele
     a.name as name,
     a.description as description,
     a.slug as slug,
-    a.voicemail_message as "voicemailMessage",
     a.status as status,
     a.source_template_id as "sourceTemplateId",
     ${isoTime(sql`a.archived_at`)} as "archivedAt",

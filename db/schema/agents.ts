@@ -11,12 +11,7 @@ import {
   uniqueIndex,
   varchar,
 } from 'drizzle-orm/pg-core';
-import {
-  AGENT_DESCRIPTION_MAX,
-  AGENT_NAME_MAX,
-  AGENT_SLUG_MAX,
-  AGENT_VOICEMAIL_MESSAGE_MAX,
-} from '#contract/limits.ts';
+import { AGENT_DESCRIPTION_MAX, AGENT_NAME_MAX, AGENT_SLUG_MAX } from '#contract/limits.ts';
 import { auditActors, auditTimes, id, int32, primaryId, timestamptz } from './columns.ts';
 import {
   agentStatus,
@@ -42,7 +37,6 @@ export const agents = pgTable(
     name: varchar('name', { length: AGENT_NAME_MAX }).notNull(),
     description: varchar('description', { length: AGENT_DESCRIPTION_MAX }),
     slug: varchar('slug', { length: AGENT_SLUG_MAX }).notNull(),
-    voicemailMessage: varchar('voicemail_message', { length: AGENT_VOICEMAIL_MESSAGE_MAX }),
     status: agentStatus('status').notNull().default('DRAFT'),
     sourceTemplateId: id('source_template_id'),
     archivedAt: timestamptz('archived_at'),

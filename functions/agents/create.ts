@@ -38,7 +38,6 @@ function newAgent(body: CreateAgentBody, caller: Caller): NewAgent {
     keyId: caller.keyId,
     name: body.name,
     description: body.description,
-    voicemailMessage: body.voicemailMessage,
     slug: body.slug ? { given: body.slug } : { derivedFrom: slugFrom(body.name) },
     version: { config: config && completeConfig(config), systemPrompt, knowledgeBaseId, inputMode, followUp },
   };

@@ -55,7 +55,6 @@ describe.skipIf(!usingPostgres())(
             keyId,
             name: "O'Brien \\ agent",
             description: null,
-            voicemailMessage: null,
             slug: { derivedFrom: 'o-brien' },
             version: {
               config: null,

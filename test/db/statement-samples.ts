@@ -186,7 +186,6 @@ export const SAMPLES: Samples<Seed> = {
           principalId: s.tenant.principalId,
           name: 'n',
           description: null,
-          voicemailMessage: null,
           slug: { derivedFrom: 'n' },
           version: {
             config: null,

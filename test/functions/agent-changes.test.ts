@@ -288,31 +288,6 @@ describe('changes to an agent', () => {
       expect(changed.headers.etag).not.toBe(etag);
     });
 
-    it('sets, keeps and clears the voicemail message; refuses one over 1000 characters', async () => {
-      const agent = await created({ name: 'Voicemail', voicemailMessage: 'Leave a message.' });
-      expect(agent.voicemailMessage).toBe('Leave a message.');
-      const set = await patch(agent.id, {
-        body: { voicemailMessage: 'x'.repeat(1000) },
-        headers: ifMatch(agentEtag(agent)),
-      });
-      const changed = bodyOf(Agent, set);
-      expect(changed).toEqual({
-        ...agent,
-        voicemailMessage: 'x'.repeat(1000),
-        updatedAt: changed.updatedAt,
-        updatedBy: tenant.principalId,
-      });
-      const kept = bodyOf(Agent, await patch(agent.id, { body: { name: 'Renamed' }, headers: ifMatch('*') }));
-      expect(kept.voicemailMessage).toBe('x'.repeat(1000));
-      const tooLong = await writesNothing(agent.id, () =>
-        patch(agent.id, { body: { voicemailMessage: 'x'.repeat(1001) }, headers: ifMatch('*') }),
-      );
-      expectProblem(tooLong, 400, ['voicemailMessage']);
-      const cleared = await patch(agent.id, { body: { voicemailMessage: null }, headers: ifMatch('*') });
-      expect(bodyOf(Agent, cleared).voicemailMessage).toBeNull();
-      expect(bodyOf(Agent, await get(agent.id)).voicemailMessage).toBeNull();
-    });
-
     it('409 when the slug is taken (nothing written); 400 for an empty patch; 415 for another media type', async () => {
       const taken = await created({ name: 'Taken', slug: 'taken-slug' });
       const agent = await created({ name: 'Wants it' });

@@ -40,7 +40,6 @@ describe('POST /agents', () => {
       name: 'Front Desk',
       slug: 'front-desk',
       description: null,
-      voicemailMessage: null,
       status: 'DRAFT',
       workspaceId: tenant.workspaceId,
       publishedVersionId: null,
@@ -84,7 +83,6 @@ describe('POST /agents', () => {
       name: 'Support line',
       description: 'Answers the support number',
       slug: 'support-line',
-      voicemailMessage: 'Sorry we missed you.\nLeave your number after the tone.',
       version: {
         config: {
           llm: { provider: 'LLM_PROVIDER_2', temperature: 0.7 },
@@ -100,11 +98,6 @@ describe('POST /agents', () => {
     const agent = bodyOf(Agent, await post(body));
     expect(agent.slug).toBe('support-line');
     expect(agent.description).toBe('Answers the support number');
-    expect(agent.voicemailMessage).toBe('Sorry we missed you.\nLeave your number after the tone.');
-    const [stored] = rowsOf<{ voicemail_message: string | null }>(
-      await handle.db.execute(sql`select voicemail_message from agents where id = ${agent.id}`),
-    );
-    expect(stored?.voicemail_message).toBe(agent.voicemailMessage);
     expect(agent.version).toMatchObject({
       systemPrompt: 'You are helpful.',
       knowledgeBaseId: 'kb123',
@@ -179,12 +172,6 @@ describe('POST /agents', () => {
     ['a name of 256 characters', { name: 'x'.repeat(256) }, ['name']],
     ['a name that is not a string', { name: 42 }, ['name']],
     ['a description of 501 characters', { name: 'A', description: 'x'.repeat(501) }, ['description']],
-    [
-      'a voicemail message of 1001 characters',
-      { name: 'A', voicemailMessage: 'x'.repeat(1001) },
-      ['voicemailMessage'],
-    ],
-    ['a voicemail message that is not a string', { name: 'A', voicemailMessage: 7 }, ['voicemailMessage']],
     ['a slug with upper case', { name: 'A', slug: 'Bad-Slug' }, ['slug']],
     ['a slug with a double hyphen', { name: 'A', slug: 'a--b' }, ['slug']],
     ['an unknown top-level field', { name: 'A', colour: 'red' }, ['colour']],

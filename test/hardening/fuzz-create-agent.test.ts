@@ -86,7 +86,6 @@ describe('fuzzing POST /agents at the handler', () => {
         const agent = answer.body as Agent;
         expect(agent.name).toBe((body.name as string).trim());
         expect(agent.description).toBe(body.description ?? null);
-        expect(agent.voicemailMessage).toBe(body.voicemailMessage ?? null);
         if (body.slug) expect(agent.slug).toBe(body.slug);
         expect(agent.workspaceId).toBe(tenant.workspaceId);
         const version = body.version ?? {};

@@ -439,7 +439,6 @@ async function newAgent(world: Writing) {
     ...writer,
     name: `Fixture ${unique()}`,
     description: null,
-    voicemailMessage: null,
     // A slug of its own: deriving one looks past every earlier fixture's, slower the more there are.
     slug: { given: `fixture-${unique()}` },
     version: {

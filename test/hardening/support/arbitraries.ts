@@ -116,7 +116,6 @@ export const validCreateBody = fc.record(
     name: validName,
     description: fc.option(validText(80), { nil: null }),
     slug: validSlug,
-    voicemailMessage: fc.option(validText(120), { nil: null }),
     version: fc.record(
       {
         config: fc.option(fc.record({ llm, tts, stt }, { requiredKeys: [] }), { nil: null }),
@@ -137,7 +136,6 @@ export const BODY_PATHS = [
   ['name'],
   ['description'],
   ['slug'],
-  ['voicemailMessage'],
   ['version'],
   ['version', 'config'],
   ['version', 'config', 'llm'],
@@ -251,7 +249,6 @@ export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
       path: fc.constantFrom(
         ['name'],
         ['description'],
-        ['voicemailMessage'],
         ['version', 'systemPrompt'],
         ['version', 'knowledgeBaseId'],
         ['version', 'config', 'tts', 'voiceId'],

@@ -1,1 +1,0 @@
-ALTER TABLE "agents" ADD COLUMN "voicemail_message" varchar(1000);
