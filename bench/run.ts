@@ -29,7 +29,7 @@ import { type FirstInvocation, measureFirstInvocations } from './first-invocatio
 import type { gatewayCommands } from './gateway-process.ts';
 import { applyLayout, coresOf, cpuSpent, isLoopback, processCpuMs, yieldToServers } from './layout.ts';
 import { measureOperation, type OperationResult, roundsFor } from './measure.ts';
-import { operations, parseOptions } from './plan.ts';
+import { operations, optionsOrExit } from './plan.ts';
 import {
   formatBaselineDeltas,
   formatBundles,
@@ -47,7 +47,7 @@ import {
  */
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results');
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
-const options = parseOptions(process.argv.slice(2));
+const options = optionsOrExit(process.argv.slice(2));
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const startedAt = new Date();
 const loadBefore = loadavg();
