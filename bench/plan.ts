@@ -4,6 +4,8 @@ import type { LayoutKind } from './layout.ts';
 import type { PeerOperation } from './peer.ts';
 
 export interface BenchOptions {
+  /** `--help`: print the usage, run nothing. */
+  help: boolean;
   quick: boolean;
   /** Sessions per workspace (two workspaces are seeded). */
   sessions: number;
@@ -32,54 +34,139 @@ export interface BenchOptions {
   baseline?: string;
 }
 
+/** A command line the bench does not take: the message names what is wrong, the usage follows. */
+export class UsageError extends Error {}
+
+/**
+ * Every option the bench takes, parsed from here and described from here (`--help`), so the usage
+ * cannot miss one. `value` names an option's argument; a boolean has none.
+ */
+export const BENCH_OPTIONS = {
+  quick: {
+    type: 'boolean',
+    help: "a tenth of the data in its own database, 1 s + 2 s per measurement (CI's)",
+  },
+  sessions: {
+    type: 'string',
+    value: 'N',
+    help: 'sessions per workspace (100000; quick 10000), in a database of its own',
+  },
+  connections: { type: 'string', value: 'N', help: "the load generator's concurrent connections (10)" },
+  warmup: { type: 'string', value: 'S', help: 'warm-up seconds before each measurement (5; quick 1)' },
+  seconds: { type: 'string', value: 'S', help: 'seconds per measurement (15; quick 2)' },
+  soak: {
+    type: 'string',
+    value: 'S',
+    help: "seconds of the limit-250 run that watches the gateway's memory (60; quick --seconds)",
+  },
+  only: {
+    type: 'string',
+    value: 'NAMES',
+    help: 'only the operations whose name contains one of these ("limit 25,POST")',
+  },
+  'skip-bundles': { type: 'boolean', help: 'skip bundling, the import times and the first invocations' },
+  layout: {
+    type: 'string',
+    value: 'split|shared',
+    help: 'Postgres on cores of its own, or all on the same cores (split)',
+  },
+  'load-nice': { type: 'string', value: 'N', help: "the load generator's nice value (0: as the servers')" },
+  baseline: {
+    type: 'string',
+    value: 'REF|auto',
+    help: "also that commit's gateway, in turns, on the same data (auto: last tag, merge base, HEAD~1)",
+  },
+  help: { type: 'boolean', short: 'h', help: 'print this and exit' },
+} as const;
+
+/** What `--help` prints: each option of BENCH_OPTIONS with its argument and what it does. */
+export function usage(command = 'npm run bench --'): string {
+  const lines = Object.entries(BENCH_OPTIONS).map(([name, option]) => {
+    const short = 'short' in option ? `-${option.short}, ` : '';
+    const flag = `${short}--${name}${'value' in option ? ` ${option.value}` : ''}`;
+    return `  ${flag.padEnd(26)} ${option.help}`;
+  });
+  return `Usage: ${command} [options]\n\nOptions (defaults in parentheses):\n${lines.join('\n')}\n`;
+}
+
+/** A number option's value; anything but a finite number is a usage error naming the option. */
+function numberOf(name: keyof typeof BENCH_OPTIONS, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number)) {
+    throw new UsageError(`--${name}: a number, not ${JSON.stringify(value)}`);
+  }
+  return number;
+}
+
 /**
  * Full: 100,000 sessions per workspace, 5 s warm-up + 15 s per measurement, one 60 s soak (about
  * 7 minutes, plus ~15 s of seeding on first use). `--quick` (CI's smoke test, about a minute): a
- * tenth of the data in its own database and 1 s + 2 s per measurement.
+ * tenth of the data in its own database and 1 s + 2 s per measurement. A command line it does not
+ * take throws `UsageError`.
  */
 export function parseOptions(argv: string[]): BenchOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      quick: { type: 'boolean', default: false },
-      connections: { type: 'string' },
-      seconds: { type: 'string' },
-      warmup: { type: 'string' },
-      only: { type: 'string' },
-      soak: { type: 'string' },
-      sessions: { type: 'string' },
-      'skip-bundles': { type: 'boolean', default: false },
-      layout: { type: 'string', default: 'split' },
-      'load-nice': { type: 'string', default: '0' },
-      baseline: { type: 'string' },
-    },
-  });
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    ({ values } = parse(argv));
+  } catch (error) {
+    // node:util's own refusals (an unknown option, a missing value) carry ERR_PARSE_ARGS_* codes.
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
+      throw new UsageError((error as Error).message);
+    }
+    throw error;
+  }
   const quick = values.quick ?? false;
-  if (values.layout !== 'split' && values.layout !== 'shared') {
-    throw new Error(`--layout: split or shared, not ${JSON.stringify(values.layout)}`);
+  const layout = values.layout ?? 'split';
+  if (layout !== 'split' && layout !== 'shared') {
+    throw new UsageError(`--layout: split or shared, not ${JSON.stringify(layout)}`);
   }
   const standard = quick ? 10_000 : 100_000;
   // `--sessions N`: another data size (e.g. the 1,000,000-row run) in a database of its own.
-  const sessions = Number(values.sessions ?? standard);
-  const seconds = Number(values.seconds ?? (quick ? 2 : 15));
+  const sessions = numberOf('sessions', values.sessions, standard);
+  const seconds = numberOf('seconds', values.seconds, quick ? 2 : 15);
   return {
+    help: values.help ?? false,
     quick,
     sessions,
     databaseName: sessions !== standard ? `vaa_bench_${sessions}` : quick ? 'vaa_bench_quick' : 'vaa_bench',
     deepOffset: Math.floor(sessions * 0.9),
     offsetDepth: Math.min(Math.floor(sessions * 0.9), OFFSET_MAX),
-    connections: Number(values.connections ?? 10),
-    warmupSeconds: Number(values.warmup ?? (quick ? 1 : 5)),
+    connections: numberOf('connections', values.connections, 10),
+    warmupSeconds: numberOf('warmup', values.warmup, quick ? 1 : 5),
     seconds,
-    soakSeconds: Number(values.soak ?? (quick ? seconds : 60)),
+    soakSeconds: numberOf('soak', values.soak, quick ? seconds : 60),
     // Imports take ~40 ms each: 11 in the quick run keep its median steady for a few seconds more.
     importRuns: quick ? 11 : 21,
     only: values.only,
     skipBundles: values['skip-bundles'] ?? false,
-    layout: values.layout,
-    loadNice: Number(values['load-nice']),
+    layout,
+    loadNice: numberOf('load-nice', values['load-nice'], 0),
     ...(values.baseline ? { baseline: values.baseline } : {}),
   };
+}
+
+const parse = (argv: string[]) => parseArgs({ args: argv, options: BENCH_OPTIONS, strict: true });
+
+/**
+ * The command line's options, or the end of the process: `--help` prints the usage and exits 0; a
+ * command line the bench does not take prints what is wrong and the usage, and exits 2.
+ */
+export function optionsOrExit(argv: string[], command?: string): BenchOptions {
+  let options: BenchOptions;
+  try {
+    options = parseOptions(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n\n${usage(command)}`);
+    process.exit(2);
+  }
+  if (options.help) {
+    process.stdout.write(usage(command));
+    process.exit(0);
+  }
+  return options;
 }
 
 export interface Operation {

@@ -29,7 +29,7 @@ import { type FirstInvocation, measureFirstInvocations } from './first-invocatio
 import type { gatewayCommands } from './gateway-process.ts';
 import { applyLayout, coresOf, cpuSpent, isLoopback, processCpuMs, yieldToServers } from './layout.ts';
 import { measureOperation, type OperationResult, roundsFor } from './measure.ts';
-import { operations, parseOptions, selected } from './plan.ts';
+import { operations, optionsOrExit, selected } from './plan.ts';
 import {
   formatBaselineDeltas,
   formatBundles,
@@ -48,7 +48,7 @@ import { formatWebhooks, measureWebhooks, WEBHOOKS_OPERATION, type WebhookResult
  */
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results');
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
-const options = parseOptions(process.argv.slice(2));
+const options = optionsOrExit(process.argv.slice(2));
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const startedAt = new Date();
 const loadBefore = loadavg();

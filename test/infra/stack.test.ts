@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_CACHE_TTL_SECONDS, routeList } from '#contract/routes.ts';
-import { tierNames, tiers, USAGE_KEY_HEADROOM } from '#contract/tiers.ts';
+import { tierNames, tiers, USAGE_KEY_HEADROOM, USAGE_KEY_PREFIX_ENV } from '#contract/tiers.ts';
 import { REQUEST_TIMEOUT_MS } from '#db/client.ts';
 import { USAGE_PLAN_IDS_ENV } from '#functions/usage-plan-keys.ts';
 import { API_STAGE_NAME } from '#infra/constructs/api.ts';
@@ -341,6 +341,20 @@ describe.each(stages)('the $stage stack', (expected) => {
     const keys = synth.stack.node.findChild('UsagePlanKeys') as UsagePlanKeysFunction;
     const keysFn = resources[logicalId(synth.stack, keys.function)];
     expect(Object.keys(keysFn?.Properties.Environment.Variables ?? {})).toContain(USAGE_PLAN_IDS_ENV);
+  });
+
+  it("outputs what the preview teardown finds the stage's API keys by: its plans' ids and its key prefix", () => {
+    const outputs = synth.template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    // cli/aws-stage.ts reads both outputs by these names.
+    const planIds = JSON.stringify(outputs.UsagePlanIds?.Value);
+    for (const plan of idsOfType(synth.template.toJSON().Resources, 'AWS::ApiGateway::UsagePlan')) {
+      expect(planIds).toContain(plan);
+    }
+    // The prefix the authorizer names each workspace's key with, so the teardown finds exactly those.
+    const authorizer = resources[logicalId(synth.stack, synth.stack.functions.authorizerFunction)];
+    const prefix = authorizer?.Properties.Environment.Variables[USAGE_KEY_PREFIX_ENV];
+    expect(prefix).toBe(synth.stack.stackName);
+    synth.template.hasOutput('UsageKeyPrefix', { Value: prefix });
   });
 
   it('caches the bearer authorizer for the same TTL as the local gateway, keyed by Authorization', () => {
