@@ -223,7 +223,10 @@ const releasedVersions = (site: CallSite) =>
     );
 
 export const AWS_CALLS: readonly CallerCalls[] = [
-  ...routeList.map((route) => ({ caller: { entry: route.entry }, calls: [...database, ...webhookSecretsKey] })),
+  ...routeList.map((route) => ({
+    caller: { entry: route.entry },
+    calls: [...database, ...webhookSecretsKey],
+  })),
   ...['functions/authorizer.ts', 'functions/sessions/sweep.ts'].map((entry) => ({
     caller: { entry },
     calls: database,

@@ -246,7 +246,9 @@ export function stageConfig(stage: string, options: StageOptions = {}): StageCon
   if (!(options.proxy || stage === STAGING)) {
     // The delivery function needs a way out of a VPC: a branch preview has no VPC of its own.
     if (options.webhooks)
-      throw new Error('-c webhooks=true needs a stage with its own network: prod, staging, the sandbox or -c proxy=true');
+      throw new Error(
+        '-c webhooks=true needs a stage with its own network: prod, staging, the sandbox or -c proxy=true',
+      );
     return { ...preview, ...named };
   }
   // The proxy holds connections open, so the writer would not pause anyway: prod's minimum instead.

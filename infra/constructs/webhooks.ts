@@ -1,8 +1,8 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Peer, Port } from 'aws-cdk-lib/aws-ec2';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -152,13 +152,18 @@ export class Webhooks extends Construct {
     for (const fn of [this.deliver, ...sealers]) {
       fn.addEnvironment('WEBHOOK_SECRETS_ARN', this.secretsKey.secretArn);
       fn.addToRolePolicy(
-        new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.secretsKey.secretArn] }),
+        new PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: [this.secretsKey.secretArn],
+        }),
       );
       fn.addToRolePolicy(
         new PolicyStatement({
           actions: ['kms:Decrypt'],
           resources: [this.key.keyArn],
-          conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(this).region}.amazonaws.com` } },
+          conditions: {
+            StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(this).region}.amazonaws.com` },
+          },
         }),
       );
       network.allowSecretsFrom(fn, "Secrets Manager from webhooks' signing secrets");

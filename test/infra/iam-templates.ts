@@ -141,7 +141,11 @@ export class Deployed {
       'AWS::IAM::Role': { Arn: `arn:${PARTITION}:iam::${ACCOUNT}:role/${name}` },
       'AWS::Events::EventBus': { Arn: arnOf('events', `event-bus/${name}`), Name: name },
       'AWS::KMS::Key': { Arn: arnOf('kms', `key/${name}`) },
-      'AWS::SQS::Queue': { Arn: arnOf('sqs', name), QueueName: name, QueueUrl: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${name}` },
+      'AWS::SQS::Queue': {
+        Arn: arnOf('sqs', name),
+        QueueName: name,
+        QueueUrl: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${name}`,
+      },
       'AWS::Logs::LogGroup': { Arn: arnOf('logs', `log-group:${name}:*`) },
       'AWS::RDS::DBCluster': {
         DBClusterResourceId: `cluster-${name}`,
