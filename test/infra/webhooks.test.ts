@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PROXY_MAX_CONNECTIONS_PERCENT } from '#infra/constructs/database.ts';
+import { approxMaxConnections } from '#infra/constructs/monitoring.ts';
 import {
   DEAD_LETTER_OLDEST_ALARM_SECONDS,
   DELIVER_TIMEOUT,
@@ -88,6 +90,17 @@ describe('webhook delivery on AWS', () => {
     expect(resources[idOf(webhooks.deliver)].Properties.ReservedConcurrentExecutions).toBe(
       DELIVERY_CONCURRENCY,
     );
+    // One connection per instance: with the delivery and requeue functions every reservation still
+    // fits the proxy's share of the connections and the account's default quota.
+    const reserved = ofType(resources, 'AWS::Lambda::Function')
+      .map(([, fn]) => fn.Properties.ReservedConcurrentExecutions)
+      .filter((n): n is number => typeof n === 'number')
+      .reduce((a, b) => a + b, 0);
+    const config = stageConfig('prod', { alarmEmail: 'a@example.com' });
+    expect(reserved).toBeLessThan(
+      Math.floor((approxMaxConnections(config.database.maxCapacity) * PROXY_MAX_CONNECTIONS_PERCENT) / 100),
+    );
+    expect(reserved).toBeLessThanOrEqual(900);
   });
 
   it('runs the requeue every minute, and hands the relay, requeue and delivery function the queue', () => {
