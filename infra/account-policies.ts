@@ -37,6 +37,7 @@ export const SERVICES_BY_NAMESPACE: Readonly<Record<string, readonly string[]>> 
   'AWS::RDS': ['rds', 'secretsmanager'],
   'AWS::SecretsManager': ['secretsmanager'],
   'AWS::SNS': ['sns'],
+  'AWS::SQS': ['sqs'],
   'AWS::SSM': ['ssm'],
   'AWS::WAFv2': ['wafv2'],
   // Custom resources are Lambda-backed: CloudFormation invokes their provider functions.

@@ -8,6 +8,7 @@
  * `-c stage=previews` is the preview base every other branch preview keeps its database on.
  * `-c domainName=api.example.com -c certificateArn=arn:aws:acm:…` puts the API on that domain only.
  * `-c backupCopyVaultArn=arn:aws:backup:…` copies prod's backups to that vault of a backup account.
+ * `-c webhooks=true` deploys webhook delivery (a NAT gateway, a queue, a KMS key: docs/deploying.md).
  */
 import { App } from 'aws-cdk-lib';
 import { defineBaseApp } from './preview-base.ts';
@@ -32,5 +33,6 @@ else
       domainName: context('domainName'),
       certificateArn: context('certificateArn'),
       backupCopyVaultArn: context('backupCopyVaultArn'),
+      webhooks: context('webhooks') === 'true',
     }),
   );

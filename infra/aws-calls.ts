@@ -15,6 +15,7 @@ import { routeList } from '#contract/routes.ts';
 import { tierNames } from '#contract/tiers.ts';
 import { PRE_TRAFFIC_ENTRY } from './constructs/releases.ts';
 import { USAGE_PLAN_KEYS_ENTRY } from './constructs/usage-plan-keys.ts';
+import { DELIVER_ENTRY, REQUEUE_ENTRY } from './constructs/webhooks.ts';
 
 /** What a row's resources are computed from: the caller as deployed, tokens resolved. */
 export interface CallSite {
@@ -111,6 +112,57 @@ const masterSecret: readonly AwsCall[] = [
  */
 const database: readonly AwsCall[] = [databaseToken, ...masterSecret];
 
+/**
+ * The webhook signing secrets' key (functions/webhooks/secrets.ts), where WEBHOOK_SECRETS_ARN is
+ * set: the create and rotate routes' and the delivery function's.
+ */
+const webhookSecretsKey: readonly AwsCall[] = [
+  {
+    sends: 'GetSecretValueCommand',
+    action: 'secretsmanager:GetSecretValue',
+    resources: (site) => when(site.env.WEBHOOK_SECRETS_ARN, (secret) => [secret]),
+    route: { endpoint: 'secretsmanager' },
+  },
+  {
+    sends: 'GetSecretValueCommand',
+    action: 'kms:Decrypt',
+    resources: (site) =>
+      when(site.env.WEBHOOK_SECRETS_ARN, (secret) => when(site.keyOfSecret(secret), (k) => [k])),
+    context: (site) => ({ 'kms:ViaService': `secretsmanager.${site.region}.amazonaws.com` }),
+    route: { endpoint: 'secretsmanager' },
+  },
+];
+
+/** A queue's ARN from its URL (`https://sqs.<region>.amazonaws.com/<account>/<name>`). */
+const queueArn = (site: CallSite, url: string) => {
+  const [account, name] = new URL(url).pathname.split('/').filter(Boolean);
+  return `arn:${site.partition}:sqs:${site.region}:${account}:${name}`;
+};
+
+/** functions/webhooks/queue.ts: deliveries onto the queue WEBHOOK_QUEUE_URL. */
+const sendToDeliveryQueue: AwsCall = {
+  sends: 'SendMessageBatchCommand',
+  action: 'sqs:SendMessage',
+  resources: (site) => when(site.env.WEBHOOK_QUEUE_URL, (url) => [queueArn(site, url)]),
+  route: { endpoint: 'sqs' },
+};
+
+/**
+ * Lambda's poller for the delivery function's event source mapping, with the function's role: it
+ * receives, deletes the processed messages, and hands a failed item back.
+ */
+const deliveryQueuePoller: readonly AwsCall[] = [
+  'ReceiveMessage',
+  'DeleteMessage',
+  'ChangeMessageVisibility',
+  'GetQueueAttributes',
+].map((name) => ({
+  sends: 'Lambda SQS event source mapping',
+  action: `sqs:${name}`,
+  resources: (site: CallSite) => when(site.env.WEBHOOK_QUEUE_URL, (url) => [queueArn(site, url)]),
+  route: { endpoint: 'sqs' },
+}));
+
 /** The API Gateway calls of functions/usage-plan-keys.ts, on the plans USAGE_PLAN_IDS names. */
 const usagePlanKeyCalls: readonly AwsCall[] = (() => {
   const plans = (site: CallSite): readonly string[] =>
@@ -171,9 +223,19 @@ const releasedVersions = (site: CallSite) =>
     );
 
 export const AWS_CALLS: readonly CallerCalls[] = [
-  ...[...routeList.map((route) => route.entry), 'functions/authorizer.ts', 'functions/sessions/sweep.ts'].map(
-    (entry) => ({ caller: { entry }, calls: database }),
-  ),
+  ...routeList.map((route) => ({
+    caller: { entry: route.entry },
+    calls: [...database, ...webhookSecretsKey],
+  })),
+  ...['functions/authorizer.ts', 'functions/sessions/sweep.ts'].map((entry) => ({
+    caller: { entry },
+    calls: database,
+  })),
+  {
+    caller: { entry: DELIVER_ENTRY },
+    calls: [...database, ...webhookSecretsKey, sendToDeliveryQueue, ...deliveryQueuePoller],
+  },
+  { caller: { entry: REQUEUE_ENTRY }, calls: [...database, sendToDeliveryQueue] },
   {
     caller: { entry: 'functions/admin.ts' },
     calls: [
@@ -198,6 +260,7 @@ export const AWS_CALLS: readonly CallerCalls[] = [
           when(site.env.EVENT_BUS_NAME, (bus) => [arn(site, 'events', `event-bus/${bus}`)]),
         route: { endpoint: 'events' },
       },
+      sendToDeliveryQueue,
     ],
   },
   {
@@ -321,6 +384,17 @@ export const BOUNDARY_CALLS: readonly {
       ['/apikeys', '/apikeys/*', '/usageplans/*/keys', '/usageplans/*/keys/*'].map(
         (path) => `arn:${partition}:apigateway:${region}::${path}`,
       ),
+  },
+  {
+    sid: 'WebhookDeliveryQueue',
+    actions: [
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:ReceiveMessage',
+      'sqs:SendMessage',
+    ],
+    resources: ({ partition, region, account }) => [`arn:${partition}:sqs:${region}:${account}:*`],
   },
   {
     sid: 'OutboxEvents',

@@ -21,6 +21,7 @@ import { Schedules } from './constructs/schedules.ts';
 import { UsagePlanKeysFunction } from './constructs/usage-plan-keys.ts';
 import { UsagePlans } from './constructs/usage-plans.ts';
 import { type ApiWaf, protectStage } from './constructs/waf.ts';
+import { Webhooks } from './constructs/webhooks.ts';
 import type { StageConfig } from './stage.ts';
 
 /**
@@ -39,6 +40,8 @@ export class AdminApiStack extends Stack {
   /** Where the relay publishes the outbox's events (docs/api.md); none in a branch preview. */
   readonly eventBus?: EventBus;
   readonly monitoring: Monitoring;
+  /** Webhook delivery: only with `-c webhooks=true` (config.webhooks). */
+  readonly webhooks?: Webhooks;
   /**
    * CodeDeploy releases of the API functions: the authorizer's here, each nested route stack's
    * beside its routes. None in a branch preview: CloudFormation updates its functions in place.
@@ -115,6 +118,18 @@ export class AdminApiStack extends Stack {
         description: "The event bus the API's events are published to (rules subscribe here)",
       });
     }
+    if (config.webhooks && relay && owned) {
+      const sealing = new Set(['functions/webhooks/create.ts', 'functions/webhooks/rotate.ts']);
+      this.webhooks = new Webhooks(this, 'Webhooks', {
+        config,
+        network: owned.network,
+        database: this.database,
+        relay,
+        sealers: [...this.functions.functionByRoute]
+          .filter(([route]) => sealing.has(route.entry))
+          .map(([, fn]) => fn),
+      });
+    }
     // Per-workspace limits: one usage plan per tier, the admin function keeps each workspace's key.
     this.usagePlans = new UsagePlans(this, 'UsagePlans', { api: this.api.restApi, stage: this.api.stage });
     const usageKeys = new UsagePlanKeysFunction(this, 'UsagePlanKeys', {
@@ -157,6 +172,7 @@ export class AdminApiStack extends Stack {
         return route && this.functions.stackOf.get(route);
       },
       dashboard: !fleet,
+      webhookQueues: this.webhooks && { queue: this.webhooks.queue, deadLetters: this.webhooks.deadLetters },
     });
     if (!fleet) this.releases = this.release(config);
     if (config.domain) {

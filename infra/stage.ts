@@ -91,6 +91,12 @@ export interface StageConfig {
    * then disabled; the DNS record pointing at it is the operator's (docs/deploying.md).
    */
   readonly domain?: CustomDomainSettings;
+  /**
+   * Webhook delivery (`-c webhooks=true`): the delivery queue and function, a NAT gateway for the
+   * function's way out, the signing secrets' KMS key (infra/constructs/webhooks.ts). Off by
+   * default: without it the webhook routes answer 503 `webhooks-unavailable`.
+   */
+  readonly webhooks: boolean;
 }
 
 export interface CustomDomainSettings {
@@ -101,7 +107,7 @@ export interface CustomDomainSettings {
 }
 
 /** What the command line sets: everything else is the stage kind's. */
-type Named = 'stage' | 'stackName' | 'alarmEmail' | 'alarmHttpsUrl' | 'domain';
+type Named = 'stage' | 'stackName' | 'alarmEmail' | 'alarmHttpsUrl' | 'domain' | 'webhooks';
 
 /** `arn:aws:backup:<region>:<account>:backup-vault:<name>`; the account is the one the data key is shared with. */
 const BACKUP_VAULT_ARN = /^arn:aws[a-z-]*:backup:[a-z0-9-]+:(\d{12}):backup-vault:[A-Za-z0-9_.-]{2,50}$/;
@@ -181,6 +187,8 @@ export interface StageOptions {
   readonly certificateArn?: string;
   /** `-c backupCopyVaultArn=…`: a vault in a backup account for the backup plan's copies (prod). */
   readonly backupCopyVaultArn?: string;
+  /** `-c webhooks=true`: webhook delivery on this stage (not on a branch preview). */
+  readonly webhooks?: boolean;
 }
 
 const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
@@ -214,6 +222,7 @@ export function stageConfig(stage: string, options: StageOptions = {}): StageCon
     alarmEmail: options.alarmEmail,
     alarmHttpsUrl: options.alarmHttpsUrl,
     domain: customDomain(options),
+    webhooks: options.webhooks ?? false,
   };
   const copyVaultArn = options.backupCopyVaultArn;
   if (copyVaultArn && !BACKUP_VAULT_ARN.test(copyVaultArn)) {
@@ -234,7 +243,14 @@ export function stageConfig(stage: string, options: StageOptions = {}): StageCon
     // the bootstrap alone: no role boundary to refer to.
     return { ...preview, ...named, sharedCluster: false, roleBoundary: false };
   }
-  if (!(options.proxy || stage === STAGING)) return { ...preview, ...named };
+  if (!(options.proxy || stage === STAGING)) {
+    // The delivery function needs a way out of a VPC: a branch preview has no VPC of its own.
+    if (options.webhooks)
+      throw new Error(
+        '-c webhooks=true needs a stage with its own network: prod, staging, the sandbox or -c proxy=true',
+      );
+    return { ...preview, ...named };
+  }
   // The proxy holds connections open, so the writer would not pause anyway: prod's minimum instead.
   const { autoPause: _, ...database } = preview.database;
   // Its own network and cluster: reserved concurrency bounds the connections as in prod.

@@ -32,11 +32,12 @@ const wants = sql`('*' = any(w.enabled_events) or e.type = any(w.enabled_events)
 /**
  * One delivery per claimed event and enabled endpoint of its workspace that takes it, in the
  * relay's claiming transaction: the event and its deliveries are queued together. A second claim
- * of the same event (the bus refused it) inserts nothing twice. Returns how many it queued.
+ * of the same event (the bus refused it) inserts nothing twice. Returns the new deliveries' ids
+ * (what the relay hands the delivery queue once it committed).
  */
-export async function fanOut(tx: SqlRunner, seqs: readonly string[]): Promise<number> {
-  if (seqs.length === 0) return 0;
-  const [row] = await tx.rows<{ n: number }>(sql`
+export async function fanOut(tx: SqlRunner, seqs: readonly string[]): Promise<string[]> {
+  if (seqs.length === 0) return [];
+  const rows = await tx.rows<{ id: string }>(sql`
     with queued as (
       insert into webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_seq, event_type, kind,
         payload, next_attempt_at)
@@ -46,10 +47,10 @@ export async function fanOut(tx: SqlRunner, seqs: readonly string[]): Promise<nu
       where e.seq = any(string_to_array(${seqs.join(',')}::text, ',')::bigint[])
       order by e.txid, e.seq
       on conflict (endpoint_id, event_id) where kind = 'event' do nothing
-      returning 1
+      returning id
     )
-    select count(*)::int as n from queued`);
-  return row?.n ?? 0;
+    select id from queued`);
+  return rows.map((r) => r.id);
 }
 
 /** A delivery the worker claimed: what to send where, and the secrets to sign with (sealed). */
@@ -77,7 +78,10 @@ export async function claimDue(
   limit: number,
   perEndpoint: number,
   leaseMs: number,
+  /** Only these deliveries (the queue's messages); default: any due. */
+  ids?: readonly string[],
 ): Promise<ClaimedDelivery[]> {
+  const only = ids ? sql`and d.id = any(string_to_array(${ids.join(',')}::text, ','))` : sql``;
   return runner.rows<ClaimedDelivery>(sql`
     with busy as (
       select endpoint_id, count(*) as n from webhook_deliveries
@@ -89,7 +93,7 @@ export async function claimDue(
       from webhook_deliveries d
       join webhook_endpoints w on w.id = d.endpoint_id and w.status = 'enabled'
       where d.status in ('pending', 'failed') and d.next_attempt_at <= now()
-        and (d.locked_until is null or d.locked_until <= now())
+        and (d.locked_until is null or d.locked_until <= now()) ${only}
     ), picked as (
       select d.id from webhook_deliveries d
       where d.id in (
@@ -153,6 +157,54 @@ export async function recordAttempt(
     select (floor(extract(epoch from first_failure_at) * 1000))::bigint::text as "failingSinceMs"
     from ep, (select count(*) from att) a`);
   return { failingSinceMs: row?.failingSinceMs == null ? null : Number(row.failingSinceMs) };
+}
+
+/**
+ * Of `ids`, the deliveries still due and held by no worker: what a queue message could not claim
+ * (its endpoint had its fill in flight) and must come back for.
+ */
+export async function stillDue(runner: SqlRunner, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await runner.rows<{ id: string }>(sql`
+    select d.id from webhook_deliveries d
+    join webhook_endpoints w on w.id = d.endpoint_id and w.status = 'enabled'
+    where d.id = any(string_to_array(${ids.join(',')}::text, ',')) and d.status in ('pending', 'failed')
+      and d.next_attempt_at <= now() and (d.locked_until is null or d.locked_until <= now())`);
+  return rows.map((r) => r.id);
+}
+
+/** SQS holds a message back 15 minutes at most: a longer retry wait is the requeue's to carry. */
+export const QUEUE_MAX_DELAY_SECONDS = 900;
+
+/**
+ * What the scheduled requeue hands the delivery queue: deliveries of enabled endpoints coming due
+ * within `aheadMs` (each with the delay left) that no message carries. A message carries a fresh
+ * fan-out (the relay's) and a retry whose wait SQS could delay (the delivery function's), until it
+ * is `graceMs` overdue: then its message was lost, or never sent, and it goes again. A lease run
+ * out (a worker died) counts as overdue too. Oldest due first, at most `limit`.
+ */
+export async function dueForQueue(
+  runner: SqlRunner,
+  limit: number,
+  aheadMs: number,
+  graceMs: number,
+): Promise<{ id: string; delaySeconds: number }[]> {
+  return runner.rows<{ id: string; delaySeconds: number }>(sql`
+    select d.id,
+      greatest(0, ceil(extract(epoch from d.next_attempt_at - now())))::int as "delaySeconds"
+    from webhook_deliveries d
+    join webhook_endpoints w on w.id = d.endpoint_id and w.status = 'enabled'
+    where d.status in ('pending', 'failed')
+      and (d.locked_until is null or d.locked_until <= now())
+      and d.next_attempt_at <= now() + ${aheadMs} * interval '1 millisecond'
+      and (
+        d.next_attempt_at <= now() - ${graceMs} * interval '1 millisecond'
+        or d.locked_until is not null
+        or d.next_attempt_at - d.updated_at > ${QUEUE_MAX_DELAY_SECONDS} * interval '1 second'
+        or (d.kind <> 'event' and d.attempt_count = 0)
+      )
+    order by d.next_attempt_at, d.id
+    limit ${limit}`);
 }
 
 /** The database's clock in epoch ms (the worker's schedule is the database's time, as its leases). */

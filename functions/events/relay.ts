@@ -6,6 +6,7 @@ import {
 } from '#db/queries/events.ts';
 import { fanOut } from '#db/queries/webhook-deliveries.ts';
 import { type Deps, lambda } from '../deps.ts';
+import { deliveryQueueFromEnv } from '../webhooks/queue.ts';
 
 /** Events one run claims; PutEvents takes at most 10 entries a call. */
 export const RELAY_BATCH = 100;
@@ -17,8 +18,11 @@ export type Publish = (envelopes: readonly EventEnvelope[]) => Promise<boolean[]
 
 export interface RelayDeps extends Deps {
   publish: Publish;
-  /** Told how many webhook deliveries a run queued, after it committed (the delivery queue's wake-up). */
-  wake?: (queued: number) => Promise<void>;
+  /**
+   * Handed the webhook deliveries a run queued, after it committed: the delivery queue in AWS, the
+   * worker's wake-up under `npm start`. A lost hand-off is found again by the requeue.
+   */
+  wake?: (deliveryIds: readonly string[]) => Promise<void>;
 }
 
 /**
@@ -76,7 +80,7 @@ export const build = (deps: RelayDeps) => async (_event?: unknown) => {
       sql.transaction(async (tx) => {
         const claimed = await claimUnpublished(tx, RELAY_BATCH);
         // Webhook deliveries are queued with the claim: an event claimed is an event queued.
-        const queued = await fanOut(
+        const deliveryIds = await fanOut(
           tx,
           claimed.map((c) => c.seq),
         );
@@ -99,14 +103,28 @@ export const build = (deps: RelayDeps) => async (_event?: unknown) => {
           tx,
           delivered.map((c) => c.seq),
         );
-        return { claimed: claimed.length, published, failed, queued };
+        return { claimed: claimed.length, published, failed, queued: deliveryIds.length, deliveryIds };
       }),
     { repeatable: true },
   );
+  const { deliveryIds, ...counts } = outcome;
   // A run with nothing to send is the usual one: said at debug only.
-  deps.logger(outcome.claimed > 0 ? 'info' : 'debug', 'events relayed', outcome);
-  if (outcome.queued > 0) await deps.wake?.(outcome.queued);
-  return outcome;
+  deps.logger(counts.claimed > 0 ? 'info' : 'debug', 'events relayed', counts);
+  if (deliveryIds.length > 0)
+    await deps.wake?.(deliveryIds).catch((error: unknown) =>
+      deps.logger('warn', 'webhook deliveries not handed to the queue; the requeue finds them', {
+        error: (error as Error).message,
+      }),
+    );
+  return counts;
 };
 
-export const handler = lambda((deps) => build({ ...deps, publish: eventBridgePublisher() }));
+/** With WEBHOOK_QUEUE_URL (a stage with webhooks), the queued deliveries go to the delivery queue. */
+export const handler = lambda((deps) => {
+  const queue = deliveryQueueFromEnv();
+  return build({
+    ...deps,
+    publish: eventBridgePublisher(),
+    wake: queue && ((ids) => queue.send(ids.map((id) => ({ id, delaySeconds: 0 })))),
+  });
+});

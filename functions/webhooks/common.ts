@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.ts';
 import { HttpProblem, problemType, validationFailed } from '../http/problem.ts';
-import { type SecretBox, secretBoxFromEnv } from './secrets.ts';
+import { type SecretBox, stageSecretBox } from './secrets.ts';
 import { urlRefusal } from './send.ts';
 
 /** What the webhook routes need beyond the others': the secrets' box and the URL policy. */
@@ -11,10 +11,10 @@ export interface WebhookDeps extends Deps {
 }
 
 /** The box, or a 503 where the stage has no data key for the secrets (webhooks are not set up there). */
-export function boxOf(deps: WebhookDeps): SecretBox {
+export async function boxOf(deps: WebhookDeps): Promise<SecretBox> {
   if (deps.box) return deps.box;
   try {
-    return secretBoxFromEnv();
+    return await stageSecretBox();
   } catch {
     throw new HttpProblem(
       503,

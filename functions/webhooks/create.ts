@@ -24,7 +24,7 @@ export const build = (deps: WebhookDeps) =>
     async (req) => {
       const { body } = req;
       const url = checkedUrl(body.url, allowLoopbackOf(deps));
-      const box = boxOf(deps);
+      const box = await boxOf(deps);
       let secret: string | undefined;
       const create = async (sql: SqlRunner) => {
         const id = (await idMaker())();

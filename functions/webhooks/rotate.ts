@@ -17,7 +17,7 @@ export const build = (deps: WebhookDeps) =>
     async (req) => {
       const { endpointId } = req.params;
       const secret = newSecret();
-      const sealed = boxOf(deps).seal(secret, endpointId);
+      const sealed = (await boxOf(deps)).seal(secret, endpointId);
       const rotated = await rotateSecret(
         req.runner,
         req.caller,

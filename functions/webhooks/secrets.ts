@@ -60,3 +60,31 @@ export function secretBoxFromEnv(env: Record<string, string | undefined> = proce
   const local = createHash('sha256').update('webhook-secrets.local.v1').digest();
   return secretBox(new Map([['local', local]]), 'local');
 }
+
+/** The digits and letters of the stack's generated key text (infra/constructs/webhooks.ts). */
+export const KEY_TEXT_LENGTH = 64;
+
+let stageBox: Promise<SecretBox> | undefined;
+
+/**
+ * The box of a deployed stage with webhooks: its data key is the random text the stack generated
+ * into the secret WEBHOOK_SECRETS_ARN, encrypted there under the stage's own KMS key, read once
+ * per container through the Secrets Manager endpoint (one KMS decrypt on Secrets Manager's side)
+ * and hashed to 32 bytes. Without WEBHOOK_SECRETS_ARN, the environment's box (secretBoxFromEnv).
+ */
+export function stageSecretBox(env: Record<string, string | undefined> = process.env): Promise<SecretBox> {
+  const arn = env.WEBHOOK_SECRETS_ARN;
+  if (!arn) return Promise.resolve().then(() => secretBoxFromEnv(env));
+  stageBox ??= (async () => {
+    const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+    const answer = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
+    const text = answer.SecretString ?? '';
+    if (text.length < KEY_TEXT_LENGTH) throw new Error('The webhook secrets key is not the generated text');
+    const key = createHash('sha256').update(text).digest();
+    return secretBox(new Map([['sm1', key]]), 'sm1');
+  })().catch((error: unknown) => {
+    stageBox = undefined;
+    throw error;
+  });
+  return stageBox;
+}

@@ -78,7 +78,7 @@ export function outcomeOf(
 }
 
 /** One delivery's attempt: signed with every live secret, sent, recorded; the endpoint disabled when due. */
-async function attempt(deps: WorkerDeps, d: ClaimedDelivery): Promise<AttemptRecord['outcome']> {
+export async function attempt(deps: WorkerDeps, d: ClaimedDelivery): Promise<AttemptRecord['outcome']> {
   const secrets = [deps.box.open(d.secretSealed, d.endpointId)];
   if (d.previousSecretSealed) secrets.push(deps.box.open(d.previousSecretSealed, d.endpointId));
   const result = await send(
@@ -105,9 +105,9 @@ async function attempt(deps: WorkerDeps, d: ClaimedDelivery): Promise<AttemptRec
 /**
  * The delivery worker: claims due deliveries, sends them at once (bounded per endpoint by the
  * claim), records each attempt, and goes on while a claim finds any and `budgetMs` lasts (a claim
- * short of `batch` may be short only because its endpoints are at their bound).
- * In AWS an SQS wake-up from the relay (and a schedule, for retries) invokes it; under
- * `npm start` an interval.
+ * short of `batch` may be short only because its endpoints are at their bound). `npm start` runs it
+ * on an interval and at the relay's wake-up; in AWS the delivery queue's function (./deliver.ts)
+ * claims what its messages name instead.
  */
 export const build =
   (deps: WorkerDeps) =>
@@ -146,7 +146,7 @@ export const build =
     return { claimed, succeeded };
   };
 
-/** A wake-up (an SQS message, or the schedule's tick) delivers for up to a minute. */
+/** One run delivers what is due for up to a minute (the stack deploys ./deliver.ts instead). */
 export const handler = lambda((deps) => {
   const run = build({ ...deps, box: secretBoxFromEnv(), settings: defaultWorkerSettings() });
   return (_event: unknown) => run({ budgetMs: 60_000 });

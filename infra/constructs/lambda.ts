@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Duration, Validations } from 'aws-cdk-lib';
-import type { ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
+import type { ISecurityGroup, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type CfnFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import {
@@ -81,6 +81,8 @@ export interface ServiceFunctionProps {
   readonly role?: IRole;
   /** A log group shared with other functions (a branch preview's routes); default: one of its own. */
   readonly logGroup?: ILogGroup;
+  /** Where in the VPC; default the isolated subnets (only the webhook delivery function leaves them). */
+  readonly subnets?: SubnetSelection;
 }
 
 /**
@@ -113,7 +115,7 @@ export function serviceFunction(scope: Construct, id: string, props: ServiceFunc
     loggingFormat: LoggingFormat.JSON,
     logGroup,
     vpc: network.vpc,
-    vpcSubnets: network.isolated,
+    vpcSubnets: props.subnets ?? network.isolated,
     securityGroups: [props.securityGroup],
     bundling: {
       ...BUNDLING,

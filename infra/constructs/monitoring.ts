@@ -16,11 +16,13 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { StageConfig } from '../stage.ts';
 import type { Api } from './api.ts';
 import { type Database, PROXY_BORROW_TIMEOUT_SECONDS, PROXY_MAX_CONNECTIONS_PERCENT } from './database.ts';
 import { constructId } from './functions.ts';
+import { DEAD_LETTER_OLDEST_ALARM_SECONDS, QUEUE_OLDEST_ALARM_SECONDS } from './webhooks.ts';
 
 const PERIOD = Duration.minutes(5);
 export const API_5XX_PERCENT = 5;
@@ -69,6 +71,8 @@ export interface MonitoringProps {
   readonly scopeOf?: (name: string) => Construct | undefined;
   /** A dashboard (default true); a branch preview has none (beyond the account's free 3, each costs). */
   readonly dashboard?: boolean;
+  /** The webhook delivery queue and its dead-letter queue, where the stage has webhooks. */
+  readonly webhookQueues?: { readonly queue: Queue; readonly deadLetters: Queue };
 }
 
 /** Alarms for the API, the authorizer's denials, every function, the database and the proxy, all notifying one SNS topic. */
@@ -88,6 +92,8 @@ export class Monitoring extends Construct {
     if (config.alarmEmail) this.topic.addSubscription(new EmailSubscription(config.alarmEmail));
     // A pager: any HTTPS endpoint that confirms SNS subscriptions (docs/deploying.md).
     if (config.alarmHttpsUrl) this.topic.addSubscription(new UrlSubscription(config.alarmHttpsUrl));
+
+    if (props.webhookQueues) this.webhookQueueAlarms(props.webhookQueues);
 
     const requests = api.restApi.metricCount({ period: PERIOD, statistic: 'Sum' });
     const serverErrors = api.restApi.metricServerError({ period: PERIOD, statistic: 'Sum' });
@@ -306,6 +312,30 @@ export class Monitoring extends Construct {
         database.cluster.metricCPUUtilization({ period: PERIOD }),
       ]),
     );
+  }
+
+  /**
+   * Webhook deliveries waiting longer than a retry's delay explains (the delivery function failing
+   * or throttled), and any message in the dead-letter queue: its delivery is in the database, but
+   * something failed it MAX_RECEIVES times.
+   */
+  private webhookQueueAlarms({ queue, deadLetters }: NonNullable<MonitoringProps['webhookQueues']>) {
+    const minutes = (seconds: number) => Math.round(seconds / 60);
+    this.alarm('WebhookQueueOldest', {
+      metric: queue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum' }),
+      threshold: QUEUE_OLDEST_ALARM_SECONDS,
+      description: `A webhook delivery message waited over ${minutes(QUEUE_OLDEST_ALARM_SECONDS)} minutes`,
+    });
+    this.alarm('WebhookDeadLettersOldest', {
+      metric: deadLetters.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum' }),
+      threshold: DEAD_LETTER_OLDEST_ALARM_SECONDS,
+      description: `A webhook dead letter has been waiting over ${minutes(DEAD_LETTER_OLDEST_ALARM_SECONDS) / 60} hours`,
+    });
+    this.alarm('WebhookDeadLetters', {
+      metric: deadLetters.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }),
+      threshold: 0,
+      description: 'Webhook delivery messages reached the dead-letter queue',
+    });
   }
 
   /** Breaching for 2 of `evaluationPeriods` periods; no data (idle, paused) is not a breach. */

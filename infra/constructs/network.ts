@@ -29,9 +29,11 @@ export interface NetworkPlacement extends IConstruct {
 }
 
 /**
- * A VPC with isolated subnets only: the database and the functions live there, and the AWS APIs
- * the functions call (Secrets Manager; RDS where migrations snapshot the cluster) are reached
- * through interface endpoints, so there is no NAT gateway to pay for and no route to the internet.
+ * A VPC with isolated subnets: the database and the functions live there, and the AWS APIs the
+ * functions call (Secrets Manager; RDS where migrations snapshot the cluster; SQS with webhooks)
+ * are reached through interface endpoints, so there is no route to the internet. With webhooks
+ * (`config.webhooks`), and only then, a public subnet with one NAT gateway and private subnets
+ * behind it: the webhook delivery function's way out, the only function placed there.
  */
 export class Network extends Construct implements NetworkPlacement {
   readonly vpc: Vpc;
@@ -40,13 +42,26 @@ export class Network extends Construct implements NetworkPlacement {
   #rdsApiEndpoint?: InterfaceVpcEndpoint;
   #eventBridgeEndpoint?: InterfaceVpcEndpoint;
   #lambdaEndpoint?: InterfaceVpcEndpoint;
+  #sqsEndpoint?: InterfaceVpcEndpoint;
+  /** Private subnets with a route out through the NAT gateway; only where webhooks are enabled. */
+  readonly egress?: SubnetSelection;
 
   constructor(scope: Construct, id: string, { config }: { config: StageConfig }) {
     super(scope, id);
     this.vpc = new Vpc(this, 'Vpc', {
       maxAzs: 2,
-      natGateways: 0,
-      subnetConfiguration: [{ name: 'isolated', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
+      // One NAT gateway (one AZ): a webhook waits for its retry if that AZ fails, the API does not.
+      natGateways: config.webhooks ? 1 : 0,
+      // The isolated subnets first, so that enabling webhooks adds subnets without moving them.
+      subnetConfiguration: [
+        { name: 'isolated', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 },
+        ...(config.webhooks
+          ? [
+              { name: 'public', subnetType: SubnetType.PUBLIC, cidrMask: 26, mapPublicIpOnLaunch: false },
+              { name: 'egress', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 24 },
+            ]
+          : []),
+      ],
       restrictDefaultSecurityGroup: true,
     });
     // Rejected traffic is what explains a function that cannot reach its database.
@@ -58,6 +73,7 @@ export class Network extends Construct implements NetworkPlacement {
       destination: FlowLogDestination.toCloudWatchLogs(flowLogs),
       trafficType: FlowLogTrafficType.REJECT,
     });
+    if (config.webhooks) this.egress = { subnetType: SubnetType.PRIVATE_WITH_EGRESS };
     this.secretsEndpoint = this.vpc.addInterfaceEndpoint('SecretsManager', {
       service: InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
       subnets: { subnets: this.vpc.isolatedSubnets.slice(0, config.secretsEndpointAzs) },
@@ -111,6 +127,20 @@ export class Network extends Construct implements NetworkPlacement {
       open: false,
     });
     this.#lambdaEndpoint.connections.allowDefaultPortFrom(client, description);
+  }
+
+  /**
+   * HTTPS from `client` to SQS (the webhook delivery queue), through an endpoint made on first
+   * use, in one AZ: the relay's, the requeue's and the delivery function's sends stay inside.
+   */
+  allowSqsFrom(client: IConnectable, description: string): void {
+    this.#sqsEndpoint ??= this.vpc.addInterfaceEndpoint('Sqs', {
+      service: InterfaceVpcEndpointAwsService.SQS,
+      subnets: { subnets: this.vpc.isolatedSubnets.slice(0, 1) },
+      privateDnsEnabled: true,
+      open: false,
+    });
+    this.#sqsEndpoint.connections.allowDefaultPortFrom(client, description);
   }
 
   /** HTTPS from `client` to Secrets Manager through the endpoint. */

@@ -38,6 +38,7 @@ import { getConfigurationPair, getVersionJson, pageVersionsJson } from '#db/quer
 import {
   claimDue,
   databaseNow,
+  dueForQueue,
   fanOut,
   getDelivery,
   pageDeliveries,
@@ -45,6 +46,7 @@ import {
   queueTest,
   recordAttempt,
   recoverWindow,
+  stillDue,
 } from '#db/queries/webhook-deliveries.ts';
 import {
   createEndpoint,
@@ -349,7 +351,12 @@ export const SAMPLES: Samples<Seed> = {
   },
   'webhook-deliveries.ts': {
     fanOut: [({ runner }) => fanOut(runner, ['1', '2'])],
-    claimDue: [({ runner }) => claimDue(runner, 10, 2, 30_000)],
+    claimDue: [
+      ({ runner }) => claimDue(runner, 10, 2, 30_000),
+      ({ runner }) => claimDue(runner, 10, 2, 30_000, ['wnone1', 'wnone2']),
+    ],
+    stillDue: [({ runner }) => stillDue(runner, ['wnone1', 'wnone2'])],
+    dueForQueue: [({ runner }) => dueForQueue(runner, 100, 60_000, 60_000)],
     // The outcomes differ in parameters only: a success, a retry, no retry left.
     recordAttempt: (
       [{ kind: 'succeeded' }, { kind: 'retry', retryInMs: 5000 }, { kind: 'dead' }] as const

@@ -110,12 +110,14 @@ beforeAll(() => {
   const base = templatesOfAssembly(assembly(synthesiseBase().app));
   stages.push(
     stageOf('prod', templatesOfAssembly(assembly(synthesise('prod').app))),
+    // Webhook delivery's queue, key and functions exist only where the stage enables them.
+    stageOf('prod-webhooks', templatesOfAssembly(assembly(synthesise('prod', { webhooks: true }).app))),
     stageOf('previews', base),
     stageOf('ci-preview', templatesOfAssembly(assembly(synthesise('ci-preview').app)), base),
   );
 }, 240_000);
 
-describe.each(['prod', 'previews', 'ci-preview'])('the %s templates, simulated', (name) => {
+describe.each(['prod', 'prod-webhooks', 'previews', 'ci-preview'])('the %s templates, simulated', (name) => {
   const stage = () => stages.find((s) => s.name === name) as Stage;
 
   it('know every function: each is ours (a module of the table) or the provider of a custom resource of the table', () => {

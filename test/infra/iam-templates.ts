@@ -116,6 +116,8 @@ export class Deployed {
         return `arn:${PARTITION}:iam::${ACCOUNT}:policy/${name}`;
       case 'AWS::SNS::Topic':
         return arnOf('sns', name);
+      case 'AWS::SQS::Queue':
+        return `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${name}`;
       case 'AWS::EC2::SecurityGroup':
         return `sg-${name}`;
       case 'AWS::Lambda::Version':
@@ -139,6 +141,11 @@ export class Deployed {
       'AWS::IAM::Role': { Arn: `arn:${PARTITION}:iam::${ACCOUNT}:role/${name}` },
       'AWS::Events::EventBus': { Arn: arnOf('events', `event-bus/${name}`), Name: name },
       'AWS::KMS::Key': { Arn: arnOf('kms', `key/${name}`) },
+      'AWS::SQS::Queue': {
+        Arn: arnOf('sqs', name),
+        QueueName: name,
+        QueueUrl: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${name}`,
+      },
       'AWS::Logs::LogGroup': { Arn: arnOf('logs', `log-group:${name}:*`) },
       'AWS::RDS::DBCluster': {
         DBClusterResourceId: `cluster-${name}`,
