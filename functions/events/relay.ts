@@ -119,12 +119,33 @@ export const build = (deps: RelayDeps) => async (_event?: unknown) => {
   return counts;
 };
 
+/**
+ * The relay run again at once while a run claims a full batch, until `budgetMs` has passed: a
+ * schedule's tick drains a backlog rather than one batch of it.
+ */
+export const draining =
+  (relay: ReturnType<typeof build>, budgetMs: number) =>
+  async (_event?: unknown): Promise<{ runs: number; claimed: number }> => {
+    const until = Date.now() + budgetMs;
+    let runs = 0;
+    let claimed = 0;
+    for (;;) {
+      const run = await relay();
+      runs++;
+      claimed += run.claimed;
+      if (run.claimed < RELAY_BATCH || Date.now() >= until) return { runs, claimed };
+    }
+  };
+
 /** With WEBHOOK_QUEUE_URL (a stage with webhooks), the queued deliveries go to the delivery queue. */
 export const handler = lambda((deps) => {
   const queue = deliveryQueueFromEnv();
-  return build({
+  const relay = build({
     ...deps,
     publish: eventBridgePublisher(),
     wake: queue && ((ids) => queue.send(ids.map((id) => ({ id, delaySeconds: 0 })))),
   });
+  // Runs start a minute apart and may last RELAY_TIMEOUT (30 s): draining stops starting new
+  // batches after 20 s, leaving room for the last one.
+  return draining(relay, 20_000);
 });

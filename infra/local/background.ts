@@ -54,11 +54,8 @@ export async function startWebhooks(deps: Deps) {
  * claims a full batch, so the outbox drains faster than one batch a tick.
  */
 export async function startRelayLoop(deps: RelayDeps) {
-  const { build, RELAY_BATCH } = await import('#functions/events/relay.ts');
-  const relay = build(deps);
-  const drain = async () => {
-    while ((await relay()).claimed === RELAY_BATCH) {}
-  };
+  const { build, draining } = await import('#functions/events/relay.ts');
+  const drain = draining(build(deps), Number.POSITIVE_INFINITY);
   let running: Promise<unknown> | undefined;
   const timer = setInterval(() => {
     // A run still going is left to finish: the next tick catches up.

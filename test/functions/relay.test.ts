@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '#db/client.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { build as buildCreateAgent } from '#functions/agents/create.ts';
-import { build as buildRelay, EVENT_SOURCE, eventBridgePublisher } from '#functions/events/relay.ts';
+import {
+  build as buildRelay,
+  draining,
+  EVENT_SOURCE,
+  eventBridgePublisher,
+  RELAY_BATCH,
+} from '#functions/events/relay.ts';
 import { silentLogger } from '#functions/http/log.ts';
 import {
   type EventBridgeEndpoint,
@@ -145,5 +151,24 @@ describe('the outbox relay', () => {
     expect(new Set(sent).size).toBe(40);
     const all = endpoint.accepted.map(idOf);
     expect(new Set(all).size).toBe(all.length);
+  });
+
+  it('a draining run goes on while batches come back full, and stops at its budget', async () => {
+    const before = endpoint.accepted.length;
+    await writeEvents(2 * RELAY_BATCH + 30);
+    // No budget: one batch, however much is waiting.
+    expect(await draining(relay, 0)()).toMatchObject({ runs: 1 });
+    let runs = 0;
+    for (let passes = 0; (await feedOrder(false)).length > 0 && passes < 200; passes++) {
+      const drained = await draining(relay, 60_000)();
+      // Every run but the last claimed a full batch: it stopped at the first short one.
+      expect(drained.claimed).toBeGreaterThanOrEqual(RELAY_BATCH * (drained.runs - 1));
+      expect(drained.claimed - RELAY_BATCH * (drained.runs - 1)).toBeLessThan(RELAY_BATCH);
+      runs += drained.runs;
+    }
+    expect(await feedOrder(false)).toEqual([]);
+    const sent = endpoint.accepted.slice(before).map(idOf);
+    expect(new Set(sent).size).toBe(2 * RELAY_BATCH + 30);
+    expect(runs).toBeGreaterThanOrEqual(2);
   });
 });
