@@ -1,4 +1,4 @@
-import sql, { join, type Sql } from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { ledgerReason, refillReasons } from '#contract/enums.ts';
 import type { Balance, UsageReport } from '#contract/schemas/ledger.ts';
 import type { LedgerEntry } from '#contract/schemas/session.ts';
@@ -161,67 +161,6 @@ export async function bookCredit(
   return { item: row.item, booked: inserted !== undefined };
 }
 
-/** The local calendar day of an instant in a time zone, `YYYY-MM-DD` (a formatter per zone: making one is slow). */
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
-function localDay(ms: number, zone: string): string {
-  let format = dayFormats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
-    dayFormats.set(zone, format);
-  }
-  return format.format(ms);
-}
-
-/** Where the local midnight that starts `day` falls, as an instant (the zone's offset then). */
-function localMidnight(day: string, zone: string): number {
-  const wall = Date.parse(`${day}T00:00:00.000Z`);
-  const offsetAt = (ms: number) => {
-    const parts = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    }).formatToParts(ms);
-    const n = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-    return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - ms;
-  };
-  return wall - offsetAt(wall - offsetAt(wall));
-}
-
-const HOUR_MS = 3_600_000;
-
-/**
- * The window of whole local days as UTC instants, from the first UTC hour it touches (`lo`) to past
- * the last (`hi`), and the hours the rollup cannot stand for: cut by the window's edges or by a
- * local midnight (none in a zone with a whole-hour offset), each with the part inside the window.
- */
-export function usageWindow(from: string, to: string, zone: string) {
-  const start = localMidnight(from, zone);
-  const end = localMidnight(
-    new Date(Date.parse(`${to}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10),
-    zone,
-  );
-  const lo = Math.floor(start / HOUR_MS) * HOUR_MS;
-  const hi = Math.ceil(end / HOUR_MS) * HOUR_MS;
-  const split: { hour: string; start: string; end: string }[] = [];
-  for (let h = lo; h < hi; h += HOUR_MS) {
-    const cut = h < start || h + HOUR_MS > end || localDay(h, zone) !== localDay(h + HOUR_MS - 1, zone);
-    if (!cut) continue;
-    const iso = (ms: number) => new Date(ms).toISOString();
-    split.push({ hour: iso(h), start: iso(Math.max(h, start)), end: iso(Math.min(h + HOUR_MS, end)) });
-  }
-  return { lo: new Date(lo).toISOString(), hi: new Date(hi).toISOString(), split };
-}
-
 /** Each grouping's key, an expression over `counted`. */
 const GROUP_KEYS = {
   day: sql`to_char(day, 'YYYY-MM-DD')`,
@@ -229,12 +168,16 @@ const GROUP_KEYS = {
   reason: sql`reason::text`,
 } as const;
 
+const DAY_MS = 86_400_000;
+
 /**
- * Usage totals per group over whole local days `from`..`to` in `timezone`, in one statement. An
- * hourly rollup stands for every UTC hour that lies inside the window and inside one local day
- * (all of them, in a zone with a whole-hour offset); the entries themselves are read for the other
- * hours (a zone offset by 30 or 45 minutes splits one hour a day). Every entry of the window is
- * counted once, so the groups add up to the entries to the unit.
+ * Usage totals per group over whole local days `from`..`to` in `timezone`, in one statement. A
+ * quarter-hour rollup row stands for every UTC quarter-hour that lies inside one local day of the
+ * window: all of them in a zone whose offsets are whole quarter-hours, as every zone's are today
+ * (its DST shifts included). Where a local midnight falls inside a quarter-hour (the local mean
+ * times of old dates, offsets in seconds), that bucket's entries are read and each is counted on its
+ * own local day. Every entry of the window is counted once, so the groups add up to the entries to
+ * the unit; Postgres's time zone data decides the days of both.
  */
 export async function usageReport(
   runner: SqlRunner,
@@ -243,23 +186,18 @@ export async function usageReport(
 ): Promise<UsageReport> {
   const ws = caller.workspaceId;
   const tz = q.timezone;
+  // The UTC days around the window: room for any offset, even a local mean time's (under 16 h).
+  const lo = new Date(Date.parse(`${q.from}T00:00:00.000Z`) - DAY_MS).toISOString();
+  const hi = new Date(Date.parse(`${q.to}T00:00:00.000Z`) + 2 * DAY_MS).toISOString();
   // By agent needs the rollup with the agent; by day or reason the one without (far fewer rows).
   const rolled =
     q.groupBy === 'agent'
-      ? sql`select hours.day, u.agent_id, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds
-      from hours join ledger_usage_hourly u on u.workspace_id = ${ws} and u.hour = hours.h`
-      : sql`select hours.day, null::varchar, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds
-      from hours join ledger_usage_reason_hourly u on u.workspace_id = ${ws} and u.hour = hours.h`;
-  const w = usageWindow(q.from, q.to, tz);
-  // Each split hour's part of the window as constants: the planner estimates each range from its statistics.
-  const splitRanges = w.split.length
-    ? join(
-        w.split.map(
-          (r) => sql`(e.created_at >= ${r.start}::timestamptz and e.created_at < ${r.end}::timestamptz)`,
-        ),
-        ' or ',
-      )
-    : sql`false`;
+      ? sql`select whole.day, u.agent_id, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds
+      from whole join ledger_usage_quarter_hourly u on u.workspace_id = ${ws} and u.bucket = whole.bucket
+      where u.bucket >= ${lo}::timestamptz and u.bucket < ${hi}::timestamptz`
+      : sql`select whole.day, null::varchar, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds
+      from whole join ledger_usage_reason_quarter_hourly u on u.workspace_id = ${ws} and u.bucket = whole.bucket
+      where u.bucket >= ${lo}::timestamptz and u.bucket < ${hi}::timestamptz`;
   const rows = await runner.rows<{
     key: string | null;
     amount: string;
@@ -267,18 +205,29 @@ export async function usageReport(
     sessions: string;
     voiceSeconds: string;
   }>(sql`
-    with hours as (
-      select h, (h at time zone ${tz})::date as day
-      from generate_series(${w.lo}::timestamptz, ${w.hi}::timestamptz - interval '1 hour', interval '1 hour') h
-      where not (h = any(${`{${w.split.map((r) => r.hour).join(',')}}`}::timestamptz[]))
+    with buckets as (
+      select bucket, (bucket at time zone ${tz})::date as day,
+        ((bucket + interval '15 minutes' - interval '1 millisecond') at time zone ${tz})::date as last_day
+      from generate_series(${lo}::timestamptz, ${hi}::timestamptz - interval '15 minutes', interval '15 minutes') bucket
+    ), whole as (
+      select bucket, day from buckets
+      where day = last_day and day between ${q.from}::date and ${q.to}::date
+    ), split as (
+      select bucket from buckets
+      where day <> last_day and last_day >= ${q.from}::date and day <= ${q.to}::date
     ), counted as (
       ${rolled}
       union all
-      select (e.created_at at time zone ${tz})::date, e.agent_id, e.reason, e.amount, 1,
-        (e.session_id is not null)::int, ledger_voice_seconds(s.started_at, s.ended_at)
-      from ledger_entries e
+      select e.day, e.agent_id, e.reason, e.amount, 1, (e.session_id is not null)::int,
+        ledger_voice_seconds(s.started_at, s.ended_at)
+      from split
+      cross join lateral (
+        select (created_at at time zone ${tz})::date as day, agent_id, reason, amount, session_id
+        from ledger_entries
+        where workspace_id = ${ws} and created_at >= split.bucket and created_at < split.bucket + interval '15 minutes'
+      ) e
       left join sessions s on e.reason = 'VOICE_USAGE' and s.id = e.session_id
-      where e.workspace_id = ${ws} and (${splitRanges})
+      where e.day between ${q.from}::date and ${q.to}::date
     )
     select ${GROUP_KEYS[q.groupBy]} as key, sum(amount)::text as amount, sum(entries)::text as entries,
       sum(sessions)::text as sessions, coalesce(sum(voice_seconds), 0)::text as "voiceSeconds"

@@ -261,10 +261,11 @@ export const SAMPLES: Samples<Seed> = {
     usageReport: (['day', 'agent', 'reason'] as const).map(
       (groupBy) =>
         ({ runner, seed: s }) =>
-          // A half-hour zone: the entries are read for the split hours, the rollups for the others.
+          // Kolkata in 1880, an offset in seconds: the entries are read for the quarter-hours its
+          // midnights cut, the rollups for the others.
           usageReport(runner, caller(s), {
-            from: '2026-11-01',
-            to: '2026-11-02',
+            from: '1880-03-01',
+            to: '1880-03-02',
             timezone: 'Asia/Kolkata',
             groupBy,
           }),
