@@ -1,4 +1,4 @@
-import sql, { type Sql } from 'sql-template-tag';
+import sql, { join, type Sql } from 'sql-template-tag';
 import type { ledgerReason, refillReasons } from '#contract/enums.ts';
 import type { Balance, UsageReport } from '#contract/schemas/ledger.ts';
 import type { LedgerEntry } from '#contract/schemas/session.ts';
@@ -17,6 +17,7 @@ import {
   pastCursor,
   runPage,
 } from './list-window.ts';
+import { dayStart, nextDay } from './local-days.ts';
 import { isoTime, ledgerEntryJson } from './projections.ts';
 
 export interface LedgerFilters {
@@ -168,16 +169,15 @@ const GROUP_KEYS = {
   reason: sql`reason::text`,
 } as const;
 
-const DAY_MS = 86_400_000;
+const QUARTER_HOUR_MS = 900_000;
 
 /**
  * Usage totals per group over whole local days `from`..`to` in `timezone`, in one statement. A
- * quarter-hour rollup row stands for every UTC quarter-hour that lies inside one local day of the
- * window: all of them in a zone whose offsets are whole quarter-hours, as every zone's are today
- * (its DST shifts included). Where a local midnight falls inside a quarter-hour (the local mean
- * times of old dates, offsets in seconds), that bucket's entries are read and each is counted on its
- * own local day. Every entry of the window is counted once, so the groups add up to the entries to
- * the unit; Postgres's time zone data decides the days of both.
+ * quarter-hour rollup row stands for its bucket when no local midnight falls inside it: every bucket
+ * in a zone whose offsets are whole quarter-hours, as every zone's are today (DST shifts included).
+ * A midnight inside a bucket (the local mean times of old dates, offsets in seconds) has that
+ * bucket's entries read instead, each counted on its own local day. Every entry of the window is
+ * counted once, so the groups add up to the entries to the unit.
  */
 export async function usageReport(
   runner: SqlRunner,
@@ -186,18 +186,29 @@ export async function usageReport(
 ): Promise<UsageReport> {
   const ws = caller.workspaceId;
   const tz = q.timezone;
-  // The UTC days around the window: room for any offset, even a local mean time's (under 16 h).
-  const lo = new Date(Date.parse(`${q.from}T00:00:00.000Z`) - DAY_MS).toISOString();
-  const hi = new Date(Date.parse(`${q.to}T00:00:00.000Z`) + 2 * DAY_MS).toISOString();
+  const starts: number[] = [];
+  for (let day = q.from; day <= q.to; day = nextDay(day)) starts.push(dayStart(day, tz));
+  const end = dayStart(nextDay(q.to), tz);
+  const bucketOf = (ms: number) => Math.floor(ms / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const lo = iso(bucketOf(starts[0] ?? end));
+  const hi = iso(Math.ceil(end / QUARTER_HOUR_MS) * QUARTER_HOUR_MS);
+  const split = [...starts, end].filter((ms) => ms % QUARTER_HOUR_MS !== 0).map((ms) => iso(bucketOf(ms)));
+  // Each cut bucket as constants: the planner estimates each range from its statistics, and with
+  // none (any zone of today) the branch is planned away.
+  const cutRanges = split.length
+    ? join(
+        split.map(
+          (b) =>
+            sql`(e.created_at >= ${b}::timestamptz and e.created_at < ${b}::timestamptz + interval '15 minutes')`,
+        ),
+        ' or ',
+      )
+    : sql`false`;
   // By agent needs the rollup with the agent; by day or reason the one without (far fewer rows).
-  const rolled =
-    q.groupBy === 'agent'
-      ? sql`select whole.day, u.agent_id, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds
-      from whole join ledger_usage_quarter_hourly u on u.workspace_id = ${ws} and u.bucket = whole.bucket
-      where u.bucket >= ${lo}::timestamptz and u.bucket < ${hi}::timestamptz`
-      : sql`select whole.day, null::varchar, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds
-      from whole join ledger_usage_reason_quarter_hourly u on u.workspace_id = ${ws} and u.bucket = whole.bucket
-      where u.bucket >= ${lo}::timestamptz and u.bucket < ${hi}::timestamptz`;
+  const rollup =
+    q.groupBy === 'agent' ? sql`ledger_usage_quarter_hourly` : sql`ledger_usage_reason_quarter_hourly`;
+  const agent = q.groupBy === 'agent' ? sql`agent_id` : sql`null::varchar`;
   const rows = await runner.rows<{
     key: string | null;
     amount: string;
@@ -205,29 +216,19 @@ export async function usageReport(
     sessions: string;
     voiceSeconds: string;
   }>(sql`
-    with buckets as (
-      select bucket, (bucket at time zone ${tz})::date as day,
-        ((bucket + interval '15 minutes' - interval '1 millisecond') at time zone ${tz})::date as last_day
-      from generate_series(${lo}::timestamptz, ${hi}::timestamptz - interval '15 minutes', interval '15 minutes') bucket
-    ), whole as (
-      select bucket, day from buckets
-      where day = last_day and day between ${q.from}::date and ${q.to}::date
-    ), split as (
-      select bucket from buckets
-      where day <> last_day and last_day >= ${q.from}::date and day <= ${q.to}::date
-    ), counted as (
-      ${rolled}
+    with counted as (
+      select (bucket at time zone ${tz})::date as day, ${agent} as agent_id, reason, amount, entries, sessions,
+        voice_seconds
+      from ${rollup}
+      where workspace_id = ${ws} and bucket >= ${lo}::timestamptz and bucket < ${hi}::timestamptz
+        and not (bucket = any(${`{${split.join(',')}}`}::timestamptz[]))
       union all
-      select e.day, e.agent_id, e.reason, e.amount, 1, (e.session_id is not null)::int,
-        ledger_voice_seconds(s.started_at, s.ended_at)
-      from split
-      cross join lateral (
-        select (created_at at time zone ${tz})::date as day, agent_id, reason, amount, session_id
-        from ledger_entries
-        where workspace_id = ${ws} and created_at >= split.bucket and created_at < split.bucket + interval '15 minutes'
-      ) e
+      select (e.created_at at time zone ${tz})::date, e.agent_id, e.reason, e.amount, 1,
+        (e.session_id is not null)::int, ledger_voice_seconds(s.started_at, s.ended_at)
+      from ledger_entries e
       left join sessions s on e.reason = 'VOICE_USAGE' and s.id = e.session_id
-      where e.day between ${q.from}::date and ${q.to}::date
+      where e.workspace_id = ${ws} and (${cutRanges})
+        and (e.created_at at time zone ${tz})::date between ${q.from}::date and ${q.to}::date
     )
     select ${GROUP_KEYS[q.groupBy]} as key, sum(amount)::text as amount, sum(entries)::text as entries,
       sum(sessions)::text as sessions, coalesce(sum(voice_seconds), 0)::text as "voiceSeconds"

@@ -215,6 +215,8 @@ describe('the ledger: entries, balance, usage, credits', () => {
     ['Europe/London', '2026-10-24'], // winter time from 10-25
     ['Australia/Lord_Howe', '2026-04-04'], // +11 to +10:30 on 04-05: a 30-minute shift
     ['Australia/Lord_Howe', '2026-10-03'], // +10:30 to +11 on 10-04
+    ['Pacific/Chatham', '2026-04-04'], // +13:45 to +12:45 on 04-05
+    ['America/Santiago', '2026-09-05'], // 09-06 starts at 01:00: its midnight is skipped
     ['Asia/Kolkata', '1880-03-01'], // a local mean time of +05:21:10: midnights inside quarter-hours
     ['America/Sao_Paulo', '1913-12-31'], // -03:06:28 until 1914-01-01, then -03:00
   ])(
