@@ -18,7 +18,7 @@ import {
   runPage,
 } from './list-window.ts';
 import { dayStart, nextDay } from './local-days.ts';
-import { isoTime, ledgerEntryJson } from './projections.ts';
+import { balanceJson, ledgerEntryJson } from './projections.ts';
 
 export interface LedgerFilters {
   reason?: (typeof ledgerReason)[number][];
@@ -87,26 +87,15 @@ export async function getLedgerEntryJson(
   return row?.item;
 }
 
-/** The balance row, by primary key; a workspace that never booked an entry has none: zero. */
-export async function readBalance(runner: SqlRunner, caller: CallingKey): Promise<Balance> {
-  const [row] = await runner.rows<{
-    balance: string;
-    lastEntryId: string | null;
-    lastEntryAt: string | null;
-    lowBalanceThreshold: number;
-  }>(sql`
-    select balance::text as balance, last_entry_id as "lastEntryId",
-      ${isoTime(sql`last_entry_at`)} as "lastEntryAt",
-      low_balance_threshold as "lowBalanceThreshold"
-    from ledger_balances
-    where workspace_id = ${caller.workspaceId} and ${keyIsLive(caller.keyId)}`);
-  return {
-    workspaceId: caller.workspaceId,
-    balance: Number(row?.balance ?? 0),
-    lastEntryId: row?.lastEntryId ?? null,
-    lastEntryAt: row?.lastEntryAt ?? null,
-    lowBalanceThreshold: row?.lowBalanceThreshold ?? 0,
-  };
+/** The balance as JSON text, from its row read by primary key (one statement, built by Postgres). */
+export async function readBalanceJson(runner: SqlRunner, caller: CallingKey): Promise<JsonText<Balance>> {
+  const [row] = await runner.rows<{ item: JsonText<Balance> }>(sql`
+    select ${balanceJson()}::text as item
+    from (select ${caller.workspaceId}::varchar as id) w
+    left join ledger_balances b on b.workspace_id = w.id
+    where ${keyIsLive(caller.keyId)}`);
+  if (!row) throw new Error('the balance statement answered no row');
+  return row.item;
 }
 
 /**

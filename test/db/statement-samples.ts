@@ -20,7 +20,7 @@ import {
   bookCredit,
   getLedgerEntryJson,
   pageLedgerJson,
-  readBalance,
+  readBalanceJson,
   usageReport,
 } from '#db/queries/ledger.ts';
 import { creditWorkspace, setLowBalanceThreshold } from '#db/queries/ledger-admin.ts';
@@ -245,7 +245,7 @@ export const SAMPLES: Samples<Seed> = {
           ),
     ),
     getLedgerEntryJson: [({ runner, seed: s }) => getLedgerEntryJson(runner, caller(s), 'x'.repeat(24))],
-    readBalance: [({ runner, seed: s }) => readBalance(runner, caller(s))],
+    readBalanceJson: [({ runner, seed: s }) => readBalanceJson(runner, caller(s))],
     balanceForAdmission: [({ runner, seed: s }) => balanceForAdmission(runner, s.tenant.workspaceId)],
     bookCredit: [
       ({ runner, seed: s }) =>
