@@ -294,7 +294,7 @@ export function operations(
     },
     {
       // The last 30 days by day over the metered entries the seed adds (ten a session: 1,000,000
-      // at the standard size), from the hourly rollup.
+      // at the standard size), from the quarter-hour rollup.
       name: 'GET /usage month by day',
       method: 'GET',
       path: `/usage?from=${month.from}&to=${month.to}&groupBy=day`,
@@ -302,8 +302,8 @@ export function operations(
       peer: { kind: 'usage', ...month },
     },
     {
-      // The same in a zone offset by half an hour: the hour each local midnight splits, and the
-      // window's edges, are read from the entries (the peer still answers UTC days).
+      // The same in a zone offset by half an hour: its local days are whole quarter-hours too, so
+      // the rollup answers it alone (the peer still answers UTC days).
       name: 'GET /usage month by day Asia/Kolkata',
       method: 'GET',
       path: `/usage?from=${month.from}&to=${month.to}&groupBy=day&timezone=Asia/Kolkata`,

@@ -452,7 +452,7 @@ export interface paths {
         };
         /**
          * Usage totals over a window of days, by day, agent or reason
-         * @description Usage totals (amount, entries, sessions, seconds of voice) per day, agent or reason over the whole days `from` to `to` in `timezone`: every entry of the window counted once, so the groups add up to the entries to the unit. Served by an hourly rollup kept with each booking.
+         * @description Usage totals (amount, entries, sessions, seconds of voice) per day, agent or reason over the whole days `from` to `to` in `timezone`: every entry of the window counted once, so the groups add up to the entries to the unit. Served by a quarter-hour rollup kept with each booking.
          *
          *     Requires the `usage:read` scope.
          */

@@ -967,7 +967,7 @@ const operations: Record<string, { tag: string; description: string; operation: 
     description:
       'Usage totals (amount, entries, sessions, seconds of voice) per day, agent or reason over the whole days ' +
       '`from` to `to` in `timezone`: every entry of the window counted once, so the groups add up to the ' +
-      'entries to the unit. Served by an hourly rollup kept with each booking.',
+      'entries to the unit. Served by a quarter-hour rollup kept with each booking.',
     operation: usageOperation,
   },
   [routeKey(routes.createWebhookEndpoint)]: {

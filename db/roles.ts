@@ -18,8 +18,8 @@ import {
   idempotencyKeys,
   ledgerBalances,
   ledgerEntries,
-  ledgerUsageHourly,
-  ledgerUsageReasonHourly,
+  ledgerUsageQuarterHourly,
+  ledgerUsageReasonQuarterHourly,
   persons,
   sessions,
   themes,
@@ -55,8 +55,8 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   [ledgerEntries, ['SELECT', 'INSERT']],
   // Kept by the ledger's trigger as the app books entries (an upsert); UPDATE also sets the threshold.
   [ledgerBalances, ['SELECT', 'INSERT', 'UPDATE']],
-  [ledgerUsageHourly, ['SELECT', 'INSERT', 'UPDATE']],
-  [ledgerUsageReasonHourly, ['SELECT', 'INSERT', 'UPDATE']],
+  [ledgerUsageQuarterHourly, ['SELECT', 'INSERT', 'UPDATE']],
+  [ledgerUsageReasonQuarterHourly, ['SELECT', 'INSERT', 'UPDATE']],
   // The outbox: written with each change; UPDATE marks an event published (the relay), DELETE
   // purges published ones past the retention window (the scheduled sweep).
   [events, ['SELECT', 'INSERT', 'UPDATE', 'DELETE']],

@@ -17,7 +17,8 @@ import {
   pastCursor,
   runPage,
 } from './list-window.ts';
-import { isoTime, ledgerEntryJson } from './projections.ts';
+import { dayStart, nextDay } from './local-days.ts';
+import { balanceJson, ledgerEntryJson } from './projections.ts';
 
 export interface LedgerFilters {
   reason?: (typeof ledgerReason)[number][];
@@ -86,26 +87,15 @@ export async function getLedgerEntryJson(
   return row?.item;
 }
 
-/** The balance row, by primary key; a workspace that never booked an entry has none: zero. */
-export async function readBalance(runner: SqlRunner, caller: CallingKey): Promise<Balance> {
-  const [row] = await runner.rows<{
-    balance: string;
-    lastEntryId: string | null;
-    lastEntryAt: string | null;
-    lowBalanceThreshold: number;
-  }>(sql`
-    select balance::text as balance, last_entry_id as "lastEntryId",
-      ${isoTime(sql`last_entry_at`)} as "lastEntryAt",
-      low_balance_threshold as "lowBalanceThreshold"
-    from ledger_balances
-    where workspace_id = ${caller.workspaceId} and ${keyIsLive(caller.keyId)}`);
-  return {
-    workspaceId: caller.workspaceId,
-    balance: Number(row?.balance ?? 0),
-    lastEntryId: row?.lastEntryId ?? null,
-    lastEntryAt: row?.lastEntryAt ?? null,
-    lowBalanceThreshold: row?.lowBalanceThreshold ?? 0,
-  };
+/** The balance as JSON text, from its row read by primary key (one statement, built by Postgres). */
+export async function readBalanceJson(runner: SqlRunner, caller: CallingKey): Promise<JsonText<Balance>> {
+  const [row] = await runner.rows<{ item: JsonText<Balance> }>(sql`
+    select ${balanceJson()}::text as item
+    from (select ${caller.workspaceId}::varchar as id) w
+    left join ledger_balances b on b.workspace_id = w.id
+    where ${keyIsLive(caller.keyId)}`);
+  if (!row) throw new Error('the balance statement answered no row');
+  return row.item;
 }
 
 /**
@@ -161,67 +151,6 @@ export async function bookCredit(
   return { item: row.item, booked: inserted !== undefined };
 }
 
-/** The local calendar day of an instant in a time zone, `YYYY-MM-DD` (a formatter per zone: making one is slow). */
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
-function localDay(ms: number, zone: string): string {
-  let format = dayFormats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
-    dayFormats.set(zone, format);
-  }
-  return format.format(ms);
-}
-
-/** Where the local midnight that starts `day` falls, as an instant (the zone's offset then). */
-function localMidnight(day: string, zone: string): number {
-  const wall = Date.parse(`${day}T00:00:00.000Z`);
-  const offsetAt = (ms: number) => {
-    const parts = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    }).formatToParts(ms);
-    const n = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-    return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - ms;
-  };
-  return wall - offsetAt(wall - offsetAt(wall));
-}
-
-const HOUR_MS = 3_600_000;
-
-/**
- * The window of whole local days as UTC instants, from the first UTC hour it touches (`lo`) to past
- * the last (`hi`), and the hours the rollup cannot stand for: cut by the window's edges or by a
- * local midnight (none in a zone with a whole-hour offset), each with the part inside the window.
- */
-export function usageWindow(from: string, to: string, zone: string) {
-  const start = localMidnight(from, zone);
-  const end = localMidnight(
-    new Date(Date.parse(`${to}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10),
-    zone,
-  );
-  const lo = Math.floor(start / HOUR_MS) * HOUR_MS;
-  const hi = Math.ceil(end / HOUR_MS) * HOUR_MS;
-  const split: { hour: string; start: string; end: string }[] = [];
-  for (let h = lo; h < hi; h += HOUR_MS) {
-    const cut = h < start || h + HOUR_MS > end || localDay(h, zone) !== localDay(h + HOUR_MS - 1, zone);
-    if (!cut) continue;
-    const iso = (ms: number) => new Date(ms).toISOString();
-    split.push({ hour: iso(h), start: iso(Math.max(h, start)), end: iso(Math.min(h + HOUR_MS, end)) });
-  }
-  return { lo: new Date(lo).toISOString(), hi: new Date(hi).toISOString(), split };
-}
-
 /** Each grouping's key, an expression over `counted`. */
 const GROUP_KEYS = {
   day: sql`to_char(day, 'YYYY-MM-DD')`,
@@ -229,11 +158,14 @@ const GROUP_KEYS = {
   reason: sql`reason::text`,
 } as const;
 
+const QUARTER_HOUR_MS = 900_000;
+
 /**
- * Usage totals per group over whole local days `from`..`to` in `timezone`, in one statement. An
- * hourly rollup stands for every UTC hour that lies inside the window and inside one local day
- * (all of them, in a zone with a whole-hour offset); the entries themselves are read for the other
- * hours (a zone offset by 30 or 45 minutes splits one hour a day). Every entry of the window is
+ * Usage totals per group over whole local days `from`..`to` in `timezone`, in one statement. A
+ * quarter-hour rollup row stands for its bucket when no local midnight falls inside it: every bucket
+ * in a zone whose offsets are whole quarter-hours, as every zone's are today (DST shifts included).
+ * A midnight inside a bucket (the local mean times of old dates, offsets in seconds) has that
+ * bucket's entries read instead, each counted on its own local day. Every entry of the window is
  * counted once, so the groups add up to the entries to the unit.
  */
 export async function usageReport(
@@ -243,23 +175,29 @@ export async function usageReport(
 ): Promise<UsageReport> {
   const ws = caller.workspaceId;
   const tz = q.timezone;
-  // By agent needs the rollup with the agent; by day or reason the one without (far fewer rows).
-  const rolled =
-    q.groupBy === 'agent'
-      ? sql`select hours.day, u.agent_id, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds
-      from hours join ledger_usage_hourly u on u.workspace_id = ${ws} and u.hour = hours.h`
-      : sql`select hours.day, null::varchar, u.reason, u.amount, u.entries, u.sessions, u.voice_seconds
-      from hours join ledger_usage_reason_hourly u on u.workspace_id = ${ws} and u.hour = hours.h`;
-  const w = usageWindow(q.from, q.to, tz);
-  // Each split hour's part of the window as constants: the planner estimates each range from its statistics.
-  const splitRanges = w.split.length
+  const starts: number[] = [];
+  for (let day = q.from; day <= q.to; day = nextDay(day)) starts.push(dayStart(day, tz));
+  const end = dayStart(nextDay(q.to), tz);
+  const bucketOf = (ms: number) => Math.floor(ms / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const lo = iso(bucketOf(starts[0] ?? end));
+  const hi = iso(Math.ceil(end / QUARTER_HOUR_MS) * QUARTER_HOUR_MS);
+  const split = [...starts, end].filter((ms) => ms % QUARTER_HOUR_MS !== 0).map((ms) => iso(bucketOf(ms)));
+  // Each cut bucket as constants: the planner estimates each range from its statistics, and with
+  // none (any zone of today) the branch is planned away.
+  const cutRanges = split.length
     ? join(
-        w.split.map(
-          (r) => sql`(e.created_at >= ${r.start}::timestamptz and e.created_at < ${r.end}::timestamptz)`,
+        split.map(
+          (b) =>
+            sql`(e.created_at >= ${b}::timestamptz and e.created_at < ${b}::timestamptz + interval '15 minutes')`,
         ),
         ' or ',
       )
     : sql`false`;
+  // By agent needs the rollup with the agent; by day or reason the one without (far fewer rows).
+  const rollup =
+    q.groupBy === 'agent' ? sql`ledger_usage_quarter_hourly` : sql`ledger_usage_reason_quarter_hourly`;
+  const agent = q.groupBy === 'agent' ? sql`agent_id` : sql`null::varchar`;
   const rows = await runner.rows<{
     key: string | null;
     amount: string;
@@ -267,18 +205,19 @@ export async function usageReport(
     sessions: string;
     voiceSeconds: string;
   }>(sql`
-    with hours as (
-      select h, (h at time zone ${tz})::date as day
-      from generate_series(${w.lo}::timestamptz, ${w.hi}::timestamptz - interval '1 hour', interval '1 hour') h
-      where not (h = any(${`{${w.split.map((r) => r.hour).join(',')}}`}::timestamptz[]))
-    ), counted as (
-      ${rolled}
+    with counted as (
+      select (bucket at time zone ${tz})::date as day, ${agent} as agent_id, reason, amount, entries, sessions,
+        voice_seconds
+      from ${rollup}
+      where workspace_id = ${ws} and bucket >= ${lo}::timestamptz and bucket < ${hi}::timestamptz
+        and not (bucket = any(${`{${split.join(',')}}`}::timestamptz[]))
       union all
       select (e.created_at at time zone ${tz})::date, e.agent_id, e.reason, e.amount, 1,
         (e.session_id is not null)::int, ledger_voice_seconds(s.started_at, s.ended_at)
       from ledger_entries e
       left join sessions s on e.reason = 'VOICE_USAGE' and s.id = e.session_id
-      where e.workspace_id = ${ws} and (${splitRanges})
+      where e.workspace_id = ${ws} and (${cutRanges})
+        and (e.created_at at time zone ${tz})::date between ${q.from}::date and ${q.to}::date
     )
     select ${GROUP_KEYS[q.groupBy]} as key, sum(amount)::text as amount, sum(entries)::text as entries,
       sum(sessions)::text as sessions, coalesce(sum(voice_seconds), 0)::text as "voiceSeconds"

@@ -132,6 +132,15 @@ export const ledgerEntryJson = () => sql`(select row_to_json(j) from (select
     l.idempotency_key as "idempotencyKey"
   ) j)`;
 
+/** The balance of workspace `w` from its row `b`, which a workspace that never booked lacks: zero. */
+export const balanceJson = () => sql`(select row_to_json(j) from (select
+    w.id as "workspaceId",
+    coalesce(b.balance, 0) as balance,
+    b.last_entry_id as "lastEntryId",
+    ${isoTime(sql`b.last_entry_at`)} as "lastEntryAt",
+    coalesce(b.low_balance_threshold, 0) as "lowBalanceThreshold"
+  ) j)`;
+
 /**
  * The session `s` with `agent` (the JSON of its agent and the version it ran on) embedded, and its
  * conversation, person and ledger entry: scalar subqueries, one index probe each, a fraction of a

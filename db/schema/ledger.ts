@@ -22,18 +22,19 @@ export const ledgerBalances = pgTable('ledger_balances', {
 });
 
 /**
- * Usage per workspace, UTC hour, agent and reason, kept by the same trigger: GET /usage adds these
- * up instead of the entries (hours split by the window's edges or a local midnight are read from
- * the entries). Hours, not days, so a report in any time zone with a whole-hour offset needs no entry.
+ * Usage per workspace, UTC quarter-hour, agent and reason, kept by the same trigger: GET /usage adds
+ * these up instead of the entries. Quarter-hours, because every zone's offset today is a whole
+ * number of them (Kathmandu's +05:45 and Chatham's +12:45 too): a local day is whole buckets in any
+ * zone, and only buckets a local midnight cuts (historical offsets in seconds) are read from entries.
  */
-export const ledgerUsageHourly = pgTable(
-  'ledger_usage_hourly',
+export const ledgerUsageQuarterHourly = pgTable(
+  'ledger_usage_quarter_hourly',
   {
     workspaceId: id('workspace_id')
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
-    /** The UTC hour's start. */
-    hour: timestamp('hour', { withTimezone: true, mode: 'string' }).notNull(),
+    /** The UTC quarter-hour's start (:00, :15, :30 or :45). */
+    bucket: timestamp('bucket', { withTimezone: true, mode: 'string' }).notNull(),
     agentId: id('agent_id'),
     reason: ledgerReason('reason').notNull(),
     amount: bigint('amount', { mode: 'number' }).notNull(),
@@ -42,27 +43,29 @@ export const ledgerUsageHourly = pgTable(
     voiceSeconds: bigint('voice_seconds', { mode: 'number' }).notNull(),
   },
   (t) => [
-    // The trigger's upsert key, and GET /usage's range: a workspace's hours in order.
-    unique('ledger_usage_hourly_key').on(t.workspaceId, t.hour, t.agentId, t.reason).nullsNotDistinct(),
+    // The trigger's upsert key, and GET /usage's range: a workspace's buckets in order.
+    unique('ledger_usage_quarter_hourly_key')
+      .on(t.workspaceId, t.bucket, t.agentId, t.reason)
+      .nullsNotDistinct(),
   ],
 );
 
 /**
- * The same usage without the agent (workspace, UTC hour, reason): what a report by day or by reason
- * adds up, a few rows an hour however many agents the workspace has.
+ * The same usage without the agent (workspace, UTC quarter-hour, reason): what a report by day or
+ * by reason adds up, a few rows a bucket however many agents the workspace has.
  */
-export const ledgerUsageReasonHourly = pgTable(
-  'ledger_usage_reason_hourly',
+export const ledgerUsageReasonQuarterHourly = pgTable(
+  'ledger_usage_reason_quarter_hourly',
   {
     workspaceId: id('workspace_id')
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
-    hour: timestamp('hour', { withTimezone: true, mode: 'string' }).notNull(),
+    bucket: timestamp('bucket', { withTimezone: true, mode: 'string' }).notNull(),
     reason: ledgerReason('reason').notNull(),
     amount: bigint('amount', { mode: 'number' }).notNull(),
     entries: bigint('entries', { mode: 'number' }).notNull(),
     sessions: bigint('sessions', { mode: 'number' }).notNull(),
     voiceSeconds: bigint('voice_seconds', { mode: 'number' }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.workspaceId, t.hour, t.reason] })],
+  (t) => [primaryKey({ columns: [t.workspaceId, t.bucket, t.reason] })],
 );

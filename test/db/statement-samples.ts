@@ -20,7 +20,7 @@ import {
   bookCredit,
   getLedgerEntryJson,
   pageLedgerJson,
-  readBalance,
+  readBalanceJson,
   usageReport,
 } from '#db/queries/ledger.ts';
 import { creditWorkspace, setLowBalanceThreshold } from '#db/queries/ledger-admin.ts';
@@ -247,7 +247,7 @@ export const SAMPLES: Samples<Seed> = {
           ),
     ),
     getLedgerEntryJson: [({ runner, seed: s }) => getLedgerEntryJson(runner, caller(s), 'x'.repeat(24))],
-    readBalance: [({ runner, seed: s }) => readBalance(runner, caller(s))],
+    readBalanceJson: [({ runner, seed: s }) => readBalanceJson(runner, caller(s))],
     balanceForAdmission: [({ runner, seed: s }) => balanceForAdmission(runner, s.tenant.workspaceId)],
     bookCredit: [
       ({ runner, seed: s }) =>
@@ -263,10 +263,11 @@ export const SAMPLES: Samples<Seed> = {
     usageReport: (['day', 'agent', 'reason'] as const).map(
       (groupBy) =>
         ({ runner, seed: s }) =>
-          // A half-hour zone: the entries are read for the split hours, the rollups for the others.
+          // Kolkata in 1880, an offset in seconds: the entries are read for the quarter-hours its
+          // midnights cut, the rollups for the others.
           usageReport(runner, caller(s), {
-            from: '2026-11-01',
-            to: '2026-11-02',
+            from: '1880-03-01',
+            to: '1880-03-02',
             timezone: 'Asia/Kolkata',
             groupBy,
           }),

@@ -239,13 +239,13 @@ describe('the ledger rules: no session without credit, balance.low, never drift'
     expect(report.total).toMatchObject({ amount: expected, entries: 201, sessions: 100 });
     const [rollup] = rowsOf<{ sum: string; n: string }>(
       await handle.db.execute(
-        sql`select sum(amount)::text as sum, sum(entries)::text as n from ledger_usage_hourly where workspace_id = ${tenant.workspaceId}`,
+        sql`select sum(amount)::text as sum, sum(entries)::text as n from ledger_usage_quarter_hourly where workspace_id = ${tenant.workspaceId}`,
       ),
     );
     expect([Number(rollup?.sum), Number(rollup?.n)]).toEqual([expected, 201]);
     const [byReason] = rowsOf<{ sum: string; n: string }>(
       await handle.db.execute(
-        sql`select sum(amount)::text as sum, sum(entries)::text as n from ledger_usage_reason_hourly where workspace_id = ${tenant.workspaceId}`,
+        sql`select sum(amount)::text as sum, sum(entries)::text as n from ledger_usage_reason_quarter_hourly where workspace_id = ${tenant.workspaceId}`,
       ),
     );
     expect([Number(byReason?.sum), Number(byReason?.n)]).toEqual([expected, 201]);

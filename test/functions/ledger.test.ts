@@ -191,46 +191,82 @@ describe('the ledger: entries, balance, usage, credits', () => {
     expect(india.total.entries).toBe(raw.n);
   });
 
+  /** The local calendar day of an instant, by the runtime's own time zone data (not the product's SQL). */
+  const localDay = (zone: string) => {
+    const format = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    return (iso: string) => format.format(Date.parse(iso));
+  };
+  const dayAfter = (day: string, n = 1) =>
+    new Date(Date.parse(`${day}T00:00:00.000Z`) + n * 86_400_000).toISOString().slice(0, 10);
+
   it.each([
-    'UTC',
-    'Asia/Kolkata',
-    'Asia/Kathmandu',
-    'America/St_Johns',
-    'Europe/Paris',
-    'Australia/Lord_Howe',
-  ])('adds every local day in %s up to its entries, to the unit, by day, reason and agent', async (zone) => {
-    // An entry every 7 minutes over five days (Paris moves its clocks on 2026-03-29): every hour a
-    // 30- or 45-minute zone splits at midnight holds entries on both sides.
-    const dense = await createTenant(handle.db);
-    const { agentId: denseAgent } = await insertAgent(handle.db, dense, { n: 1 });
-    await handle.db.execute(sql`
+    ['UTC', '2026-03-28'],
+    ['Asia/Kolkata', '2026-03-28'], // +05:30
+    ['Asia/Kathmandu', '2026-03-28'], // +05:45
+    ['Australia/Eucla', '2026-03-28'], // +08:45
+    ['America/St_Johns', '2026-03-07'], // -03:30, -02:30 from 03-08
+    ['Europe/Paris', '2026-03-28'], // summer time from 03-29
+    ['Europe/London', '2026-03-28'], // summer time from 03-29
+    ['Europe/London', '2026-10-24'], // winter time from 10-25
+    ['Australia/Lord_Howe', '2026-04-04'], // +11 to +10:30 on 04-05: a 30-minute shift
+    ['Australia/Lord_Howe', '2026-10-03'], // +10:30 to +11 on 10-04
+    ['Pacific/Chatham', '2026-04-04'], // +13:45 to +12:45 on 04-05
+    ['America/Santiago', '2026-09-05'], // 09-06 starts at 01:00: its midnight is skipped
+    ['Asia/Kolkata', '1880-03-01'], // a local mean time of +05:21:10: midnights inside quarter-hours
+    ['America/Sao_Paulo', '1913-12-31'], // -03:06:28 until 1914-01-01, then -03:00
+  ])(
+    'adds every local day in %s from %s up to its entries, to the unit, by day, reason and agent',
+    async (zone, from) => {
+      // An entry every 7 minutes and some milliseconds over five days around the window's three: each
+      // quarter-hour, and the minutes around each local midnight, hold entries.
+      const to = dayAfter(from, 2);
+      const dense = await createTenant(handle.db);
+      const { agentId: denseAgent } = await insertAgent(handle.db, dense, { n: 1 });
+      await handle.db.execute(sql`
       insert into ledger_entries (id, created_at, updated_at, workspace_id, amount, reason, agent_id)
       select left(md5(${dense.workspaceId} || i), 24), t, t, ${dense.workspaceId}, -(1 + i % 9),
         (case when i % 2 = 0 then 'SMS_USAGE' else 'VOICE_USAGE' end)::ledger_reason,
         case when i % 3 = 0 then ${denseAgent} end
-      from generate_series(0, 5 * 24 * 60 / 7) i, lateral (select '2026-03-27T00:03:00Z'::timestamptz + i * interval '7 minutes' as t) x`);
-    const query = `from=2026-03-28&to=2026-03-30&timezone=${zone}`;
-    const expected = rowsOf<{ key: string; amount: number; entries: number }>(
-      await handle.db.execute(sql`
-        select to_char((created_at at time zone ${zone})::date, 'YYYY-MM-DD') as key, sum(amount)::int as amount,
-          count(*)::int as entries
-        from ledger_entries
-        where workspace_id = ${dense.workspaceId} and (created_at at time zone ${zone})::date between '2026-03-28' and '2026-03-30'
-        group by 1 order by 1`),
-    );
-    const byDay = bodyOf(UsageReport, await usage(query, dense));
-    expect(byDay.groups.map(({ key, amount, entries }) => ({ key, amount, entries }))).toEqual(expected);
-    const total = {
-      amount: expected.reduce((s, d) => s + d.amount, 0),
-      entries: expected.reduce((s, d) => s + d.entries, 0),
-    };
-    expect(byDay.total).toMatchObject(total);
-    for (const groupBy of ['reason', 'agent']) {
-      expect(bodyOf(UsageReport, await usage(`${query}&groupBy=${groupBy}`, dense)).total).toEqual(
-        byDay.total,
+      from generate_series(0, 5 * 24 * 60 / 7) i,
+        lateral (select ${`${dayAfter(from, -1)}T00:03:00Z`}::timestamptz + i * interval '7 minutes'
+          + (i % 4) * (i % 5) * interval '17 seconds' + (i % 7) * interval '1 millisecond' as t) x`);
+      const entries = rowsOf<{ at: string; amount: number }>(
+        await handle.db.execute(sql`
+        select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at, amount::int as amount
+        from ledger_entries where workspace_id = ${dense.workspaceId}`),
       );
-    }
-  });
+      const dayOf = localDay(zone);
+      const expected = new Map<string, { key: string; amount: number; entries: number }>();
+      for (const e of entries) {
+        const key = dayOf(e.at);
+        if (key < from || key > to) continue;
+        const day = expected.get(key) ?? { key, amount: 0, entries: 0 };
+        day.amount += e.amount;
+        day.entries += 1;
+        expected.set(key, day);
+      }
+      const days = [...expected.values()].sort((a, b) => a.key.localeCompare(b.key));
+      expect(days.map((d) => d.key)).toEqual([from, dayAfter(from), to]);
+
+      const query = `from=${from}&to=${to}&timezone=${zone}`;
+      const byDay = bodyOf(UsageReport, await usage(query, dense));
+      expect(byDay.groups.map(({ key, amount, entries }) => ({ key, amount, entries }))).toEqual(days);
+      expect(byDay.total).toMatchObject({
+        amount: days.reduce((s, d) => s + d.amount, 0),
+        entries: days.reduce((s, d) => s + d.entries, 0),
+      });
+      for (const groupBy of ['reason', 'agent']) {
+        const grouped = bodyOf(UsageReport, await usage(`${query}&groupBy=${groupBy}`, dense));
+        expect(grouped.total).toEqual(byDay.total);
+        expect(grouped.groups.reduce((s, g) => s + g.amount, 0)).toBe(byDay.total.amount);
+      }
+    },
+  );
 
   it('groups by agent and by reason, counting sessions and seconds of voice', async () => {
     const today = new Date().toISOString().slice(0, 10);
