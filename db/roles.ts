@@ -74,6 +74,13 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
 ];
 
 /**
+ * Views the release before this one still reads, while its functions are replaced or after a
+ * rollback: the hourly usage rollups the quarter-hours replaced (migration 0014). Dropped, with
+ * their entries here, by the migration of the release after.
+ */
+export const APP_VIEWS: readonly string[] = ['ledger_usage_hourly', 'ledger_usage_reason_hourly'];
+
+/**
  * The functions the app's statements call, by signature: the migrations take EXECUTE on them from
  * PUBLIC, so the app role holds it only by this grant.
  */
@@ -144,6 +151,9 @@ export async function ensureAppRole(db: Database, credentials: AppCredentials): 
       await t.execute(
         sql`grant ${sql.raw(privileges.join(', '))} on table ${sql.identifier(getTableName(table))} to ${role}`,
       );
+    }
+    for (const view of APP_VIEWS) {
+      await t.execute(sql`grant select on table ${sql.identifier(view)} to ${role}`);
     }
     for (const signature of APP_FUNCTIONS) {
       await t.execute(sql`grant execute on function ${sql.raw(signature)} to ${role}`);

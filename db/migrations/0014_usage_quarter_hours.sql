@@ -73,3 +73,17 @@ INSERT INTO "ledger_usage_reason_quarter_hourly"
   ("workspace_id", "bucket", "reason", "amount", "entries", "sessions", "voice_seconds")
 SELECT "workspace_id", "bucket", "reason", sum("amount"), sum("entries"), sum("sessions"), sum("voice_seconds")
 FROM "ledger_usage_quarter_hourly" GROUP BY 1, 2, 3;
+--> statement-breakpoint
+-- The release before this one reads the hourly rollups until its functions are replaced, and again
+-- after a rollback: views by their names, the quarter-hours added up by UTC hour. A later migration
+-- drops them (db/roles.ts, APP_VIEWS).
+CREATE VIEW "ledger_usage_hourly" AS
+SELECT "workspace_id", date_bin('1 hour', "bucket", '2000-01-01T00:00:00Z') AS "hour", "agent_id", "reason",
+  sum("amount")::bigint AS "amount", sum("entries")::bigint AS "entries",
+  sum("sessions")::bigint AS "sessions", sum("voice_seconds")::bigint AS "voice_seconds"
+FROM "ledger_usage_quarter_hourly" GROUP BY 1, 2, 3, 4;--> statement-breakpoint
+CREATE VIEW "ledger_usage_reason_hourly" AS
+SELECT "workspace_id", date_bin('1 hour', "bucket", '2000-01-01T00:00:00Z') AS "hour", "reason",
+  sum("amount")::bigint AS "amount", sum("entries")::bigint AS "entries",
+  sum("sessions")::bigint AS "sessions", sum("voice_seconds")::bigint AS "voice_seconds"
+FROM "ledger_usage_reason_quarter_hourly" GROUP BY 1, 2, 3;

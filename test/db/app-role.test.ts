@@ -7,7 +7,7 @@ import { sqlState } from '#db/errors.ts';
 import { migrate } from '#db/migrate.ts';
 import { revokeApiKey } from '#db/queries/manage-api-keys.ts';
 import { rowsOf } from '#db/queries/rows.ts';
-import { APP_FUNCTIONS, APP_PRIVILEGES, ensureAppRole } from '#db/roles.ts';
+import { APP_FUNCTIONS, APP_PRIVILEGES, APP_VIEWS, ensureAppRole } from '#db/roles.ts';
 import { seedDemoWorkspace } from '#db/seed/demo-workspace.ts';
 import { build as buildCreateAgent } from '#functions/agents/create.ts';
 import { build as buildListAgents } from '#functions/agents/list.ts';
@@ -22,6 +22,21 @@ import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { insertAgent } from '#test/helpers/fixtures.ts';
 import { createTenant, type Tenant } from '#test/helpers/tenants.ts';
+
+/** What the app role must hold, as `<table> <privilege>`, sorted: its tables' and its views'. */
+const APP_GRANTS = [
+  ...APP_PRIVILEGES.flatMap(([table, privileges]) => privileges.map((p) => `${getTableName(table)} ${p}`)),
+  ...APP_VIEWS.map((view) => `${view} SELECT`),
+].sort();
+
+/** What `role` holds on the tables and views, in APP_GRANTS's form. */
+const grantsOf = async (master: DatabaseHandle, role: string) =>
+  rowsOf<{ grant: string }>(
+    await master.db.execute(sql`select table_name || ' ' || privilege_type as grant
+      from information_schema.role_table_grants where grantee = ${role}`),
+  )
+    .map((g) => g.grant)
+    .sort();
 
 /** The server is shared: the role's name is this run's own. Roles do not exist on PGlite. */
 describe.runIf(usingPostgres())(
@@ -86,18 +101,10 @@ describe.runIf(usingPostgres())(
           sql`select table_name as name from information_schema.tables where table_schema = 'public'`,
         ),
       ).map((t) => t.name);
-      expect(APP_PRIVILEGES.map(([table]) => getTableName(table)).sort()).toEqual(tables.sort());
-      const granted = rowsOf<{ table_name: string; privilege_type: string }>(
-        await master.db.execute(sql`
-        select table_name, privilege_type from information_schema.role_table_grants
-        where grantee = ${role} order by table_name, privilege_type`),
+      expect([...APP_PRIVILEGES.map(([table]) => getTableName(table)), ...APP_VIEWS].sort()).toEqual(
+        tables.sort(),
       );
-      const expected = APP_PRIVILEGES.flatMap(([table, privileges]) =>
-        privileges.map((p) => ({ table_name: getTableName(table), privilege_type: p })),
-      ).sort((a, b) =>
-        `${a.table_name} ${a.privilege_type}`.localeCompare(`${b.table_name} ${b.privilege_type}`),
-      );
-      expect(granted).toEqual(expected);
+      expect(await grantsOf(master, role)).toEqual(APP_GRANTS);
     });
 
     it('may execute the functions the statements call, which PUBLIC may not', async () => {
@@ -209,6 +216,25 @@ describe.runIf(usingPostgres())(
         expect(await buildSweep(deps)()).toEqual({ swept: stale, purged: 1 });
         expect(await open()).toBe(0);
       });
+
+      it('reads, as the previous release does, the hourly usage the quarter-hours now hold (its views)', async () => {
+        const byHour = (from: string) =>
+          app.db.execute(
+            sql.raw(`select workspace_id, to_char(hour at time zone 'UTC', 'YYYY-MM-DD HH24') as hour,
+              reason, sum(amount)::int as amount, sum(entries)::int as entries from ${from}
+              group by 1, 2, 3 order by 1, 2, 3`),
+          );
+        const entries = rowsOf(
+          await app.db.execute(
+            sql.raw(`select workspace_id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD HH24') as hour,
+              reason, sum(amount)::int as amount, count(*)::int as entries from ledger_entries
+              group by 1, 2, 3 order by 1, 2, 3`),
+          ),
+        );
+        expect(entries.length).toBeGreaterThan(0);
+        expect(rowsOf(await byHour('ledger_usage_hourly'))).toEqual(entries);
+        expect(rowsOf(await byHour('ledger_usage_reason_hourly'))).toEqual(entries);
+      });
     });
 
     it('cannot create, drop, alter or truncate anything, nor delete or update what the app never does', async () => {
@@ -315,15 +341,7 @@ describe.runIf(usingPostgres())(
         ),
       );
       expect(row).toEqual({ password: null, login: true, iam: true });
-      const granted = rowsOf<{ table_name: string; privilege_type: string }>(
-        await master.db.execute(
-          sql`select table_name, privilege_type from information_schema.role_table_grants where grantee = ${role}`,
-        ),
-      );
-      const expected = APP_PRIVILEGES.flatMap(([table, privileges]) =>
-        privileges.map((privilege) => `${getTableName(table)} ${privilege}`),
-      );
-      expect(granted.map((g) => `${g.table_name} ${g.privilege_type}`).sort()).toEqual(expected.sort());
+      expect(await grantsOf(master, role)).toEqual(APP_GRANTS);
     });
   },
 );
