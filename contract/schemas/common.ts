@@ -4,26 +4,28 @@ import { ID_MAX } from '../limits.ts';
 /** Identifier fields: cuid2, at most 24 characters. */
 export const Id = v.pipe(v.string(), v.maxLength(ID_MAX), v.cuid2());
 /** Reference fields the spec types only as "string, max 24". */
-export const Ref = v.pipe(v.string(), v.maxLength(ID_MAX));
+export const Ref = /* @__PURE__ */ (() => v.pipe(v.string(), v.maxLength(ID_MAX)))();
 
 /** Every timestamp we emit: ISO 8601, UTC, milliseconds (`2026-11-21T10:00:00.000Z`). */
-export const Timestamp = v.pipe(
-  v.string(),
-  v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be an ISO 8601 UTC timestamp'),
-);
+export const Timestamp = /* @__PURE__ */ (() =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be an ISO 8601 UTC timestamp'),
+  ))();
 
 /**
  * A timestamp a client sends: `Timestamp`'s shape and a real instant (not month 13, 2026-02-30,
  * hour 99 or second 60), refused with a message naming the field rather than reaching `Date`. Year
  * 0000 too: Postgres has none.
  */
-export const Instant = v.pipe(
-  Timestamp,
-  v.check((s) => {
-    const ms = Date.parse(s);
-    return Number.isFinite(ms) && new Date(ms).toISOString() === s && !s.startsWith('0000');
-  }, 'must be a real instant'),
-);
+export const Instant = /* @__PURE__ */ (() =>
+  v.pipe(
+    Timestamp,
+    v.check((s) => {
+      const ms = Date.parse(s);
+      return Number.isFinite(ms) && new Date(ms).toISOString() === s && !s.startsWith('0000');
+    }, 'must be a real instant'),
+  ))();
 
 /** E.164 shape as the spec words it: `+`, a digit 1-9, then 1 to 15 digits. */
 export const E164 = /^\+[1-9]\d{1,15}$/;
@@ -35,7 +37,8 @@ export const oneOf = (values: readonly string[]) => `must be one of ${values.joi
 export const choiceOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   v.picklist(values, oneOf(values));
 
-export const Int32 = v.pipe(v.number(), v.integer(), v.minValue(-2147483648), v.maxValue(2147483647));
+export const Int32 = /* @__PURE__ */ (() =>
+  v.pipe(v.number(), v.integer(), v.minValue(-2147483648), v.maxValue(2147483647)))();
 
 /** Characters as Postgres counts them: Unicode code points (an emoji is one, not two UTF-16 units). */
 export function codePoints(text: string): number {
@@ -96,26 +99,31 @@ const refuse = (pattern: () => RegExp, message: string, allowed?: RegExp) =>
   v.check<string, string>((s) => !pattern().test(allowed ? s.replace(allowed, '') : s), message);
 
 /** A name people read: at least one visible character, no control characters, no bidi overrides. */
-export const readableName = [
-  refuse(CONTROL, 'must not contain control characters'),
-  refuse(BIDI_CONTROL, 'must not contain bidirectional override characters'),
-  refuse(LINE_SEPARATOR, 'must not contain line or paragraph separators (U+2028, U+2029)'),
-  v.check<string, string>(
-    (s) => s === '' || VISIBLE().test(s.replace(INVISIBLE(), '')),
-    'must contain at least one visible character',
-  ),
-] as const;
+export const readableName = /* @__PURE__ */ (() =>
+  [
+    refuse(CONTROL, 'must not contain control characters'),
+    refuse(BIDI_CONTROL, 'must not contain bidirectional override characters'),
+    refuse(LINE_SEPARATOR, 'must not contain line or paragraph separators (U+2028, U+2029)'),
+    v.check<string, string>(
+      (s) => s === '' || VISIBLE().test(s.replace(INVISIBLE(), '')),
+      'must contain at least one visible character',
+    ),
+  ] as const)();
 
 /** Free text: may keep line breaks and tabs, but no other control characters or bidi overrides. */
-export const readableText = [
-  refuse(CONTROL, 'must not contain control characters other than line breaks and tabs', /[\t\n\r]/g),
-  refuse(BIDI_CONTROL, 'must not contain bidirectional override characters'),
-] as const;
+export const readableText = /* @__PURE__ */ (() =>
+  [
+    refuse(CONTROL, 'must not contain control characters other than line breaks and tabs', /[\t\n\r]/g),
+    refuse(BIDI_CONTROL, 'must not contain bidirectional override characters'),
+  ] as const)();
 
-export const FreeFormObject = v.record(v.string(), v.unknown());
+export const FreeFormObject = /* @__PURE__ */ (() => v.record(v.string(), v.unknown()))();
 
-export const auditTimes = { createdAt: Timestamp, updatedAt: Timestamp };
-export const auditActors = { createdBy: v.nullable(Id), updatedBy: v.nullable(Id) };
+export const auditTimes = /* @__PURE__ */ (() => ({ createdAt: Timestamp, updatedAt: Timestamp }))();
+export const auditActors = /* @__PURE__ */ (() => ({
+  createdBy: v.nullable(Id),
+  updatedBy: v.nullable(Id),
+}))();
 
 type Keyed = Record<string, unknown>;
 
@@ -171,22 +179,23 @@ export const strictJsonObject = <E extends v.ObjectEntries>(entries: E) =>
  * the reserved keys (`__proto__`, `constructor`, `prototype`), each one found refused by name
  * rather than dropped: what is stored is what was sent.
  */
-export const FreeFormInput = v.pipe(
-  v.unknown(),
-  v.check((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be a JSON object'),
-  v.rawCheck<unknown>(({ dataset, addIssue }) => {
-    const input = dataset.value as Keyed;
-    if (typeof input !== 'object' || input === null) return;
-    for (const key of RESERVED) {
-      if (!Object.hasOwn(input, key)) continue;
-      addIssue({
-        message: `is a reserved key (${RESERVED.join(', ')} are refused)`,
-        path: [{ type: 'object', origin: 'key', input, key, value: input[key] }] as [v.ObjectPathItem],
-      });
-    }
-  }),
-  FreeFormObject,
-);
+export const FreeFormInput = /* @__PURE__ */ (() =>
+  v.pipe(
+    v.unknown(),
+    v.check((x) => typeof x === 'object' && x !== null && !Array.isArray(x), 'must be a JSON object'),
+    v.rawCheck<unknown>(({ dataset, addIssue }) => {
+      const input = dataset.value as Keyed;
+      if (typeof input !== 'object' || input === null) return;
+      for (const key of RESERVED) {
+        if (!Object.hasOwn(input, key)) continue;
+        addIssue({
+          message: `is a reserved key (${RESERVED.join(', ')} are refused)`,
+          path: [{ type: 'object', origin: 'key', input, key, value: input[key] }] as [v.ObjectPathItem],
+        });
+      }
+    }),
+    FreeFormObject,
+  ))();
 
 /** The body of an operation that takes no fields (an empty object, or no body): POST .../start, .../heartbeat. */
-export const EmptyBody = strictJsonObject({});
+export const EmptyBody = /* @__PURE__ */ (() => strictJsonObject({}))();

@@ -33,11 +33,12 @@ const stt = <P extends keyof typeof sttModels>(p: P) =>
   v.strictObject({ provider: provider(p), model: model(sttModels[p]) });
 
 // Alternatives told apart by `provider`, so a model from another provider is named as the error.
-const LlmStored = v.variant(
-  'provider',
-  [v.strictObject(llm('LLM_PROVIDER_1')), v.strictObject(llm('LLM_PROVIDER_2'))],
-  oneOf(Object.keys(llmModels)),
-);
+const LlmStored = /* @__PURE__ */ (() =>
+  v.variant(
+    'provider',
+    [v.strictObject(llm('LLM_PROVIDER_1')), v.strictObject(llm('LLM_PROVIDER_2'))],
+    oneOf(Object.keys(llmModels)),
+  ))();
 const LlmInput = v.variant(
   'provider',
   [
@@ -65,11 +66,12 @@ export const VersionConfigInput = strictJsonObject({
 });
 
 /** What is stored and returned: llm.model always filled in. */
-export const VersionConfig = v.strictObject({
-  llm: v.optional(LlmStored),
-  tts: v.optional(Tts),
-  stt: v.optional(Stt),
-});
+export const VersionConfig = /* @__PURE__ */ (() =>
+  v.strictObject({
+    llm: v.optional(LlmStored),
+    tts: v.optional(Tts),
+    stt: v.optional(Stt),
+  }))();
 
 export type VersionConfigInput = v.InferOutput<typeof VersionConfigInput>;
 export type VersionConfig = v.InferOutput<typeof VersionConfig>;

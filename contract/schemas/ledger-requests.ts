@@ -15,111 +15,122 @@ import {
 import type { LedgerEntry } from './session.ts';
 
 // The ledger routes' requests, in a module of their own: no other route's bundle builds them.
+// Each is built in a closure marked pure, so a ledger route's bundle drops those it never reads:
+// esbuild keeps every other module-level call, as it cannot tell a schema builder has no effects.
 
-export const ledgerListParams = {
-  ...pageParams,
-  reason: enumList(ledgerReason, 'Only entries with these reasons.'),
-  agentId: listParam(idItem, 'Only entries of these agents.'),
-  sessionId: listParam(idItem, 'Only entries of these sessions.'),
-  createdAfter: instantParam('down', 'Only entries created strictly after this instant.'),
-  createdBefore: instantParam('up', 'Only entries created strictly before this instant.'),
-} satisfies Record<string, QueryParam>;
+export const ledgerListParams = /* @__PURE__ */ (() =>
+  ({
+    ...pageParams,
+    reason: enumList(ledgerReason, 'Only entries with these reasons.'),
+    agentId: listParam(idItem, 'Only entries of these agents.'),
+    sessionId: listParam(idItem, 'Only entries of these sessions.'),
+    createdAfter: instantParam('down', 'Only entries created strictly after this instant.'),
+    createdBefore: instantParam('up', 'Only entries created strictly before this instant.'),
+  }) satisfies Record<string, QueryParam>)();
 
-export const ledgerListQuery = listRouteQuery(ledgerListParams);
+export const ledgerListQuery = /* @__PURE__ */ (() => listRouteQuery(ledgerListParams))();
 export type LedgerListQuery = v.InferOutput<typeof ledgerListQuery.schema>;
 
 /** A calendar day, `YYYY-MM-DD`, that exists. */
-const Day = v.pipe(
-  v.string(),
-  v.regex(/^(?!0000)\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD'),
-  v.check((s) => new Date(`${s}T00:00:00.000Z`).toISOString().startsWith(s), 'must be a real calendar date'),
-);
+const Day = /* @__PURE__ */ (() =>
+  v.pipe(
+    v.string(),
+    v.regex(/^(?!0000)\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD'),
+    v.check(
+      (s) => new Date(`${s}T00:00:00.000Z`).toISOString().startsWith(s),
+      'must be a real calendar date',
+    ),
+  ))();
 
 /**
  * An IANA time zone name both Node (Intl) and Postgres know, as `Europe/Paris` or `UTC`. POSIX
  * forms (`+05`, `EST5EDT`-like offsets) are refused: Postgres reads their sign the other way round.
  */
-export const TimeZone = v.config(
-  v.pipe(
-    v.string(),
-    v.regex(/^[A-Za-z][A-Za-z_]*(\/[A-Za-z0-9_+-]+)*$/, 'must be an IANA time zone name, as Europe/Paris'),
-    v.check((zone) => {
-      try {
-        new Intl.DateTimeFormat('en', { timeZone: zone });
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'is not a known time zone'),
-  ),
-  { abortPipeEarly: true },
-);
+export const TimeZone = /* @__PURE__ */ (() =>
+  v.config(
+    v.pipe(
+      v.string(),
+      v.regex(/^[A-Za-z][A-Za-z_]*(\/[A-Za-z0-9_+-]+)*$/, 'must be an IANA time zone name, as Europe/Paris'),
+      v.check((zone) => {
+        try {
+          new Intl.DateTimeFormat('en', { timeZone: zone });
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'is not a known time zone'),
+    ),
+    { abortPipeEarly: true },
+  ))();
 
 /** The longest report: a year and a day. */
 export const USAGE_MAX_DAYS = 366;
 
-export const usageParams = {
-  from: textParam(Day, 'The first day of the report (YYYY-MM-DD, in `timezone`). Required.'),
-  to: textParam(Day, 'The last day of the report, included (YYYY-MM-DD, in `timezone`). Required.'),
-  groupBy: choiceParam(['day', 'agent', 'reason'], 'One group per day, per agent or per reason.', 'day'),
-  timezone: textParam(TimeZone, 'The IANA time zone the days are counted in; default `UTC`.'),
-} satisfies Record<string, QueryParam>;
+export const usageParams = /* @__PURE__ */ (() =>
+  ({
+    from: textParam(Day, 'The first day of the report (YYYY-MM-DD, in `timezone`). Required.'),
+    to: textParam(Day, 'The last day of the report, included (YYYY-MM-DD, in `timezone`). Required.'),
+    groupBy: choiceParam(['day', 'agent', 'reason'], 'One group per day, per agent or per reason.', 'day'),
+    timezone: textParam(TimeZone, 'The IANA time zone the days are counted in; default `UTC`.'),
+  }) satisfies Record<string, QueryParam>)();
 
 const daysBetween = (from: string, to: string) =>
   (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
 
-const usageObject = queryObject(usageParams);
+const usageObject = /* @__PURE__ */ (() => queryObject(usageParams))();
 type UsageInput = v.InferOutput<typeof usageObject>;
-export const UsageQuery = v.pipe(
-  usageObject,
-  v.forward<UsageInput, v.CheckIssue<UsageInput>, ['from']>(
-    v.check((q) => q.from !== undefined, 'is required'),
-    ['from'] as never,
-  ),
-  v.forward<UsageInput, v.CheckIssue<UsageInput>, ['to']>(
-    v.check((q) => q.to !== undefined, 'is required'),
-    ['to'] as never,
-  ),
-  v.forward<UsageInput, v.CheckIssue<UsageInput>, ['to']>(
-    v.check(
-      (q) => q.from === undefined || q.to === undefined || daysBetween(q.from, q.to) >= 0,
-      'must not be before from',
+export const UsageQuery = /* @__PURE__ */ (() =>
+  v.pipe(
+    usageObject,
+    v.forward<UsageInput, v.CheckIssue<UsageInput>, ['from']>(
+      v.check((q) => q.from !== undefined, 'is required'),
+      ['from'] as never,
     ),
-    ['to'] as never,
-  ),
-  v.forward<UsageInput, v.CheckIssue<UsageInput>, ['to']>(
-    v.check(
-      (q) => q.from === undefined || q.to === undefined || daysBetween(q.from, q.to) < USAGE_MAX_DAYS,
-      `must be less than ${USAGE_MAX_DAYS} days after from`,
+    v.forward<UsageInput, v.CheckIssue<UsageInput>, ['to']>(
+      v.check((q) => q.to !== undefined, 'is required'),
+      ['to'] as never,
     ),
-    ['to'] as never,
-  ),
-  v.transform((q) => ({ ...q, from: q.from as string, to: q.to as string, timezone: q.timezone ?? 'UTC' })),
-);
+    v.forward<UsageInput, v.CheckIssue<UsageInput>, ['to']>(
+      v.check(
+        (q) => q.from === undefined || q.to === undefined || daysBetween(q.from, q.to) >= 0,
+        'must not be before from',
+      ),
+      ['to'] as never,
+    ),
+    v.forward<UsageInput, v.CheckIssue<UsageInput>, ['to']>(
+      v.check(
+        (q) => q.from === undefined || q.to === undefined || daysBetween(q.from, q.to) < USAGE_MAX_DAYS,
+        `must be less than ${USAGE_MAX_DAYS} days after from`,
+      ),
+      ['to'] as never,
+    ),
+    v.transform((q) => ({ ...q, from: q.from as string, to: q.to as string, timezone: q.timezone ?? 'UTC' })),
+  ))();
 export type UsageQuery = v.InferOutput<typeof UsageQuery>;
-export const usageQuery = routeQuery(usageParams, UsageQuery);
+export const usageQuery = /* @__PURE__ */ (() => routeQuery(usageParams, UsageQuery))();
 
 /**
  * POST /ledger/credits: a refill, positive. A REDEMPTION_CODE credit names its code; no other does.
  */
-export const CreditBody = v.pipe(
-  strictJsonObject({
-    amount: v.pipe(Int32, v.minValue(1, 'must be at least 1')),
-    reason: v.picklist(refillReasons, `must be one of ${refillReasons.join(', ')}`),
-    reasonDetails: v.nullish(
-      v.pipe(v.string(), v.minLength(1, 'must not be empty'), atMost(255), ...readableText),
-      null,
+export const CreditBody = /* @__PURE__ */ (() =>
+  v.pipe(
+    strictJsonObject({
+      amount: v.pipe(Int32, v.minValue(1, 'must be at least 1')),
+      reason: v.picklist(refillReasons, `must be one of ${refillReasons.join(', ')}`),
+      reasonDetails: v.nullish(
+        v.pipe(v.string(), v.minLength(1, 'must not be empty'), atMost(255), ...readableText),
+        null,
+      ),
+      redemptionCodeId: v.nullish(Id, null),
+    }),
+    v.forward(
+      v.check(
+        (b) => (b.reason === 'REDEMPTION_CODE') === (b.redemptionCodeId !== null),
+        'is required with reason REDEMPTION_CODE, and only with it',
+      ),
+      ['redemptionCodeId'],
     ),
-    redemptionCodeId: v.nullish(Id, null),
-  }),
-  v.forward(
-    v.check(
-      (b) => (b.reason === 'REDEMPTION_CODE') === (b.redemptionCodeId !== null),
-      'is required with reason REDEMPTION_CODE, and only with it',
-    ),
-    ['redemptionCodeId'],
-  ),
-);
+  ))();
 export type CreditBody = v.InferOutput<typeof CreditBody>;
 
 /** The columns of GET /ledger's CSV (`Accept: text/csv`): a ledger entry's fields, in the JSON's order. */

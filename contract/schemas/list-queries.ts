@@ -14,7 +14,7 @@ import {
 } from './query.ts';
 
 /** The spec's `limit`/`offset`, plus cursor paging, order and an opt-in total. */
-export const pageParams = {
+export const pageParams = /* @__PURE__ */ (() => ({
   limit: integerParam(1, 250, 'Items per page.', 25),
   offset: integerParam(
     0,
@@ -35,7 +35,7 @@ export const pageParams = {
   includeTotal: booleanParam(
     '`true` adds `X-Total-Count`: how many items match the filters (costs a count).',
   ),
-};
+}))();
 
 /** Several of a closed set of words. */
 export const enumList = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
@@ -44,12 +44,13 @@ export const enumList = <T extends readonly [string, ...string[]]>(values: T, wh
 const nonEmptyText = (max: number, description: string) =>
   textParam(v.pipe(v.string(), v.minLength(1, 'must not be empty'), atMost(max)), description);
 
-export const agentListParams = {
-  ...pageParams,
-  status: enumList(agentStatus, 'Only agents in these states.'),
-  slug: nonEmptyText(AGENT_SLUG_MAX, 'Only the agent with exactly this slug.'),
-  q: nonEmptyText(AGENT_NAME_MAX, 'Only agents whose name contains this text, ignoring case.'),
-} satisfies Record<string, QueryParam>;
+export const agentListParams = /* @__PURE__ */ (() =>
+  ({
+    ...pageParams,
+    status: enumList(agentStatus, 'Only agents in these states.'),
+    slug: nonEmptyText(AGENT_SLUG_MAX, 'Only the agent with exactly this slug.'),
+    q: nonEmptyText(AGENT_NAME_MAX, 'Only agents whose name contains this text, ignoring case.'),
+  }) satisfies Record<string, QueryParam>)();
 
 /** `cursor` and `offset` are two ways to say where a page starts: one at a time. */
 const cursorOrOffset = <T extends { cursor?: string; offset?: number }>() =>
@@ -68,22 +69,28 @@ export function listQuery<P extends Record<string, QueryParam>>(params: P) {
 export const listRouteQuery = <P extends Record<string, QueryParam>>(params: P) =>
   routeQuery(params, listQuery(params));
 
-export const agentListQuery = listRouteQuery(agentListParams);
+export const agentListQuery = /* @__PURE__ */ (() => listRouteQuery(agentListParams))();
 export type AgentListQuery = v.InferOutput<typeof agentListQuery.schema>;
 
 /**
  * GET /agents/{agentId}/versions: paging only. Versions are ordered by their number, the agent's
  * own sequence (two versions may share a `createdAt` millisecond; their numbers never tie).
  */
-export const versionListParams = {
-  ...pageParams,
-  order: choiceParam(['desc', 'asc'], 'By `version` number: newest first (`desc`) or oldest first.', 'desc'),
-} satisfies Record<string, QueryParam>;
+export const versionListParams = /* @__PURE__ */ (() =>
+  ({
+    ...pageParams,
+    order: choiceParam(
+      ['desc', 'asc'],
+      'By `version` number: newest first (`desc`) or oldest first.',
+      'desc',
+    ),
+  }) satisfies Record<string, QueryParam>)();
 
-export const versionListQuery = listRouteQuery(versionListParams);
+export const versionListQuery = /* @__PURE__ */ (() => listRouteQuery(versionListParams))();
 export type VersionListQuery = v.InferOutput<typeof versionListQuery.schema>;
 
 /** GET /agents/{agentId}/history: paging only (the agent is the path's). */
-export const agentChangeListParams = { ...pageParams } satisfies Record<string, QueryParam>;
-export const agentChangeListQuery = listRouteQuery(agentChangeListParams);
+export const agentChangeListParams = /* @__PURE__ */ (() =>
+  ({ ...pageParams }) satisfies Record<string, QueryParam>)();
+export const agentChangeListQuery = /* @__PURE__ */ (() => listRouteQuery(agentChangeListParams))();
 export type AgentChangeListQuery = v.InferOutput<typeof agentChangeListQuery.schema>;

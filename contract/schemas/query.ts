@@ -137,18 +137,19 @@ export function routeQuery(params: Record<string, QueryParam>, schema?: v.Generi
 
 /** An operation that takes no query parameters: any given is refused, each named (400). */
 export const noQueryParams = {} satisfies Record<string, QueryParam>;
-export const NoQuery = queryObject(noQueryParams);
+export const NoQuery = /* @__PURE__ */ (() => queryObject(noQueryParams))();
 /** What a route that takes no query parameters declares. */
 export const noQuery: RouteQuery<typeof NoQuery> = { params: noQueryParams, schema: NoQuery };
 
 /** One identifier as a filter value. */
-export const idItem = v.pipe(
-  v.string(),
-  v.regex(
-    new RegExp(`^[a-z0-9]{1,${ID_MAX}}$`),
-    `must be an identifier: 1 to ${ID_MAX} lower-case letters and digits`,
-  ),
-);
+export const idItem = /* @__PURE__ */ (() =>
+  v.pipe(
+    v.string(),
+    v.regex(
+      new RegExp(`^[a-z0-9]{1,${ID_MAX}}$`),
+      `must be an identifier: 1 to ${ID_MAX} lower-case letters and digits`,
+    ),
+  ))();
 
 /**
  * ISO 8601: a date, or a date-time with `Z` or an offset; a real calendar day. Normalised to UTC in

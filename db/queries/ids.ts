@@ -34,20 +34,32 @@ const sha3 = (input: string) => createHash('sha3-512').update(input).digest('hex
 
 /** cuid2's: ~22k hosts before a 50 % chance that two start their counters at the same value. */
 const INITIAL_COUNT_MAX = 476_782_367;
-let counter = randomBytes(4).readUInt32BE(0) % INITIAL_COUNT_MAX;
 
-/** The host's fingerprint, as cuid2 makes it: its global names and 32 bytes of randomness, hashed. */
-const fingerprint = sha3(Object.keys(globalThis).toString() + randomBytes(32).toString('hex')).slice(0, 32);
+/**
+ * The process's counter and fingerprint (its global names and 32 bytes of randomness, hashed, as
+ * cuid2 makes it), drawn with the first id rather than at import: the first SHA3 and random draw
+ * set up OpenSSL's digest and generator, which a bundle that imports this module only to read
+ * (the ledger's) would otherwise pay at every cold start.
+ */
+let host: { counter: number; fingerprint: string } | undefined;
+function hostState() {
+  host ??= {
+    counter: randomBytes(4).readUInt32BE(0) % INITIAL_COUNT_MAX,
+    fingerprint: sha3(Object.keys(globalThis).toString() + randomBytes(32).toString('hex')).slice(0, 32),
+  };
+  return host;
+}
 
 /** A new id: 24 characters, cuid2's format; about 2 µs. */
 export function createId(): string {
+  const state = hostState();
   const time = Date.now().toString(36);
-  const count = (counter++).toString(36);
+  const count = (state.counter++).toString(36);
   // 16 bytes (128 bits), about cuid2's 24 base-36 characters (124 bits).
   const salt = randomBytes(16).toString('hex');
   // A 512-bit digest is 99 or 100 base-36 digits; the first two are skewed (a digest's leading
   // digit is small more often), so they are dropped, as cuid2 drops them.
-  const digits = BigInt(`0x${sha3(time + salt + count + fingerprint)}`).toString(36);
+  const digits = BigInt(`0x${sha3(time + salt + count + state.fingerprint)}`).toString(36);
   return randomLetter() + digits.slice(2, LENGTH + 1);
 }
 
