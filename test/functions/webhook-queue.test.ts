@@ -74,6 +74,19 @@ describe('webhooks through the delivery queue', () => {
     expect(result.statusCode).toBe(201);
     return JSON.parse(result.body ?? '{}') as { id: string; secret: string };
   };
+  /** POST /webhook-endpoints/{id}/test of a `balance.low`: a delivery the route queues, no message. */
+  const queueTestDelivery = (endpointId: string, idempotencyKey?: string) =>
+    buildTest(deps())(
+      apiEvent({
+        method: 'POST',
+        resource: '/webhook-endpoints/{endpointId}/test',
+        path: `/webhook-endpoints/${endpointId}/test`,
+        body: { eventType: 'balance.low' },
+        caller: tenant,
+        scopes: 'webhooks:manage',
+        headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
+      }),
+    );
   const writeEvent = async (type = 'agent.created') =>
     handle.db.execute(sql`
       insert into events (type, workspace_id, data)
@@ -154,16 +167,7 @@ describe('webhooks through the delivery queue', () => {
   it('queues a retry SQS can hold back, with its wait as the delay', async () => {
     const endpoint = await createEndpoint(receiver.url('fail'), ['balance.low']);
     drain();
-    const test = await buildTest(deps())(
-      apiEvent({
-        method: 'POST',
-        resource: '/webhook-endpoints/{endpointId}/test',
-        path: `/webhook-endpoints/${endpoint.id}/test`,
-        body: { eventType: 'balance.low' },
-        caller: tenant,
-        scopes: 'webhooks:manage',
-      }),
-    );
+    const test = await queueTestDelivery(endpoint.id);
     expect(test.statusCode).toBe(202);
     const [delivery] = await deliveryOf(endpoint.id);
     const answer = await deliver({ schedule: [120_000] })({
@@ -187,17 +191,7 @@ describe('webhooks through the delivery queue', () => {
     });
     const ids: string[] = [];
     for (const n of [1, 2]) {
-      const result = await buildTest(deps())(
-        apiEvent({
-          method: 'POST',
-          resource: '/webhook-endpoints/{endpointId}/test',
-          path: `/webhook-endpoints/${endpoint.id}/test`,
-          body: { eventType: 'balance.low' },
-          caller: tenant,
-          scopes: 'webhooks:manage',
-          headers: { 'idempotency-key': `bound-${n}` },
-        }),
-      );
+      const result = await queueTestDelivery(endpoint.id, `bound-${n}`);
       ids.push((JSON.parse(result.body ?? '{}') as { id: string }).id);
     }
     const answer = await deliver({ perEndpoint: 1 })({
@@ -217,16 +211,7 @@ describe('webhooks through the delivery queue', () => {
   it('requeues what no message carries: a test queued by a route, a long retry coming due, a lost message', async () => {
     const endpoint = await createEndpoint(receiver.url('requeued'), ['balance.low']);
     drain();
-    const result = await buildTest(deps())(
-      apiEvent({
-        method: 'POST',
-        resource: '/webhook-endpoints/{endpointId}/test',
-        path: `/webhook-endpoints/${endpoint.id}/test`,
-        body: { eventType: 'balance.low' },
-        caller: tenant,
-        scopes: 'webhooks:manage',
-      }),
-    );
+    const result = await queueTestDelivery(endpoint.id);
     const testId = (JSON.parse(result.body ?? '{}') as { id: string }).id;
     const requeue = buildRequeue({ ...deps(), queue: queue() as NonNullable<ReturnType<typeof queue>> });
     const sentIds = () => drain().map((m) => (JSON.parse(m.body) as { deliveryId: string }).deliveryId);
