@@ -71,9 +71,19 @@ interface ImportTime {
 // maps left the zip); the "plain" timings are then the same run twice, kept for a stack that sets some.
 export const NODE_OPTIONS = '';
 
+/**
+ * What Lambda's Node.js runtime has loaded before it imports a handler: its runtime client takes
+ * `node:http` (and with it `net`, `stream`, `events`) at its top and makes a keep-alive Agent
+ * (aws-lambda-nodejs-runtime-interface-client, src/client/rapid-client.ts). A bare `node` has not,
+ * so without this a handler that needs them would be charged for the runtime's own modules.
+ */
+const RUNTIME_PRELOAD = `const { Agent } = await import('node:http');
+new Agent({ keepAlive: true, maxSockets: 1 });`;
+
 /** One fresh `node` per measurement, with no database settings: init must not connect. */
 function timeImport(file: string, deployed: boolean): ImportTime {
-  const script = `const t0 = performance.now();
+  const script = `${RUNTIME_PRELOAD}
+const t0 = performance.now();
 const m = await import(${JSON.stringify(pathToFileURL(file).href)});
 const t1 = performance.now();
 if (typeof m.handler !== 'function') throw new Error('no handler export');
