@@ -33,7 +33,23 @@ export type UsageReport = components['schemas']['UsageReport'];
 export type CreditBody = components['schemas']['CreditBody'];
 export type LedgerReason = LedgerEntry['reason'];
 export type UsageQuery = NonNullable<paths['/usage']['get']['parameters']['query']>;
-/** A changed agent (or version) and the agent's ETag after the change. */
+export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
+/** An endpoint with its signing secret (`whsec_…`), answered by create and rotate only. */
+export type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
+export type CreateWebhookEndpointBody = components['schemas']['CreateWebhookEndpointBody'];
+export type UpdateWebhookEndpointBody = components['schemas']['UpdateWebhookEndpointBody'];
+export type RotateWebhookSecretBody = components['schemas']['RotateWebhookSecretBody'];
+export type TestWebhookBody = components['schemas']['TestWebhookBody'];
+export type RecoverWebhookBody = components['schemas']['RecoverWebhookBody'];
+export type WebhookRecovery = components['schemas']['WebhookRecovery'];
+export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+/** A delivery with every attempt, oldest first. */
+export type WebhookDeliveryDetail = components['schemas']['WebhookDeliveryDetail'];
+export type WebhookAttempt = components['schemas']['WebhookAttempt'];
+export type WebhookEventType = WebhookDelivery['eventType'];
+export type WebhookDeliveryStatus = WebhookDelivery['status'];
+export type WebhookEndpointStatus = WebhookEndpoint['status'];
+/** A changed resource (an agent, a version, a webhook endpoint) and its ETag after the change. */
 export interface Changed<T> {
   data: T;
   etag: string;
@@ -44,7 +60,9 @@ type Listed =
   | '/sessions'
   | '/agents/{agentId}/versions'
   | '/agents/{agentId}/history'
-  | '/ledger';
+  | '/ledger'
+  | '/webhook-endpoints'
+  | '/webhook-endpoints/{endpointId}/deliveries';
 type Query<P extends Listed> = NonNullable<paths[P]['get']['parameters']['query']>;
 /** The document types filter values as text (they may hold commas); the client offers the words. */
 export type AgentListQuery = Omit<Query<'/agents'>, 'status'> & { status?: AgentStatus[] };
@@ -59,6 +77,12 @@ export type LedgerListQuery = Omit<Query<'/ledger'>, 'reason' | 'agentId' | 'ses
   agentId?: string[];
   sessionId?: string[];
 };
+
+export type WebhookEndpointListQuery = Query<'/webhook-endpoints'>;
+export type WebhookDeliveryListQuery = Omit<
+  Query<'/webhook-endpoints/{endpointId}/deliveries'>,
+  'status' | 'eventType'
+> & { status?: WebhookDeliveryStatus[]; eventType?: WebhookEventType[] };
 
 export interface Page<T> {
   items: T[];
@@ -366,7 +390,124 @@ export function createClient(options: ClientOptions) {
     },
   };
 
-  return { agents, versions, sessions: { ...sessions, get: getSession }, events, ledger };
+  // A key with `webhooks:manage`. Another workspace's endpoint or delivery throws a 404 `ApiProblem`.
+  const webhooks = {
+    /**
+     * `POST /webhook-endpoints`: the endpoint with its signing secret, shown this once, and its ETag.
+     * Safe to retry: a key is generated when none is given. A replay under the same key answers the
+     * endpoint without `secret` (the secret is never stored in clear: rotate for a new one).
+     */
+    async create(
+      body: CreateWebhookEndpointBody,
+      init: { idempotencyKey?: string } = {},
+    ): Promise<Changed<WebhookEndpoint & { secret?: string }>> {
+      const key = init.idempotencyKey ?? crypto.randomUUID();
+      return changed(
+        api.POST('/webhook-endpoints', { body, params: { header: { 'Idempotency-Key': key } } }),
+      );
+    },
+    /** `GET /webhook-endpoints`: one page, newest first. */
+    async list(query: WebhookEndpointListQuery = {}): Promise<Page<WebhookEndpoint>> {
+      const { data, response } = await settle(api.GET('/webhook-endpoints', { params: { query } }));
+      return page(data, response);
+    },
+    /** Every endpoint, page by page (by cursor). */
+    all(query: Omit<WebhookEndpointListQuery, 'cursor' | 'offset'> = {}): AsyncGenerator<WebhookEndpoint> {
+      return every((cursor) => webhooks.list({ ...query, cursor }));
+    },
+    /** `GET /webhook-endpoints/{endpointId}`: the endpoint and its health, and its ETag (for `If-Match`). */
+    async get(endpointId: string): Promise<{ endpoint: WebhookEndpoint; etag: string }> {
+      const { data, response } = await settle(
+        api.GET('/webhook-endpoints/{endpointId}', { params: { path: { endpointId } } }),
+      );
+      return { endpoint: data, etag: response.headers.get('etag') ?? '' };
+    },
+    /**
+     * `PATCH /webhook-endpoints/{endpointId}`: URL, description, events, agents, metadata or status
+     * (`enabled` also re-enables an auto-disabled one), given its current ETag; a stale one throws 412.
+     */
+    async update(
+      endpointId: string,
+      body: UpdateWebhookEndpointBody,
+      init: { ifMatch: string },
+    ): Promise<Changed<WebhookEndpoint>> {
+      return changed(
+        api.PATCH('/webhook-endpoints/{endpointId}', {
+          params: { path: { endpointId }, header: { 'If-Match': init.ifMatch } },
+          body,
+        }),
+      );
+    },
+    /** `DELETE /webhook-endpoints/{endpointId}` with its deliveries, given its current ETag. */
+    async delete(endpointId: string, init: { ifMatch: string }): Promise<void> {
+      const { error, response } = await api.DELETE('/webhook-endpoints/{endpointId}', {
+        params: { path: { endpointId }, header: { 'If-Match': init.ifMatch } },
+      });
+      if (!response.ok) throw ApiProblem.of(response, error);
+    },
+    /**
+     * `POST /webhook-endpoints/{endpointId}/secret/rotate`: a new secret, shown this once; the old
+     * one also signs for `gracePeriodSeconds` (default and most: 24 h).
+     */
+    async rotateSecret(
+      endpointId: string,
+      body: RotateWebhookSecretBody = {},
+    ): Promise<Changed<WebhookEndpointWithSecret>> {
+      return changed(
+        api.POST('/webhook-endpoints/{endpointId}/secret/rotate', { params: { path: { endpointId } }, body }),
+      );
+    },
+    /** `POST /webhook-endpoints/{endpointId}/test`: a signed delivery of the type's example, queued. */
+    async test(endpointId: string, body: TestWebhookBody = {}): Promise<WebhookDelivery> {
+      const { data } = await settle(
+        api.POST('/webhook-endpoints/{endpointId}/test', { params: { path: { endpointId } }, body }),
+      );
+      return data;
+    },
+    /**
+     * `POST /webhook-endpoints/{endpointId}/recover`: queues, in feed order, every event of the
+     * window (`since` to `until`, or now) the endpoint takes and has no successful delivery of yet.
+     */
+    async recover(endpointId: string, body: RecoverWebhookBody): Promise<WebhookRecovery> {
+      const { data } = await settle(
+        api.POST('/webhook-endpoints/{endpointId}/recover', { params: { path: { endpointId } }, body }),
+      );
+      return data;
+    },
+    /** `GET /webhook-endpoints/{endpointId}/deliveries`: one page of its deliveries, newest first. */
+    async deliveries(
+      endpointId: string,
+      query: WebhookDeliveryListQuery = {},
+    ): Promise<Page<WebhookDelivery>> {
+      const { data, response } = await settle(
+        api.GET('/webhook-endpoints/{endpointId}/deliveries', { params: { path: { endpointId }, query } }),
+      );
+      return page(data, response);
+    },
+    /** Every delivery of the endpoint matching `query`, page by page (by cursor). */
+    allDeliveries(
+      endpointId: string,
+      query: Omit<WebhookDeliveryListQuery, 'cursor' | 'offset'> = {},
+    ): AsyncGenerator<WebhookDelivery> {
+      return every((cursor) => webhooks.deliveries(endpointId, { ...query, cursor }));
+    },
+    /** `GET /webhook-deliveries/{deliveryId}`: the delivery and every attempt. */
+    async delivery(deliveryId: string): Promise<WebhookDeliveryDetail> {
+      const { data } = await settle(
+        api.GET('/webhook-deliveries/{deliveryId}', { params: { path: { deliveryId } } }),
+      );
+      return data;
+    },
+    /** `POST /webhook-deliveries/{deliveryId}/redeliver`: a new delivery, same `webhook-id` and body. */
+    async redeliver(deliveryId: string): Promise<WebhookDelivery> {
+      const { data } = await settle(
+        api.POST('/webhook-deliveries/{deliveryId}/redeliver', { params: { path: { deliveryId } } }),
+      );
+      return data;
+    },
+  };
+
+  return { agents, versions, sessions: { ...sessions, get: getSession }, events, ledger, webhooks };
 }
 
 export type Client = ReturnType<typeof createClient>;

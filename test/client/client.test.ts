@@ -4,7 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_TYPES_PATH, renderClientTypes } from '#client/generate.ts';
-import { type AgentVersion, ApiProblem, createClient, type Session } from '#client/index.ts';
+import {
+  type AgentVersion,
+  ApiProblem,
+  createClient,
+  type Session,
+  type WebhookDelivery,
+} from '#client/index.ts';
 import { TRIAL_CREDIT } from '#contract/limits.ts';
 import { tiers } from '#contract/tiers.ts';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
@@ -373,5 +379,113 @@ describe('client/: the typed TypeScript client', () => {
     const refused = await api.sessions.heartbeat(created.id).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ApiProblem);
     expect(refused).toMatchObject({ status: 409 });
+  });
+
+  it('manages webhook endpoints and their deliveries; another workspace sees none of them', async () => {
+    const owner = await createTenant(database.db, { scopes: ['webhooks:manage', 'agents:write'] });
+    const api = client(owner.token);
+    await api.agents.create({ name: 'Hooked' }); // an agent.created event in the feed, for recover
+    const body = {
+      url: 'https://hooks.example.com/voice',
+      enabledEvents: ['agent.created' as const],
+      metadata: { team: 'ops' },
+    };
+    const created = await api.webhooks.create(body, { idempotencyKey: 'client-hook' });
+    expect(created.data).toMatchObject({ ...body, status: 'enabled', description: '', agentIds: null });
+    expect(created.data.secret).toMatch(/^whsec_/);
+    expect(created.etag).not.toBe('');
+    const id = created.data.id;
+    const replayed = await api.webhooks.create(body, { idempotencyKey: 'client-hook' });
+    expect(replayed.data.id).toBe(id);
+    expect(replayed.data.secret).toBeUndefined(); // shown once, never stored in clear
+    const second = await api.webhooks.create({ url: 'https://hooks.example.com/two', enabledEvents: ['*'] });
+
+    const first = await api.webhooks.list({ limit: 1, cursor: '' });
+    expect(first.items.map((e) => e.id)).toEqual([second.data.id]);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const ids: string[] = [];
+    for await (const endpoint of api.webhooks.all({ limit: 1 })) ids.push(endpoint.id);
+    expect(ids).toEqual([second.data.id, id]);
+
+    const { endpoint, etag } = await api.webhooks.get(id);
+    const { secret: _, ...withoutSecret } = created.data;
+    expect(endpoint).toEqual(withoutSecret);
+    expect(etag).toBe(created.etag);
+    const updated = await api.webhooks.update(
+      id,
+      { description: 'Ops', enabledEvents: ['agent.created', 'session.completed'] },
+      { ifMatch: etag },
+    );
+    expect(updated.data).toMatchObject({
+      description: 'Ops',
+      enabledEvents: ['agent.created', 'session.completed'],
+    });
+    expect(updated.etag).not.toBe(etag);
+    const stale = await api.webhooks.update(id, { description: 'Late' }, { ifMatch: etag }).catch((e) => e);
+    expect(stale).toBeInstanceOf(ApiProblem);
+    expect(stale).toMatchObject({ status: 412 });
+
+    const rotated = await api.webhooks.rotateSecret(id, { gracePeriodSeconds: 60 });
+    expect(rotated.data.secret).toMatch(/^whsec_/);
+    expect(rotated.data.secret).not.toBe(created.data.secret);
+    expect(rotated.data.previousSecretExpiresAt).toEqual(expect.any(String));
+
+    const test = await api.webhooks.test(id, { eventType: 'session.completed' });
+    expect(test).toMatchObject({
+      endpointId: id,
+      kind: 'test',
+      eventType: 'session.completed',
+      status: 'pending',
+    });
+    expect(await api.webhooks.recover(id, { since: '2020-01-01T00:00:00.000Z' })).toEqual({ queued: 1 });
+    const page = await api.webhooks.deliveries(id, { includeTotal: true });
+    expect(page.total).toBe(2);
+    const recovered = await api.webhooks.deliveries(id, {
+      eventType: ['agent.created'],
+      status: ['pending'],
+    });
+    expect(recovered.items.map((d) => d.kind)).toEqual(['event']);
+    const all: WebhookDelivery[] = [];
+    for await (const delivery of api.webhooks.allDeliveries(id, { limit: 1, order: 'asc' }))
+      all.push(delivery);
+    expect(all.map((d) => d.id)).toEqual([test.id, recovered.items[0]?.id]);
+    expect(await api.webhooks.delivery(test.id)).toEqual({ ...test, attempts: [] });
+    const again = await api.webhooks.redeliver(test.id);
+    expect(again).toMatchObject({ kind: 'redelivery', eventId: test.eventId, status: 'pending' });
+    expect(again.id).not.toBe(test.id);
+
+    // Another workspace's key, with the scope: every id of this one is a 404 problem, none changed.
+    const other = client((await createTenant(database.db, { scopes: ['webhooks:manage'] })).token);
+    const refusals = await Promise.all(
+      [
+        other.webhooks.get(id),
+        other.webhooks.update(id, { description: 'Taken' }, { ifMatch: '*' }),
+        other.webhooks.delete(id, { ifMatch: '*' }),
+        other.webhooks.rotateSecret(id),
+        other.webhooks.test(id),
+        other.webhooks.recover(id, { since: '2020-01-01T00:00:00.000Z' }),
+        other.webhooks.deliveries(id),
+        other.webhooks.delivery(test.id),
+        other.webhooks.redeliver(test.id),
+      ].map((call) => (call as Promise<unknown>).catch((e: unknown) => e)),
+    );
+    for (const refusal of refusals) {
+      expect(refusal).toBeInstanceOf(ApiProblem);
+      expect(refusal).toMatchObject({ status: 404 });
+    }
+    expect(await other.webhooks.list({ includeTotal: true })).toEqual({ items: [], total: 0 });
+    expect((await api.webhooks.deliveries(id, { includeTotal: true })).total).toBe(3);
+    const scopeless = await client(readOnly.token)
+      .webhooks.list()
+      .catch((e: unknown) => e);
+    expect(scopeless).toMatchObject({ status: 403, detail: expect.stringMatching(/webhooks:manage/) });
+
+    const current = await api.webhooks.get(id);
+    expect(current.endpoint.description).toBe('Ops');
+    const staleDelete = await api.webhooks.delete(id, { ifMatch: etag }).catch((e: unknown) => e);
+    expect(staleDelete).toMatchObject({ status: 412 });
+    await api.webhooks.delete(id, { ifMatch: current.etag });
+    expect(await api.webhooks.get(id).catch((e: unknown) => e)).toMatchObject({ status: 404 });
+    expect(await api.webhooks.delivery(test.id).catch((e: unknown) => e)).toMatchObject({ status: 404 });
   });
 });
