@@ -68,56 +68,66 @@ export function eventBridgePublisher(
   };
 }
 
+/** What a run did: events claimed, published, refused (left for the next run), deliveries queued. */
+export interface RelayCounts {
+  claimed: number;
+  published: number;
+  failed: number;
+  queued: number;
+}
+
 /**
  * The outbox relay, run on a schedule (an EventBridge rule in AWS, an interval under `npm start`):
  * claims a batch of unpublished events in feed order, sends them 10 at a time, and marks exactly the
  * accepted ones published, in the claiming transaction. A failed entry or call stays for the next
  * run: delivery is at least once (a run that dies after sending resends), consumers dedupe by id.
  */
-export const build = (deps: RelayDeps) => async (_event?: unknown) => {
-  const outcome = await deps.database.run(
-    (sql) =>
-      sql.transaction(async (tx) => {
-        const claimed = await claimUnpublished(tx, RELAY_BATCH);
-        // Webhook deliveries are queued with the claim: an event claimed is an event queued.
-        const deliveryIds = await fanOut(
-          tx,
-          claimed.map((c) => c.seq),
-        );
-        const delivered: ClaimedEvent[] = [];
-        let failed = 0;
-        for (let start = 0; start < claimed.length; start += PUT_EVENTS_MAX) {
-          const chunk = claimed.slice(start, start + PUT_EVENTS_MAX);
-          const accepted = await deps.publish(chunk.map((c) => c.envelope)).catch((error: unknown) => {
-            deps.logger('warn', 'PutEvents failed; the events stay for the next run', {
-              error: (error as Error).message,
+export const build =
+  (deps: RelayDeps) =>
+  async (_event?: unknown): Promise<RelayCounts> => {
+    const outcome = await deps.database.run(
+      (sql) =>
+        sql.transaction(async (tx) => {
+          const claimed = await claimUnpublished(tx, RELAY_BATCH);
+          // Webhook deliveries are queued with the claim: an event claimed is an event queued.
+          const deliveryIds = await fanOut(
+            tx,
+            claimed.map((c) => c.seq),
+          );
+          const delivered: ClaimedEvent[] = [];
+          let failed = 0;
+          for (let start = 0; start < claimed.length; start += PUT_EVENTS_MAX) {
+            const chunk = claimed.slice(start, start + PUT_EVENTS_MAX);
+            const accepted = await deps.publish(chunk.map((c) => c.envelope)).catch((error: unknown) => {
+              deps.logger('warn', 'PutEvents failed; the events stay for the next run', {
+                error: (error as Error).message,
+              });
+              return chunk.map(() => false);
             });
-            return chunk.map(() => false);
-          });
-          for (const [i, c] of chunk.entries()) {
-            if (accepted[i]) delivered.push(c);
-            else failed++;
+            for (const [i, c] of chunk.entries()) {
+              if (accepted[i]) delivered.push(c);
+              else failed++;
+            }
           }
-        }
-        const published = await markPublished(
-          tx,
-          delivered.map((c) => c.seq),
-        );
-        return { claimed: claimed.length, published, failed, queued: deliveryIds.length, deliveryIds };
-      }),
-    { repeatable: true },
-  );
-  const { deliveryIds, ...counts } = outcome;
-  // A run with nothing to send is the usual one: said at debug only.
-  deps.logger(counts.claimed > 0 ? 'info' : 'debug', 'events relayed', counts);
-  if (deliveryIds.length > 0)
-    await deps.wake?.(deliveryIds).catch((error: unknown) =>
-      deps.logger('warn', 'webhook deliveries not handed to the queue; the requeue finds them', {
-        error: (error as Error).message,
-      }),
+          const published = await markPublished(
+            tx,
+            delivered.map((c) => c.seq),
+          );
+          return { claimed: claimed.length, published, failed, queued: deliveryIds.length, deliveryIds };
+        }),
+      { repeatable: true },
     );
-  return counts;
-};
+    const { deliveryIds, ...counts } = outcome;
+    // A run with nothing to send is the usual one: said at debug only.
+    deps.logger(counts.claimed > 0 ? 'info' : 'debug', 'events relayed', counts);
+    if (deliveryIds.length > 0)
+      await deps.wake?.(deliveryIds).catch((error: unknown) =>
+        deps.logger('warn', 'webhook deliveries not handed to the queue; the requeue finds them', {
+          error: (error as Error).message,
+        }),
+      );
+    return counts;
+  };
 
 /**
  * The relay run again at once while a run claims a full batch, until `budgetMs` has passed: a
@@ -125,15 +135,14 @@ export const build = (deps: RelayDeps) => async (_event?: unknown) => {
  */
 export const draining =
   (relay: ReturnType<typeof build>, budgetMs: number) =>
-  async (_event?: unknown): Promise<{ runs: number; claimed: number }> => {
+  async (_event?: unknown): Promise<RelayCounts & { runs: number }> => {
     const until = Date.now() + budgetMs;
-    let runs = 0;
-    let claimed = 0;
+    const total = { runs: 0, claimed: 0, published: 0, failed: 0, queued: 0 };
     for (;;) {
       const run = await relay();
-      runs++;
-      claimed += run.claimed;
-      if (run.claimed < RELAY_BATCH || Date.now() >= until) return { runs, claimed };
+      total.runs++;
+      for (const key of ['claimed', 'published', 'failed', 'queued'] as const) total[key] += run[key];
+      if (run.claimed < RELAY_BATCH || Date.now() >= until) return total;
     }
   };
 
