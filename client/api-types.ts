@@ -4389,7 +4389,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new endpoint and its signing secret, shown this once (a replay under the Idempotency-Key answers without it). */
+            /** @description The new endpoint and its signing secret, shown this once: a replay under the Idempotency-Key answers the endpoint without it (rotate for a new one). */
             201: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4403,7 +4403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"] | components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description Malformed JSON, an invalid field, or a URL the stage does not send to (not https, or an address that is not public); `errors` names each. */

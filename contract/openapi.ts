@@ -650,11 +650,18 @@ const webhookOperations = {
     parameters: [idempotencyKeyParameter],
     ...jsonBody('CreateWebhookEndpointBody', true),
     responses: {
-      '201': endpointAnswer(
-        'The new endpoint and its signing secret, shown this once (a replay under the Idempotency-Key answers without it).',
-        'WebhookEndpointWithSecret',
-        { ...locationHeader('webhook endpoint'), ...replayedHeader },
-      ),
+      '201': {
+        ...endpointAnswer(
+          'The new endpoint and its signing secret, shown this once: a replay under the Idempotency-Key answers the endpoint without it (rotate for a new one).',
+          'WebhookEndpointWithSecret',
+          { ...locationHeader('webhook endpoint'), ...replayedHeader },
+        ),
+        content: {
+          'application/json': {
+            schema: { oneOf: [ref('WebhookEndpointWithSecret'), ref('WebhookEndpoint')] },
+          },
+        },
+      },
       '400': problemResponse(
         'Malformed JSON, an invalid field, or a URL the stage does not send to (not https, or an address that is not public); `errors` names each.',
       ),
