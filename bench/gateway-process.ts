@@ -1,11 +1,6 @@
 import { openDatabase } from '#db/client.ts';
-import { build as buildRelay, eventBridgePublisher } from '#functions/events/relay.ts';
 import { createLogger } from '#functions/http/log.ts';
-import { secretBoxFromEnv } from '#functions/webhooks/secrets.ts';
-import { build as buildWorker, defaultWorkerSettings } from '#functions/webhooks/worker.ts';
-import { startRelayLoop, startWebhooks } from '#infra/local/background.ts';
 import { startGateway } from '#infra/local/gateway.ts';
-import { startEventBridgeEndpoint } from '#local-aws/eventbridge-endpoint.ts';
 import { serveCommands } from './child.ts';
 import { meterServer } from './server-meter.ts';
 
@@ -38,13 +33,36 @@ const gateway = await startGateway({ deps: { database: handle, logger: createLog
 
 const meter = meterServer(gateway.server);
 
-// The relay publishes to the EventBridge stand-in, as under `npm start`.
 const deps = { database: handle, logger: createLogger(() => {}) };
-const bridge = await startEventBridgeEndpoint({ onEvent: () => {} });
-const publish = eventBridgePublisher(
-  { EVENT_BUS_NAME: 'voice-agent-admin-bench' },
-  { endpoint: bridge.url, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } },
-);
+/**
+ * The webhook operation's parts, loaded when it first runs: a `--baseline` tree's gateway runs this
+ * file too, and an older tree may have none of them. The relay publishes to the EventBridge
+ * stand-in, as under `npm start`.
+ */
+async function loadWebhookParts() {
+  const [relay, secrets, worker, background, eventBridge] = await Promise.all([
+    import('#functions/events/relay.ts'),
+    import('#functions/webhooks/secrets.ts'),
+    import('#functions/webhooks/worker.ts'),
+    import('#infra/local/background.ts'),
+    import('#local-aws/eventbridge-endpoint.ts'),
+  ]);
+  const bridge = await eventBridge.startEventBridgeEndpoint({ onEvent: () => {} });
+  const publish = relay.eventBridgePublisher(
+    { EVENT_BUS_NAME: 'voice-agent-admin-bench' },
+    {
+      endpoint: bridge.url,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    },
+  );
+  return { relay, secrets, worker, background, bridge, publish };
+}
+let webhooksLoading: ReturnType<typeof loadWebhookParts> | undefined;
+const webhookParts = () => {
+  webhooksLoading ??= loadWebhookParts();
+  return webhooksLoading;
+};
 /** `npm start`'s relay and delivery loops, while the webhooks' latency is measured. */
 let background: { close(): Promise<void> }[] = [];
 
@@ -58,8 +76,9 @@ setInterval(
 export const gatewayCommands = {
   /** Starts the relay and the delivery worker on `npm start`'s cadence (infra/local/background.ts). */
   startBackground: async () => {
-    const webhooks = await startWebhooks(deps);
-    const relay = await startRelayLoop({ ...deps, publish, wake: webhooks.wake });
+    const { background: loops, publish } = await webhookParts();
+    const webhooks = await loops.startWebhooks(deps);
+    const relay = await loops.startRelayLoop({ ...deps, publish, wake: webhooks.wake });
     background = [relay, webhooks];
   },
   stopBackground: async () => {
@@ -67,10 +86,18 @@ export const gatewayCommands = {
     background = [];
   },
   /** One relay run: the deliveries it queued. */
-  relayOnce: async () => (await buildRelay({ ...deps, publish })()).queued,
+  relayOnce: async () => {
+    const { relay, publish } = await webhookParts();
+    return (await relay.build({ ...deps, publish })()).queued;
+  },
   /** One delivery worker, as deployed, run until nothing is due: what it delivered, how fast. */
   deliverAll: async () => {
-    const worker = buildWorker({ ...deps, box: secretBoxFromEnv(), settings: defaultWorkerSettings() });
+    const parts = await webhookParts();
+    const worker = parts.worker.build({
+      ...deps,
+      box: parts.secrets.secretBoxFromEnv(),
+      settings: parts.worker.defaultWorkerSettings(),
+    });
     const started = performance.now();
     let claimed = 0;
     let succeeded = 0;
@@ -108,7 +135,7 @@ export const gatewayCommands = {
 
 serveCommands(gatewayCommands, { url: gateway.url }, async () => {
   for (const loop of background) await loop.close();
-  await bridge.close();
+  await (await webhooksLoading)?.bridge.close();
   await gateway.close();
   await handle.close();
 });
