@@ -6,10 +6,9 @@ import sql, { type Sql } from 'sql-template-tag';
 // fragment reads a fixed alias (`a` an agent, `v` a version, `s` a session, …), so a statement
 // names its row by that alias (`from upd a`). `row_to_json` of a one-row select rather than
 // `json_build_object`: the same document without the spaces around each colon, and cheaper to
-// build (docs/performance.md). A jsonb column goes in as jsonb writes it (a space after each `:` and
-// `,` inside it): rewriting it compact took a regular expression per value, the larger part of a
-// 250-row page's execution (docs/decisions.md). Functions, not constants, so a bundle keeps only the
-// ones it uses.
+// build (docs/performance.md). A jsonb column goes in as jsonb writes it (a space after each `:`
+// and `,` inside it): rewriting it compact would take a regular expression per value
+// (docs/decisions.md). Functions, not constants, so a bundle keeps only the ones it uses.
 
 /** A timestamp as the API writes it (`2026-11-21T10:00:00.000Z`): Postgres's own text form is not ISO 8601. */
 export const isoTime = (expr: Sql) =>

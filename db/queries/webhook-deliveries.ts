@@ -259,7 +259,7 @@ export async function queueRedelivery(
   const [row] = await runner.rows<{ item: JsonText<WebhookDelivery> }>(sql`
     with o as (
       select * from webhook_deliveries
-      where id = ${deliveryId} and workspace_id = ${caller.workspaceId} and ${keyIsLive(caller.keyId)}
+      where id = ${deliveryId} and workspace_id = ${caller.workspaceId}
     ), d as (
       insert into webhook_deliveries (id, workspace_id, endpoint_id, event_id, event_seq, event_type, kind, payload, next_attempt_at)
       select ${newId}, o.workspace_id, o.endpoint_id, o.event_id, o.event_seq, o.event_type, 'redelivery', o.payload, now()

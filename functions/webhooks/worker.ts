@@ -6,8 +6,8 @@ import {
   recordAttempt,
 } from '#db/queries/webhook-deliveries.ts';
 import { autoDisable } from '#db/queries/webhook-endpoints.ts';
-import { type Deps, lambda } from '../deps.ts';
-import { type SecretBox, secretBoxFromEnv } from './secrets.ts';
+import type { Deps } from '../deps.ts';
+import type { SecretBox } from './secrets.ts';
 import { type SendPolicy, type SendResult, send, sendPolicyFromEnv } from './send.ts';
 import { webhookHeaders } from './signature.ts';
 
@@ -145,9 +145,3 @@ export const build =
     deps.logger(claimed > 0 ? 'info' : 'debug', 'webhooks delivered', { claimed, succeeded });
     return { claimed, succeeded };
   };
-
-/** One run delivers what is due for up to a minute (the stack deploys ./deliver.ts instead). */
-export const handler = lambda((deps) => {
-  const run = build({ ...deps, box: secretBoxFromEnv(), settings: defaultWorkerSettings() });
-  return (_event: unknown) => run({ budgetMs: 60_000 });
-});
