@@ -1,7 +1,4 @@
-import { formatUrl } from '@aws-sdk/core/util';
-import { Sha256 } from '@smithy/core/checksum';
-import { HttpRequest } from '@smithy/core/protocols';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { createHash, createHmac } from 'node:crypto';
 
 /**
  * An IAM database authentication token for the app role: a SigV4-presigned `connect` request,
@@ -9,13 +6,11 @@ import { SignatureV4 } from '@smithy/signature-v4';
  * Valid 15 minutes for opening connections; an open connection outlives it.
  * `DATABASE_HOST` is RDS Proxy in prod (end-to-end IAM) or the cluster's writer on a preview.
  *
- * Built from the very pieces `@aws-sdk/rds-signer`'s `Signer.getAuthToken()` uses (its SigV4
- * signer, request, hash and URL formatting), with the credentials read from the environment as
- * Lambda provides them. The signer package itself also pulls in the SDK's whole credential chain
- * (SSO, INI files, IMDS, web identity...), which a Lambda never uses and which tripled the bundle
- * and its import time (docs/decisions.md). A test holds the token equal to rds-signer's.
- * Imported statically by name here (so the bundler keeps only these pieces) and lazily by
- * functions/deps.ts: only the container's first connection, and a refused one, load it.
+ * The signature is `@aws-sdk/rds-signer`'s `Signer.getAuthToken()` step for step, written over
+ * node:crypto: the SDK's signer pieces were a fifth of every function's bundle and its import time
+ * (docs/decisions.md). A test holds the token equal to rds-signer's, with and without a session
+ * token. Imported lazily by functions/deps.ts: only the container's first connection, and a
+ * refused one, load it.
  */
 export async function databaseUrlWithToken(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const hostname = env.DATABASE_HOST;
@@ -25,7 +20,7 @@ export async function databaseUrlWithToken(env: NodeJS.ProcessEnv = process.env)
     throw new Error('DATABASE_HOST, DATABASE_IAM_USER and AWS_REGION are needed to sign a database token');
   }
   const port = Number(env.DATABASE_PORT ?? 5432);
-  const token = await signConnectToken({
+  const token = signConnectToken({
     hostname,
     port,
     username,
@@ -68,23 +63,51 @@ function credentialsFrom(env: NodeJS.ProcessEnv): Credentials {
   return { accessKeyId, secretAccessKey, sessionToken: env.AWS_SESSION_TOKEN || undefined };
 }
 
-/** `Signer.getAuthToken()` of `@aws-sdk/rds-signer`, step for step, with environment credentials. */
-async function signConnectToken({
-  hostname,
-  port,
-  username,
-  region,
-  credentials,
-}: ConnectTarget): Promise<string> {
-  const signer = new SignatureV4({ service: 'rds-db', region, credentials, sha256: Sha256 });
-  const request = new HttpRequest({
-    method: 'GET',
-    protocol: 'https:',
-    hostname,
-    port,
-    query: { Action: 'connect', DBUser: username },
-    headers: { host: `${hostname}:${port}` },
-  });
-  const presigned = await signer.presign(request, { expiresIn: 900 });
-  return formatUrl(presigned).replace('https://', '');
+/** RFC 3986 strict: what SigV4 escapes, `encodeURIComponent` and then `!'()*` too. */
+const uriEscape = (value: string) =>
+  encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
+const sha256Hex = (data: string) => createHash('sha256').update(data).digest('hex');
+
+/** The query string, keys sorted, each key and value escaped: canonical and sent alike. */
+const queryString = (query: Record<string, string>) =>
+  Object.keys(query)
+    .sort()
+    .map((key) => `${uriEscape(key)}=${uriEscape(query[key] as string)}`)
+    .join('&');
+
+/**
+ * `Signer.getAuthToken()` of `@aws-sdk/rds-signer`: a SigV4 presigned `GET /?Action=connect`
+ * (AWS's "Create a signed AWS API request", query-string authentication), host the only signed
+ * header, an empty payload, valid 900 seconds; the token is the URL without its scheme.
+ */
+function signConnectToken({ hostname, port, username, region, credentials }: ConnectTarget): string {
+  const longDate = new Date()
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
+  const shortDate = longDate.slice(0, 8);
+  const scope = `${shortDate}/${region}/rds-db/aws4_request`;
+  const host = `${hostname}:${port}`;
+  const query: Record<string, string> = {
+    Action: 'connect',
+    DBUser: username,
+    'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
+    'X-Amz-Credential': `${credentials.accessKeyId}/${scope}`,
+    'X-Amz-Date': longDate,
+    'X-Amz-Expires': '900',
+    ...(credentials.sessionToken ? { 'X-Amz-Security-Token': credentials.sessionToken } : {}),
+    'X-Amz-SignedHeaders': 'host',
+  };
+  const canonicalRequest = ['GET', '/', queryString(query), `host:${host}`, '', 'host', sha256Hex('')].join(
+    '\n',
+  );
+  const stringToSign = ['AWS4-HMAC-SHA256', longDate, scope, sha256Hex(canonicalRequest)].join('\n');
+  const key = ['rds-db', 'aws4_request'].reduce(
+    (k, part) => hmac(k, part),
+    hmac(hmac(`AWS4${credentials.secretAccessKey}`, shortDate), region),
+  );
+  const signature = createHmac('sha256', key).update(stringToSign).digest('hex');
+  return `${host}/?${queryString({ ...query, 'X-Amz-Signature': signature })}`;
 }

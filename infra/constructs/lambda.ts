@@ -18,8 +18,7 @@ import type { NetworkPlacement } from './network.ts';
 /**
  * Left out of every bundle: the AWS SDK's clients ship with the Lambda runtime, and PGlite (with
  * its WASM) serves only local runs; db/client.ts imports it lazily, so Postgres-only bundles never
- * load it. The database token's signer pieces (functions/database-token.ts) are bundled: the runtime
- * is not documented to carry them.
+ * load it. The database token is signed with node:crypto alone (functions/database-token.ts).
  */
 export const EXTERNAL_MODULES = [
   '@aws-sdk/client-*',

@@ -263,23 +263,30 @@ describe('the app role connects with an IAM database token, no password', () => 
     expect(signed.searchParams.get('X-Amz-Signature')).toBe(await expectedSignature(token));
   });
 
-  it('is exactly the token @aws-sdk/rds-signer signs for the same request and instant', async () => {
-    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-24T10:20:30Z') });
-    try {
-      const ours = decodeURIComponent(new URL(await databaseUrlWithToken(lambdaEnv)).password);
-      const theirs = await new Signer({
-        hostname: lambdaEnv.DATABASE_HOST,
-        port: 5432,
-        username: lambdaEnv.DATABASE_IAM_USER,
-        region: REGION,
-        credentials: CREDENTIALS,
-      }).getAuthToken();
-      expect(ours).toBe(theirs);
-      expect(ours).toContain('X-Amz-Date=20261124T102030Z');
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+  it.each([
+    { case: 'with a session token (as in Lambda)', port: 5432, sessionToken: 'IQoJb3JpZ2lu+X2Vj/EHca==' },
+    { case: 'without one, on another port', port: 6543, sessionToken: undefined },
+  ])(
+    'is exactly the token @aws-sdk/rds-signer signs for the same request and instant, $case',
+    async ({ port, sessionToken }) => {
+      vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-24T10:20:30Z') });
+      try {
+        const env = { ...lambdaEnv, DATABASE_PORT: String(port), AWS_SESSION_TOKEN: sessionToken };
+        const ours = decodeURIComponent(new URL(await databaseUrlWithToken(env)).password);
+        const theirs = await new Signer({
+          hostname: lambdaEnv.DATABASE_HOST,
+          port,
+          username: lambdaEnv.DATABASE_IAM_USER,
+          region: REGION,
+          credentials: { ...CREDENTIALS, sessionToken },
+        }).getAuthToken();
+        expect(ours).toBe(theirs);
+        expect(ours).toContain('X-Amz-Date=20261124T102030Z');
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 
   it('is a token another key would not have signed', async () => {
     const token = await databaseUrlWithToken(lambdaEnv);
