@@ -20,8 +20,20 @@ export const API_ID = 'local';
 export const STAGE = 'v1';
 const REGION = process.env.AWS_REGION ?? 'us-east-1';
 
+// Random bytes drawn a pool at a time: one call into the system's generator per 4 KiB, not per id.
+let pool = Buffer.alloc(0);
+let used = 0;
+function random(size: number): Buffer {
+  if (used + size > pool.length) {
+    pool = randomBytes(4096);
+    used = 0;
+  }
+  used += size;
+  return pool.subarray(used - size, used);
+}
+
 /** API Gateway's ids look like `JKJaXmPLvHcESHA=`: 11 random bytes in base64. */
-export const newRequestId = () => randomBytes(11).toString('base64');
+export const newRequestId = () => random(11).toString('base64');
 
 // Hop-by-hop headers end at the gateway; the function never sees them. `host` is replaced by the
 // API's own domain, as API Gateway does.
@@ -114,7 +126,7 @@ export const requestTime = (d: Date) =>
   `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
 
 const traceId = (now: Date) =>
-  `Root=1-${Math.floor(now.getTime() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
+  `Root=1-${Math.floor(now.getTime() / 1000).toString(16)}-${random(12).toString('hex')}`;
 
 type RequestContext = Omit<APIGatewayEventRequestContextWithAuthorizer<unknown>, 'authorizer'>;
 

@@ -121,14 +121,29 @@ function decisionOf(answer: unknown): Decision {
   };
 }
 
-/** IAM wildcard match: `*` any run, `?` any one character. */
-const matches = (pattern: string, value: string) =>
+/** An IAM wildcard pattern as a regular expression: `*` any run, `?` any one character. */
+const wildcard = (pattern: string) =>
   new RegExp(
     `^${pattern
       .split('')
       .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
       .join('')}$`,
-  ).test(value);
+  );
+
+// Compiled once per pattern, not per request: an authorizer's policies repeat a handful of them.
+const compiled = new Map<string, RegExp>();
+const COMPILED_MAX = 1_000;
+
+/** IAM wildcard match: `*` any run, `?` any one character. */
+function matches(pattern: string, value: string): boolean {
+  let regexp = compiled.get(pattern);
+  if (!regexp) {
+    if (compiled.size >= COMPILED_MAX) compiled.clear();
+    regexp = wildcard(pattern);
+    compiled.set(pattern, regexp);
+  }
+  return regexp.test(value);
+}
 
 /** IAM evaluation for one method: an explicit Deny wins, then an Allow, else denied. */
 function allows(decision: Decision, methodArn: string): boolean {
@@ -140,12 +155,17 @@ function allows(decision: Decision, methodArn: string): boolean {
 
 const TOO_LARGE = Symbol('too large');
 
+const hasBody = (req: IncomingMessage) =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
 /**
  * The body, up to `limit` bytes. Past it, reading stops and nothing more is buffered: the
  * caller answers 413 and drops the connection with the rest of the upload unread.
  */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined | typeof TOO_LARGE> {
   if (Number(req.headers['content-length']) > limit) return Promise.resolve(TOO_LARGE);
+  // Neither a length nor chunked: HTTP/1.1 says there is no body (RFC 9112, 6.3).
+  if (!hasBody(req)) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -196,9 +216,6 @@ const incomingOf = (req: IncomingMessage): IncomingRequest => ({
   localPort: req.socket.localPort ?? 0,
 });
 
-const hasBody = (req: IncomingMessage) =>
-  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-
 /** Sends the answer, unless the response is already gone; `closing`: the server is shutting down. */
 function write(
   req: IncomingMessage,
@@ -230,6 +247,12 @@ export function createListener(config: ListenerConfig) {
   const { logger } = config;
   const limit = config.maxPayloadBytes ?? MAX_PAYLOAD_BYTES;
   const match = routeMatcher(config.routes);
+  let lastBase: { href: string; url: URL } | undefined;
+  /** The base URL parsed once while it stays the same (it is one per server). */
+  const baseOf = (href: string) => {
+    if (lastBase?.href !== href) lastBase = { href, url: new URL(href) };
+    return lastBase.url;
+  };
   const decisions = new TtlCache<Decision>(
     config.authorizerCacheTtlSeconds * 1000,
     config.authorizerCacheMaxEntries,
@@ -249,7 +272,7 @@ export function createListener(config: ListenerConfig) {
     const key = `${req.method} ${route.path}`;
     if (Number(req.headers['content-length']) > limit) return tooLarge(requestId);
 
-    const base = new URL(config.baseUrl?.() ?? `http://localhost:${req.socket.localPort ?? 0}`);
+    const base = baseOf(config.baseUrl?.() ?? `http://localhost:${req.socket.localPort ?? 0}`);
     const parts: RequestParts = requestParts(
       incomingOf(req),
       { resource: route.path, pathParameters: matched.pathParameters },
