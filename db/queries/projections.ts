@@ -1,4 +1,4 @@
-import sql, { type Sql } from 'sql-template-tag';
+import sql, { empty, type Sql } from 'sql-template-tag';
 
 // Each resource's JSON, built in the statement that reads or writes it: one serializer per resource
 // for reads and writes alike. Each lists its fields explicitly, in answer order: a column added to a
@@ -79,8 +79,11 @@ export const latestVersionJson = () => sql`(select ${versionJson()}
     from agent_versions v where v.agent_id = a.id
     order by v.version desc limit 1)`;
 
-/** The conversation `c`. */
-const conversationJson = () => sql`(select row_to_json(j) from (select
+/**
+ * The conversation `c`, read by `from` inside the one subquery: no row there makes the whole
+ * `null`, with one subquery to plan and run rather than two.
+ */
+const conversationJson = (from: Sql) => sql`(select row_to_json(j) from (select
     c.id as id,
     ${isoTime(sql`c.created_at`)} as "createdAt",
     ${isoTime(sql`c.updated_at`)} as "updatedAt",
@@ -93,10 +96,10 @@ const conversationJson = () => sql`(select row_to_json(j) from (select
     ${isoTime(sql`c.last_session_ended_at`)} as "lastSessionEndedAt",
     ${isoTime(sql`c.archived_at`)} as "archivedAt",
     c.archived_by as "archivedBy"
-  ) j)`;
+  ${from}) j)`;
 
-/** The person `p`. */
-const personJson = () => sql`(select row_to_json(j) from (select
+/** The person `p`, read by `from` (as the conversation). */
+const personJson = (from: Sql) => sql`(select row_to_json(j) from (select
     p.id as id,
     ${isoTime(sql`p.created_at`)} as "createdAt",
     ${isoTime(sql`p.updated_at`)} as "updatedAt",
@@ -112,10 +115,10 @@ const personJson = () => sql`(select row_to_json(j) from (select
     p.merged_by as "mergedBy",
     ${isoTime(sql`p.merged_at`)} as "mergedAt",
     p.merge_meta as "mergeMeta"
-  ) j)`;
+  ${from}) j)`;
 
-/** The ledger entry `l`. */
-export const ledgerEntryJson = () => sql`(select row_to_json(j) from (select
+/** The ledger entry `l`; `from`, when given, reads it inside the subquery (as the conversation). */
+export const ledgerEntryJson = (from: Sql = empty) => sql`(select row_to_json(j) from (select
     l.id as id,
     ${isoTime(sql`l.created_at`)} as "createdAt",
     ${isoTime(sql`l.updated_at`)} as "updatedAt",
@@ -129,7 +132,7 @@ export const ledgerEntryJson = () => sql`(select row_to_json(j) from (select
     l.agent_id as "agentId",
     l.session_id as "sessionId",
     l.idempotency_key as "idempotencyKey"
-  ) j)`;
+  ${from}) j)`;
 
 /** The balance of workspace `w` from its row `b`, which a workspace that never booked lacks: zero. */
 export const balanceJson = () => sql`(select row_to_json(j) from (select
@@ -142,7 +145,7 @@ export const balanceJson = () => sql`(select row_to_json(j) from (select
 
 /**
  * The session `s` with `agent` (the JSON of its agent and the version it ran on) embedded, and its
- * conversation, person and ledger entry: scalar subqueries, one index probe each, a fraction of a
+ * conversation, person and ledger entry: one scalar subquery each, one index probe, a fraction of a
  * join's planning time, and a missing ledger entry is simply `null`.
  */
 export const sessionItemJson = (agent: Sql) => sql`(select row_to_json(j) from (select
@@ -165,9 +168,9 @@ export const sessionItemJson = (agent: Sql) => sql`(select row_to_json(j) from (
     s.conversation_id as "conversationId",
     s.completed_meta as "completedMeta",
     ${agent} as agent,
-    (select ${conversationJson()} from conversations c where c.id = s.conversation_id) as conversation,
-    (select ${personJson()} from persons p where p.id = s.person_id) as person,
-    (select ${ledgerEntryJson()} from ledger_entries l where l.session_id = s.id) as ledger
+    ${conversationJson(sql`from conversations c where c.id = s.conversation_id`)} as conversation,
+    ${personJson(sql`from persons p where p.id = s.person_id`)} as person,
+    ${ledgerEntryJson(sql`from ledger_entries l where l.session_id = s.id`)} as ledger
   ) j)`;
 
 /** The agent history entry `c`. */

@@ -52,8 +52,8 @@ function matching(workspaceId: string, f: SessionFilters): Sql[] {
  * and with `includeTotal` how many match, counted in the same statement. The page's rows are read
  * once by primary key (`offset 0` keeps each a probe: flattened, the planner hash-joined the page
  * against a sequential scan of sessions), and each agent version's JSON, half of every item, is
- * built once per page. Agents and versions are joined, not probed by primary key
- * (docs/performance.md).
+ * built once per page, its agent and version probed by primary key as the page's rows are (hashing
+ * every agent and version of the database cost a short page more than it saved a long one).
  */
 export function pageSessionsJson(
   runner: SqlRunner,
@@ -83,10 +83,9 @@ page_sessions as materialized (
 ),
 page_agents as materialized (
   select d.agent_id, d.agent_version_id, ${agentJson(versionJson())} as agent
-  from (select distinct agent_id, agent_version_id from page_sessions) d,
-    agents a,
-    agent_versions v
-  where a.id = d.agent_id and v.id = d.agent_version_id
+  from (select distinct agent_id, agent_version_id from page_sessions) d
+  cross join lateral (select * from agents where agents.id = d.agent_id offset 0) a
+  cross join lateral (select * from agent_versions where agent_versions.id = d.agent_version_id offset 0) v
 )
 select t.total, case when s.id is null then null else ${sessionItemJson(sql`ag.agent`)} end::text as item
 from (select ${total} as total) t
