@@ -43,7 +43,7 @@ export interface DeployedResource {
 }
 
 export interface AwsCall {
-  /** What the code sends (`PutEventsCommand`; `SignatureV4:rds-db` for a hand-signed request); prose for callers that are not ours. */
+  /** What the code sends (`PutEventsCommand`; `SigV4:rds-db` for a hand-signed request); prose for callers that are not ours. */
   readonly sends: string;
   readonly action: string;
   /** The resources of the call as deployed; empty where this stage's caller never makes it. */
@@ -79,7 +79,7 @@ const when = (value: string | undefined, make: (value: string) => readonly strin
 const SOME_KEY_ID = 'abc123defg';
 
 const databaseToken: AwsCall = {
-  sends: 'SignatureV4:rds-db',
+  sends: 'SigV4:rds-db',
   action: 'rds-db:connect',
   resources: (site) =>
     when(site.env.DATABASE_IAM_USER, (user) => [

@@ -9,13 +9,16 @@ import { describe, expect, it } from 'vitest';
 import { AWS_CALLS } from '#infra/aws-calls.ts';
 import { repoRoot } from '#infra/stage.ts';
 
-/** What one module sends: SDK commands (`new XCommand(`) and hand-signed requests (`SignatureV4:<service>`). */
+/**
+ * What one module sends: SDK commands (`new XCommand(`) and hand-signed requests (`SigV4:<service>`),
+ * signed by the SDK's signer (`new SignatureV4({ service })`) or by hand (a credential scope
+ * `…/<service>/aws4_request`).
+ */
 function sendsOf(source: string): string[] {
   const commands = [...source.matchAll(/new\s+(?:\w+\.)?(\w+Command)\s*\(/g)].map((m) => m[1] as string);
-  const signed = [...source.matchAll(/new\s+SignatureV4\s*\(\s*\{[^}]*?service:\s*['"]([\w-]+)['"]/g)].map(
-    (m) => `SignatureV4:${m[1]}`,
-  );
-  return [...commands, ...signed];
+  const bySigner = [...source.matchAll(/new\s+SignatureV4\s*\(\s*\{[^}]*?service:\s*['"]([\w-]+)['"]/g)];
+  const byScope = [...source.matchAll(/\/([a-z0-9-]+)\/aws4_request\b/g)];
+  return [...commands, ...new Set([...bySigner, ...byScope].map((m) => `SigV4:${m[1]}`))];
 }
 
 /** The repository modules one module imports at run time (type-only imports leave nothing in a bundle). */
@@ -47,7 +50,7 @@ function bundleOf(entry: string): string[] {
 }
 
 const ours = AWS_CALLS.flatMap((row) => ('entry' in row.caller ? [{ entry: row.caller.entry, row }] : []));
-const inCode = (sends: string) => /Command$|^SignatureV4:/.test(sends);
+const inCode = (sends: string) => /Command$|^SigV4:/.test(sends);
 
 describe('the table of AWS calls against the code', () => {
   it.each(ours.map(({ entry, row }) => [entry, row] as const))(
@@ -78,7 +81,8 @@ describe('the table of AWS calls against the code', () => {
   it('finds what the code sends, however it is written', () => {
     expect(sendsOf('await client.send(new PutEventsCommand({ Entries }))')).toEqual(['PutEventsCommand']);
     expect(sendsOf("const s = new SignatureV4({ service: 'rds-db', region, credentials })")).toEqual([
-      'SignatureV4:rds-db',
+      'SigV4:rds-db',
     ]);
+    expect(sendsOf('const scope = `${shortDate}/${region}/rds-db/aws4_request`;')).toEqual(['SigV4:rds-db']);
   });
 });
