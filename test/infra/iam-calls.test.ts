@@ -83,6 +83,8 @@ describe('the table of AWS calls against the code', () => {
     expect(sendsOf("const s = new SignatureV4({ service: 'rds-db', region, credentials })")).toEqual([
       'SigV4:rds-db',
     ]);
-    expect(sendsOf('const scope = `${shortDate}/${region}/rds-db/aws4_request`;')).toEqual(['SigV4:rds-db']);
+    expect(sendsOf("const scope = [date, region, 'x'].join('/') + '/rds-db/aws4_request';")).toEqual([
+      'SigV4:rds-db',
+    ]);
   });
 });
