@@ -7,10 +7,9 @@ import { createHash, createHmac } from 'node:crypto';
  * `DATABASE_HOST` is RDS Proxy in prod (end-to-end IAM) or the cluster's writer on a preview.
  *
  * The signature is `@aws-sdk/rds-signer`'s `Signer.getAuthToken()` step for step, written over
- * node:crypto: the SDK's signer pieces were a fifth of every function's bundle and its import time
- * (docs/decisions.md). A test holds the token equal to rds-signer's, with and without a session
- * token. Imported lazily by functions/deps.ts: only the container's first connection, and a
- * refused one, load it.
+ * node:crypto so that no SDK code enters a function's bundle or its cold start (docs/decisions.md).
+ * A test holds the token equal to rds-signer's, with and without a session token. Imported lazily
+ * by functions/deps.ts: only the container's first connection, and a refused one, load it.
  */
 export async function databaseUrlWithToken(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const hostname = env.DATABASE_HOST;
@@ -108,6 +107,6 @@ function signConnectToken({ hostname, port, username, region, credentials }: Con
     (k, part) => hmac(k, part),
     hmac(hmac(`AWS4${credentials.secretAccessKey}`, shortDate), region),
   );
-  const signature = createHmac('sha256', key).update(stringToSign).digest('hex');
+  const signature = hmac(key, stringToSign).toString('hex');
   return `${host}/?${queryString({ ...query, 'X-Amz-Signature': signature })}`;
 }
