@@ -51,7 +51,6 @@ export async function bundle(name: string, entry: string | { contents: string },
     target: 'node22',
     format: BUNDLING.format === 'esm' ? 'esm' : 'cjs',
     mainFields: [...BUNDLING.mainFields],
-    banner: { js: BUNDLING.banner },
     minify: BUNDLING.minify,
     // EXTERNAL: the map is written without a sourceMappingURL comment, so nothing loads it.
     sourcemap: BUNDLING.sourceMap && esbuildSourceMap(BUNDLING.sourceMapMode),

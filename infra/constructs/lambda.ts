@@ -28,10 +28,6 @@ export const EXTERNAL_MODULES = [
   'drizzle-orm/pglite/*',
 ];
 
-// ESM output has no `require`; CommonJS code inside dependencies may still call it.
-const ESM_REQUIRE_BANNER =
-  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
-
 /**
  * How every function is bundled (bench/bundles.ts builds the same). The source map is written
  * beside the bundle without a `sourceMappingURL` comment and then moved out of the asset (see
@@ -41,7 +37,6 @@ const ESM_REQUIRE_BANNER =
 export const BUNDLING = {
   format: OutputFormat.ESM,
   mainFields: ['module', 'main'],
-  banner: ESM_REQUIRE_BANNER,
   minify: true,
   sourceMap: true,
   sourceMapMode: SourceMapMode.EXTERNAL,
