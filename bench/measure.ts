@@ -5,6 +5,7 @@ import { busyShare, coreTicks } from './layout.ts';
 import { type HttpTarget, loadHttp, type Timing, type Window } from './load.ts';
 import type { Operation } from './plan.ts';
 import { pool, readAt, type Sample, type Stats } from './stats.ts';
+import type { WaitSamples } from './wait-events.ts';
 
 export interface Context {
   gateway: Child<typeof gatewayCommands>;
@@ -22,6 +23,8 @@ export interface Context {
    * since. Undefined when the server is not on this machine.
    */
   databaseCpu: () => Promise<(() => number | undefined) | undefined>;
+  /** Starts sampling what the database's active backends wait on; undefined when it cannot. */
+  databaseWaits?: () => () => Promise<WaitSamples>;
   /** The split layout's two groups of cores, whose busy share each slice reports; none when shared. */
   coreGroups?: { database: number[]; bench: number[] };
   /** `--baseline`: the same gateway process run from another commit's tree (bench/baseline-tree.ts). */
@@ -60,6 +63,8 @@ async function windowed<C extends { cpuMs: number; requests: number }>(
   const window = { start, end: start + seconds * 1000 };
   let dbReading: (() => number | undefined) | undefined;
   let dbCpuMs: number | undefined;
+  let stopWaits: (() => Promise<WaitSamples>) | undefined;
+  let waits: WaitSamples | undefined;
   let coresStart: ReturnType<typeof coreTicks>;
   let busy: Sample['busy'];
   let read: C | undefined;
@@ -67,17 +72,18 @@ async function windowed<C extends { cpuMs: number; requests: number }>(
     readAt(window.start, async () => {
       dbReading = await ctx.databaseCpu();
       coresStart = ctx.coreGroups && coreTicks();
+      stopWaits = ctx.databaseWaits?.();
       await counters?.reset();
     }),
     readAt(window.end, async () => {
       dbCpuMs = dbReading?.();
       busy = coresBusy(ctx, coresStart);
-      read = await counters?.read();
+      [read, waits] = await Promise.all([counters?.read(), stopWaits?.()]);
     }),
   ]);
   const sample = await load(window, LEAD_SECONDS + seconds + TAIL_SECONDS);
   await meters;
-  return { sample: { ...sample, dbCpuMs, busy, cpuMs: read?.cpuMs ?? sample.cpuMs }, read };
+  return { sample: { ...sample, dbCpuMs, busy, waits, cpuMs: read?.cpuMs ?? sample.cpuMs }, read };
 }
 
 /** How busy each group of cores was since `start` (a `coreTicks()` reading). */

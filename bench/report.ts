@@ -3,6 +3,7 @@ import type { ExplainReport } from './explain.ts';
 import type { FirstInvocation } from './first-invocation.ts';
 import type { OperationResult } from './measure.ts';
 import type { Stats } from './stats.ts';
+import { formatWaits } from './wait-events.ts';
 
 /** API ÷ baseline: latency (p50) and CPU per answer, lower is better; throughput, higher is better. */
 export const ratios = (api: Stats, baseline: Stats | undefined) =>
@@ -111,6 +112,16 @@ export function formatTable(results: OperationResult[]): string {
       s?.busy ? [`${label} ${Math.round(s.busy.database * 100)} / ${Math.round(s.busy.bench * 100)}`] : [],
     );
     if (busy.length > 0) lines.push(`  (cores busy %, database / bench's: ${busy.join(', ')})`);
+    // A write's database cost is mostly its commit's wait for the disk, which no core shows.
+    const waits = (
+      [
+        ['api', r.api],
+        ['baseline', r.baseline && 'api' in r.baseline ? r.baseline.api : undefined],
+        ['driver', r.driver],
+      ] as const
+    ).flatMap(([label, s]) => (s?.waits ? [`${label} ${formatWaits(s.waits)}`] : []));
+    if (waits.length > 0)
+      lines.push(`  (database backends, mean active and what they waited on: ${waits.join('; ')})`);
   }
   return lines.join('\n');
 }

@@ -38,6 +38,7 @@ import {
   formatGatewayCost,
   formatTable,
 } from './report.ts';
+import { sampleWaits } from './wait-events.ts';
 import { formatWebhooks, measureWebhooks, WEBHOOKS_OPERATION, type WebhookResult } from './webhooks.ts';
 
 /**
@@ -117,6 +118,8 @@ const baselineGateway = baselineTree && (await startBaselineGateway(baselineTree
 // Only now, so the servers keep the default priority.
 const loadNice = yieldToServers(options.loadNice);
 const admin = postgres(db.url, { max: 1, prepare: false, onnotice: () => {} });
+// Its own connection: a poll waits for no other reading, and none for it.
+const waitsClient = postgres(db.url, { max: 1, prepare: false, onnotice: () => {} });
 /**
  * The database's CPU: of the backends connected to the bench's database (the servers' pools
  * outlive the slices), not of the whole server, whose other databases may be busy with other work.
@@ -146,6 +149,7 @@ try {
     },
     soakSeconds: options.soakSeconds,
     databaseCpu: isLoopback(db.url) ? benchBackendsCpu : async () => undefined,
+    databaseWaits: () => sampleWaits(waitsClient),
     ...(baselineGateway
       ? { baselineGateway: { child: baselineGateway, url: (baselineGateway.ready as { url: string }).url } }
       : {}),
@@ -306,7 +310,13 @@ try {
   log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 } finally {
   // Leave the seed exactly as found, so the next run can reuse it.
-  await Promise.all([gateway.stop(), baseline.stop(), baselineGateway?.stop(), admin.end()]);
+  await Promise.all([
+    gateway.stop(),
+    baseline.stop(),
+    baselineGateway?.stop(),
+    admin.end(),
+    waitsClient.end(),
+  ]);
   baselineTree?.close();
   await removeAgentsCreatedBy(db, key.principalId);
   await db.handle.db.execute(sql`delete from api_keys where id = ${key.id}`);

@@ -1,3 +1,5 @@
+import { poolWaits, type WaitSamples } from './wait-events.ts';
+
 /** What every measured run reports, whichever tool produced the load. */
 export interface Stats {
   requests: number;
@@ -16,6 +18,8 @@ export interface Stats {
   dbCpuMsPerRequest?: number;
   /** Share of the time each group of cores was busy (the split layout only). */
   busy?: CoresBusy;
+  /** What the database's active backends waited on (a server on this machine only). */
+  waits?: WaitSamples;
 }
 
 /** The share (0–1) of a stretch of time each group of cores of the split layout was busy. */
@@ -68,6 +72,7 @@ export interface Sample {
   dbCpuMs?: number;
   /** Share of the slice each group of cores was busy (the split layout only). */
   busy?: CoresBusy;
+  waits?: WaitSamples;
 }
 
 /** The slices as one run: latencies pooled, seconds, errors and CPU summed. */
@@ -92,9 +97,10 @@ export function pool(samples: Sample[]): Stats {
   const busy = samples.every((s) => s.busy)
     ? { database: busyOf('database'), bench: busyOf('bench') }
     : undefined;
+  const waits = poolWaits(samples.map((s) => s.waits));
   return {
     ...stats,
-    ...Object.fromEntries(Object.entries({ ...optional, busy }).filter(([, v]) => v !== undefined)),
+    ...Object.fromEntries(Object.entries({ ...optional, busy, waits }).filter(([, v]) => v !== undefined)),
   };
 }
 
