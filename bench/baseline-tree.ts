@@ -122,13 +122,23 @@ export function openBaselineTree(
 }
 
 /**
- * Copies `files` (paths beside this module) into `tree`'s `.bench-child/`: the baseline runs the
+ * Copies `entries` (scripts beside this module) and every module beside it they import, at any
+ * depth (static and dynamic imports of `./…`), into `tree`'s `.bench-child/`: the baseline runs the
  * working tree's child scripts, whose `#…` imports then resolve to the baseline's own code.
  * Returns the directory.
  */
-export function copyChildScripts(tree: string, files: string[]): string {
+export function copyChildScripts(tree: string, entries: string[]): string {
   const target = join(tree, '.bench-child');
   mkdirSync(target, { recursive: true });
-  for (const file of files) copyFileSync(new URL(file, import.meta.url), join(target, file));
+  const pending = [...entries];
+  const copied = new Set<string>();
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (copied.has(file)) continue;
+    copied.add(file);
+    const source = new URL(file, import.meta.url);
+    copyFileSync(source, join(target, file));
+    for (const [, local] of readFileSync(source, 'utf8').matchAll(/(?:from|import\()\s*'\.\/([\w.-]+\.ts)'/g))
+      if (local) pending.push(local);
+  }
   return target;
 }

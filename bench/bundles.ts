@@ -159,9 +159,9 @@ export async function measureBundles(
   };
 }
 
-/** The baseline tree's bundles: this file (and bundles-build.ts) copied into it and run there. */
+/** The baseline tree's bundles: bundles-build.ts (with this file) copied into it and run there. */
 function buildBaselineBundles(tree: string, outDir: string): BuiltBundle[] {
-  const scripts = copyChildScripts(tree, ['bundles-build.ts', 'bundles.ts', 'stats.ts', 'baseline-tree.ts']);
+  const scripts = copyChildScripts(tree, ['bundles-build.ts']);
   const out = spawnSync(
     process.execPath,
     ['--import', import.meta.resolve('tsx'), join(scripts, 'bundles-build.ts'), outDir],

@@ -378,7 +378,7 @@ function baselineLabel(tree: BaselineTree) {
 
 /** The baseline's gateway process; with `--baseline auto`, none (and no tree) when it cannot start. */
 async function startBaselineGateway(tree: BaselineTree, env: Record<string, string>) {
-  const scripts = copyChildScripts(tree.dir, ['gateway-process.ts', 'child.ts', 'server-meter.ts']);
+  const scripts = copyChildScripts(tree.dir, ['gateway-process.ts']);
   try {
     return await startChild<typeof gatewayCommands>('gateway-process.ts', env, scripts);
   } catch (error) {

@@ -135,6 +135,18 @@ describe("the baseline's worktree", () => {
       expect(worktrees(repo)).toHaveLength(2);
       const scripts = copyChildScripts(tree.dir, ['child.ts']);
       expect(readFileSync(join(scripts, 'child.ts'), 'utf8')).toContain('serveCommands');
+      // The modules beside them that the scripts import go too, at any depth, and nothing else.
+      copyChildScripts(tree.dir, ['bundles-build.ts']);
+      expect(readdirSync(scripts).sort()).toEqual(
+        [
+          'baseline-tree.ts',
+          'bundles-build.ts',
+          'bundles.ts',
+          'child.ts',
+          'stats.ts',
+          'wait-events.ts',
+        ].sort(),
+      );
     } finally {
       tree.close();
     }
