@@ -12,7 +12,6 @@ import {
   type AdminResult,
   AdminResults,
 } from '#contract/admin.ts';
-import { AdminFailure, execute } from '#functions/admin.ts';
 import { describeIssue } from '#functions/http/validation.ts';
 import { CliError, describeDatabase, UsageError, withDatabase } from './common.ts';
 import { callServer, throughServer } from './local-server.ts';
@@ -47,6 +46,8 @@ export async function withAdmin<T>(
   work: (target: AdminTarget) => Promise<T>,
 ): Promise<T> {
   if (stage === undefined) {
+    // Loaded only here: a usage error or `--stage` needs none of the admin function's code.
+    const { AdminFailure, execute } = await import('#functions/admin.ts');
     return withDatabase(
       (handle) =>
         work({
