@@ -26,8 +26,8 @@ const client = (applicationName: string) =>
   });
 // The bare server and the driver share connections that run the API's statements only (and
 // settle's probe), as the API's own do. The peer has its own: the same statement text cost a
-// backend less after it had run the peer's bigger statements (docs/performance.md, "The 250-row
-// page"), which made the driver look cheaper than the API.
+// backend less after it had run the peer's bigger statements, which made the driver look cheaper
+// than the API.
 const APPLICATION = { baselines: 'vaa-bench-baseline', peer: 'vaa-bench-peer' } as const;
 const baseline = client(APPLICATION.baselines);
 const peerDriver = client(APPLICATION.peer);

@@ -99,7 +99,7 @@ export function formatTable(results: OperationResult[]): string {
     const load = [r.api, r.bare, r.peer].map((x) => num(x?.loadCpuMsPerRequest, 2)).join(' / ');
     lines.push(`  (autocannon's own CPU ms per answer, api / bare / peer: ${load})`);
     // Which side was the limit: a target that leaves the database's cores idle while its requests
-    // are in flight is waiting on the other side (docs/performance.md, "the second round trip").
+    // are in flight is waiting on the other side, or on the disk (the wait line below).
     const busy = (
       [
         ['api', r.api],
