@@ -23,7 +23,7 @@ export interface Context {
    * since. Undefined when the server is not on this machine.
    */
   databaseCpu: () => Promise<(() => number | undefined) | undefined>;
-  /** Starts sampling what the database's active backends wait on; undefined when it cannot. */
+  /** Starts sampling what the database's active backends wait on; what it returns stops and counts. */
   databaseWaits?: () => () => Promise<WaitSamples>;
   /** The split layout's two groups of cores, whose busy share each slice reports; none when shared. */
   coreGroups?: { database: number[]; bench: number[] };

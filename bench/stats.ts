@@ -72,6 +72,7 @@ export interface Sample {
   dbCpuMs?: number;
   /** Share of the slice each group of cores was busy (the split layout only). */
   busy?: CoresBusy;
+  /** What the database's active backends waited on over the slice. */
   waits?: WaitSamples;
 }
 

@@ -15,15 +15,18 @@ export interface WaitSamples {
   active: Record<WaitClass, number>;
 }
 
-/** Between two polls: often enough for a few hundred per slice, cheap enough not to load the database core. */
+/** Between two polls: dozens per slice, hundreds per target, and too few to load the database's core. */
 const POLL_MS = 20;
 
 export const noWaits = (): WaitSamples => ({ polls: 0, active: { cpu: 0, walFlush: 0, lock: 0, other: 0 } });
 
+/** The I/O a commit waits on until its WAL is on the disk (WALRead is not one). */
+const WAL_FLUSH_IO = new Set(['WALWrite', 'WALSync', 'WALInitWrite', 'WALInitSync']);
+
 const classOf = (type: string | null, event: string | null): WaitClass =>
   type === null
     ? 'cpu'
-    : (type === 'LWLock' && event === 'WALWrite') || (type === 'IO' && event?.startsWith('WAL'))
+    : (type === 'LWLock' && event === 'WALWrite') || (type === 'IO' && WAL_FLUSH_IO.has(event ?? ''))
       ? 'walFlush'
       : type === 'Lock'
         ? 'lock'

@@ -60,7 +60,7 @@ const deferred = (event: ApiEvent) => {
   return event;
 };
 
-/** Every subset of the scopes (2^n of them: 512 with nine). */
+/** Every subset of the scopes (2^n of them for n scopes). */
 const scopeSets: Scope[][] = Array.from({ length: 2 ** allScopes.length }, (_, mask) =>
   allScopes.filter((_, i) => mask & (1 << i)),
 );

@@ -15,8 +15,8 @@ const runDatabaseName = (kind: string) =>
 /**
  * A test database's commits do not wait for the WAL to reach the disk (`synchronous_commit = off`):
  * what other sessions see, locks and constraints are the same; only a server crash, which no test
- * makes, could lose the last commits. Most of a write's time on this machine was that wait. The
- * bench's database keeps the server's default.
+ * makes, could lose the last commits, and a write no longer waits on the disk. The bench's database
+ * keeps the server's default.
  */
 const withoutFlushWait = (name: string) => `alter database "${name}" set synchronous_commit = off`;
 

@@ -231,8 +231,8 @@ export const routeRequests: Record<RouteKey, (world: World) => Promise<RouteRequ
   recoverWebhookEvents: async (world) => ({
     method: 'POST',
     path: `/webhook-endpoints/${(await newEndpoint(world)).id}/recover`,
-    // From now: a window from the world's start re-queued every event the world ever made, so each
-    // call of a long test (the scope matrix: 256 of them) cost more than the one before.
+    // A window from now: one from the world's start would re-queue every event the world has made,
+    // so each call of a long test (the scope matrix) would cost more than the one before.
     body: { since: new Date().toISOString() },
     status: 202,
   }),
