@@ -163,27 +163,69 @@ describe('security', () => {
       refusedAlike = Object.fromEntries(all.map((route) => [route.key, route])) as typeof refusedAlike;
     });
 
+    /**
+     * Past the scope check a route reads its declared inputs: an unknown query parameter is then a
+     * 400 naming it, before any statement. So a request carrying one shows where the gate stood
+     * (403: refused by scope, 400: let through) without making a change.
+     */
+    const PROBE = 'scope-probe';
+    const probed = (event: ApiEvent): ApiEvent => ({
+      ...event,
+      queryStringParameters: { ...event.queryStringParameters, [PROBE]: '1' },
+      multiValueQueryStringParameters: { ...event.multiValueQueryStringParameters, [PROBE]: ['1'] },
+    });
+    /** The route's answer to `caller` by both paths: through the authorizer, and deferred. */
+    async function bothPaths(name: RouteName, one: ApiEvent, two: ApiEvent) {
+      const flow = await throughAuthorizer(app, name, one);
+      const viaDeferred = await handlerOf(app, name)(deferred(two));
+      return [flow.kind === 'handler' ? flow.result : undefined, viaDeferred];
+    }
+
     it.each(scopeSets.map((set) => [set.join(' ') || '(none)', set] as const))(
-      'a key holding %s gets exactly the routes its scopes name, on every path',
+      'a key holding %s is let through by exactly the routes its scopes name, on every path',
       async (_, set) => {
-        const scoped = await withCaller(world, set);
+        const { caller } = await withCaller(world, set);
         for (const key of routeKeys) {
           const { name, scope } = routes[key];
           const allowed = set.includes(scope);
-          // A request for each path when allowed: the first change is made, the second needs its own target.
-          const [one, two] = allowed
-            ? [await routeEvent(scoped, key), await routeEvent(scoped, key)]
-            : [refusedAlike[key], refusedAlike[key]];
-          const flow = await throughAuthorizer(app, name, one.as(scoped.caller));
-          const viaDeferred = await handlerOf(app, name)(deferred(two.as(scoped.caller)));
-          for (const result of [flow.kind === 'handler' ? flow.result : undefined, viaDeferred]) {
+          const event = probed(refusedAlike[key].as(caller));
+          for (const result of await bothPaths(name as RouteName, event, structuredClone(event))) {
             expect(result, key).toBeDefined();
             const { status, problem } = checkAnswer(name as RouteName, result as ApiResult);
-            if (allowed) expect(status, key).toBeLessThan(300);
-            else {
-              expect(status, key).toBe(403);
-              expect(problem?.detail).toContain(scope);
-            }
+            expect(status, key).toBe(allowed ? 400 : 403);
+            expect(problem?.detail, key).toContain(allowed ? PROBE : scope);
+          }
+        }
+      },
+    );
+
+    // Let through, a request succeeds: with the route's own scope alone, with every scope but
+    // another, and with every scope (the world's caller, in every other suite).
+    const successSets: Array<[string, (scope: Scope) => Scope[]]> = [
+      ['its own scope alone', (scope) => [scope]],
+      ...allScopes.map(
+        (other) =>
+          [
+            `every scope but ${other}`,
+            (scope: Scope) => allScopes.filter((s) => s === scope || s !== other),
+          ] as [string, (scope: Scope) => Scope[]],
+      ),
+    ];
+    it.each(successSets)(
+      'a key holding %s gets a success from every route it names, on every path',
+      async (_, setOf) => {
+        for (const key of routeKeys) {
+          const { name, scope } = routes[key];
+          const scoped = await withCaller(world, setOf(scope));
+          // A request for each path: the first change is made, the second needs its own target.
+          const [one, two] = [await routeEvent(scoped, key), await routeEvent(scoped, key)];
+          for (const result of await bothPaths(
+            name as RouteName,
+            one.as(scoped.caller),
+            two.as(scoped.caller),
+          )) {
+            expect(result, key).toBeDefined();
+            expect(checkAnswer(name as RouteName, result as ApiResult).status, key).toBeLessThan(300);
           }
         }
       },
