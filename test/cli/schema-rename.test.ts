@@ -63,7 +63,13 @@ describe.skipIf(process.env.TEST_DATABASE === 'pglite')(
 
     it("a column's TypeScript name (sessions.conversationId): tsc", async () => {
       edit(dir, 'db/schema/sessions.ts', 'conversationId: id(', 'conversationRef: id(');
-      const checked = await step(dir, 'tsc', '--noEmit', '-p', '.');
+      // The project `npm run check` type-checks, narrowed to db/ (and what it imports) with the same
+      // options: an error in this part is an error of the whole, at a fraction of its time.
+      writeFileSync(
+        join(dir, 'tsconfig.db.json'),
+        JSON.stringify({ extends: './tsconfig.json', include: ['db'] }),
+      );
+      const checked = await step(dir, 'tsc', '--noEmit', '-p', 'tsconfig.db.json');
       expect(checked.code).not.toBe(0);
       expect(checked.output).toMatch(/error TS/);
       expect(checked.output).toContain('conversationId');
