@@ -21,7 +21,7 @@ export function edgeAnswer(rule: EdgeRule): HttpAnswer {
         ([name, value]) => [`${WAF_HEADER_PREFIX}${name}`, value] as [string, string],
       ),
     ],
-    body: Buffer.from(JSON.stringify(answer.body)),
+    body: JSON.stringify(answer.body),
   };
 }
 

@@ -93,7 +93,10 @@ export function splitHeaders(rawHeaders: readonly string[]) {
     if (DROPPED.has(lower)) continue;
     const name = names.get(lower) ?? sent;
     names.set(lower, name);
-    values.set(name, [...(values.get(name) ?? []), rawHeaders[i + 1] as string]);
+    const value = rawHeaders[i + 1] as string;
+    const earlier = values.get(name);
+    if (earlier) earlier.push(value);
+    else values.set(name, [value]);
   }
   const headers: Record<string, string> = Object.fromEntries(
     [...values].map(([name, all]) => [name, all.at(-1) ?? '']),
@@ -108,8 +111,11 @@ export function queryParameters(rawQueryString: string): {
   multiValueQueryStringParameters: Record<string, string[]> | null;
 } {
   const multi = new Map<string, string[]>();
-  for (const [name, value] of new URLSearchParams(rawQueryString))
-    multi.set(name, [...(multi.get(name) ?? []), value]);
+  for (const [name, value] of new URLSearchParams(rawQueryString)) {
+    const earlier = multi.get(name);
+    if (earlier) earlier.push(value);
+    else multi.set(name, [value]);
+  }
   if (multi.size === 0) return { queryStringParameters: null, multiValueQueryStringParameters: null };
   return {
     queryStringParameters: Object.fromEntries([...multi].map(([name, all]) => [name, all.at(-1) ?? ''])),

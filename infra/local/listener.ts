@@ -225,21 +225,28 @@ function write(
   closing: boolean,
 ) {
   if (res.headersSent || res.destroyed) return;
-  res.statusCode = reply.statusCode;
-  for (const [name, value] of reply.headers) res.appendHeader(name, value);
-  res.setHeader('content-length', reply.body.length);
-  res.setHeader('x-amzn-requestid', requestId);
+  // One flat list of names and values, written as is: Node builds the header from it directly.
+  const headers: string[] = [];
+  for (const [name, value] of reply.headers) headers.push(name, value);
+  const { body } = reply;
+  headers.push(
+    'content-length',
+    String(typeof body === 'string' ? Buffer.byteLength(body) : body.length),
+    'x-amzn-requestid',
+    requestId,
+  );
   // Answered before its body was read (refused, or too large): the rest of the upload stays
   // unread and the connection closes behind the answer.
   const cutShort = !req.complete && hasBody(req);
-  if (cutShort || closing) res.setHeader('connection', 'close');
+  if (cutShort || closing) headers.push('connection', 'close');
   if (cutShort) {
     lingerOnClose(req.socket);
     // Once the answer is sent, Node's server "dumps" an unread body: it reads the whole upload to
     // throw it away. The connection closes instead, so nothing more is read (Node 20 and 22).
     (req as IncomingMessage & { _dump?: () => void })._dump = () => undefined;
   }
-  res.end(reply.body);
+  res.writeHead(reply.statusCode, headers);
+  res.end(body);
 }
 
 /** The Node request listener that plays API Gateway in front of the given functions. */

@@ -7,11 +7,14 @@ import {
   problemTemplate,
 } from '../gateway-responses.ts';
 
-/** An HTTP answer ready to write: header pairs (repeatable, e.g. set-cookie) and the body bytes. */
+/**
+ * An HTTP answer ready to write: header pairs (repeatable, e.g. set-cookie) and the body, as text
+ * (UTF-8) or bytes (a base64 answer decoded). Text goes out with the header in one write.
+ */
 export interface HttpAnswer {
   statusCode: number;
   headers: Array<[string, string]>;
-  body: Buffer;
+  body: string | Buffer;
 }
 
 /**
@@ -33,7 +36,7 @@ export function gatewayAnswer(
   return {
     statusCode: response.statusCode ?? status,
     headers: [...Object.entries({ ...GATEWAY_RESPONSE_HEADERS, ...extra }), ['x-request-id', requestId]],
-    body: Buffer.from(body),
+    body,
   };
 }
 
@@ -110,6 +113,6 @@ export function answerFromResult(result: unknown): HttpAnswer {
   return {
     statusCode: status,
     headers: pairs.filter(([name]) => name !== 'content-length'),
-    body: isBase64Encoded ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8'),
+    body: isBase64Encoded ? Buffer.from(text, 'base64') : text,
   };
 }

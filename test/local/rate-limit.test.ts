@@ -12,6 +12,7 @@ import { type Gateway, startGateway } from '#infra/local/gateway.ts';
 import { listen } from '#infra/local/listen.ts';
 import { createListener } from '#infra/local/listener.ts';
 import { createRateLimiter } from '#infra/local/rate-limit.ts';
+import type { HttpAnswer } from '#infra/local/result.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { createKeyMate, createTenant } from '#test/helpers/tenants.ts';
 
@@ -51,7 +52,7 @@ async function expectBlockedByWaf(res: Response) {
   });
 }
 
-const asResponse = (answer: { statusCode: number; headers: [string, string][]; body: Buffer } | undefined) =>
+const asResponse = (answer: HttpAnswer | undefined) =>
   answer && new Response(answer.body, { status: answer.statusCode, headers: answer.headers });
 
 describe('the limiter on its own clock', () => {
