@@ -77,7 +77,7 @@ export function checkBudgets(
       met: ratio === undefined ? null : ratio.rps > 1,
     });
   }
-  // A month's usage by day from the quarter-hour rollups, at 1,000,000 entries (the standard size).
+  // A month's usage by day (quarter-hour rollups) or agent (daily), at 1,000,000 entries (the standard size).
   for (const [name, e] of Object.entries(explains).filter(([n]) => n.startsWith('GET /usage'))) {
     checks.push({
       budget: `${name}: execution ≤ 50 ms (EXPLAIN ANALYZE)`,

@@ -61,7 +61,7 @@ export type PeerOperation =
   | { kind: 'publish'; agentId: string; versionId: string }
   | { kind: 'heartbeat'; sessionId: string }
   | { kind: 'balance' }
-  | { kind: 'usage'; from: string; to: string };
+  | { kind: 'usage'; from: string; to: string; groupBy?: 'agent' };
 
 export function peer(client: postgres.Sql, workspaceId: string, principalId: string, keyId: string) {
   const db = drizzle({ client, schema });
@@ -306,9 +306,12 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
     };
   }
 
-  /** Usage per UTC day as an ORM user writes it: a group-by over the entries of the window. */
+  /** Usage per UTC day (or agent) as an ORM user writes it: a group-by over the entries of the window. */
   async function usage(op: Extract<PeerOperation, { kind: 'usage' }>) {
-    const day = sql<string>`to_char(${ledgerEntries.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
+    const day =
+      op.groupBy === 'agent'
+        ? sql<string>`${ledgerEntries.agentId}`
+        : sql<string>`to_char(${ledgerEntries.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
     const groups = await db
       .select({
         key: day,

@@ -310,6 +310,14 @@ export function operations(
       explain: true,
       peer: { kind: 'usage', ...month },
     },
+    {
+      // By agent: the month's whole UTC days from the daily rollup by agent, a few rows a day each.
+      name: 'GET /usage month by agent',
+      method: 'GET',
+      path: `/usage?from=${month.from}&to=${month.to}&groupBy=agent`,
+      explain: true,
+      peer: { kind: 'usage', ...month, groupBy: 'agent' },
+    },
   ];
   return all.filter((op) => selected(options, op.name));
 }

@@ -18,6 +18,7 @@ import {
   idempotencyKeys,
   ledgerBalances,
   ledgerEntries,
+  ledgerUsageAgentDaily,
   ledgerUsageQuarterHourly,
   ledgerUsageReasonQuarterHourly,
   persons,
@@ -56,6 +57,7 @@ export const APP_PRIVILEGES: ReadonlyArray<readonly [PgTable, readonly TablePriv
   // Kept by the ledger's trigger as the app books entries (an upsert); UPDATE also sets the threshold.
   [ledgerBalances, ['SELECT', 'INSERT', 'UPDATE']],
   [ledgerUsageQuarterHourly, ['SELECT', 'INSERT', 'UPDATE']],
+  [ledgerUsageAgentDaily, ['SELECT', 'INSERT', 'UPDATE']],
   [ledgerUsageReasonQuarterHourly, ['SELECT', 'INSERT', 'UPDATE']],
   // The outbox: written with each change; UPDATE marks an event published (the relay), DELETE
   // purges published ones past the retention window (the scheduled sweep).

@@ -159,6 +159,7 @@ const GROUP_KEYS = {
 } as const;
 
 const QUARTER_HOUR_MS = 900_000;
+const DAY_MS = 86_400_000;
 
 /**
  * Usage totals per group over whole local days `from`..`to` in `timezone`, in one statement. A
@@ -194,10 +195,21 @@ export async function usageReport(
         ' or ',
       )
     : sql`false`;
-  // By agent needs the rollup with the agent; by day or reason the one without (far fewer rows).
-  const rollup =
-    q.groupBy === 'agent' ? sql`ledger_usage_quarter_hourly` : sql`ledger_usage_reason_quarter_hourly`;
-  const agent = q.groupBy === 'agent' ? sql`agent_id` : sql`null::varchar`;
+  // By agent needs the rollups with the agent; by day or reason the one without (far fewer rows).
+  const byAgent = q.groupBy === 'agent';
+  const rollup = byAgent ? sql`ledger_usage_quarter_hourly` : sql`ledger_usage_reason_quarter_hourly`;
+  const agent = byAgent ? sql`agent_id` : sql`null::varchar`;
+  // By agent, the window's whole UTC days come from the daily rollup and only its ends from the
+  // quarter-hours and entries; otherwise that range is empty (a local day need not be a UTC one).
+  const wholeFrom = Math.ceil((starts[0] ?? end) / DAY_MS) * DAY_MS;
+  const wholeTo = byAgent ? Math.max(wholeFrom, Math.floor(end / DAY_MS) * DAY_MS) : wholeFrom;
+  const [daysFrom, daysTo] = [iso(wholeFrom), iso(wholeTo)];
+  // The quarter-hours around those days, as index ranges (a filter would read the days' rows too).
+  const bucketRanges =
+    wholeFrom < wholeTo
+      ? sql`(bucket >= ${lo}::timestamptz and bucket < ${daysFrom}::timestamptz
+          or bucket >= ${daysTo}::timestamptz and bucket < ${hi}::timestamptz)`
+      : sql`bucket >= ${lo}::timestamptz and bucket < ${hi}::timestamptz`;
   const rows = await runner.rows<{
     key: string | null;
     amount: string;
@@ -209,14 +221,19 @@ export async function usageReport(
       select (bucket at time zone ${tz})::date as day, ${agent} as agent_id, reason, amount, entries, sessions,
         voice_seconds
       from ${rollup}
-      where workspace_id = ${ws} and bucket >= ${lo}::timestamptz and bucket < ${hi}::timestamptz
+      where workspace_id = ${ws} and ${bucketRanges}
         and not (bucket = any(${`{${split.join(',')}}`}::timestamptz[]))
+      union all
+      select null, ${agent}, reason, amount, entries, sessions, voice_seconds
+      from ledger_usage_agent_daily
+      where workspace_id = ${ws} and day >= ${daysFrom.slice(0, 10)}::date and day < ${daysTo.slice(0, 10)}::date
       union all
       select (e.created_at at time zone ${tz})::date, e.agent_id, e.reason, e.amount, 1,
         (e.session_id is not null)::int, ledger_voice_seconds(s.started_at, s.ended_at)
       from ledger_entries e
       left join sessions s on e.reason = 'VOICE_USAGE' and s.id = e.session_id
       where e.workspace_id = ${ws} and (${cutRanges})
+        and not (e.created_at >= ${daysFrom}::timestamptz and e.created_at < ${daysTo}::timestamptz)
         and (e.created_at at time zone ${tz})::date between ${q.from}::date and ${q.to}::date
     )
     select ${GROUP_KEYS[q.groupBy]} as key, sum(amount)::text as amount, sum(entries)::text as entries,

@@ -1,4 +1,4 @@
-import { bigint, integer, pgTable, primaryKey, timestamp, unique } from 'drizzle-orm/pg-core';
+import { bigint, date, integer, pgTable, primaryKey, timestamp, unique } from 'drizzle-orm/pg-core';
 import { LOW_BALANCE_THRESHOLD_DEFAULT } from '#contract/limits.ts';
 import { id, timestamptz } from './columns.ts';
 import { ledgerReason } from './enums.ts';
@@ -68,4 +68,30 @@ export const ledgerUsageReasonQuarterHourly = pgTable(
     voiceSeconds: bigint('voice_seconds', { mode: 'number' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.workspaceId, t.bucket, t.reason] })],
+);
+
+/**
+ * Usage per workspace, UTC day, agent and reason, kept by the same trigger: a report by agent adds
+ * these up for the window's whole UTC days (a few rows a day per agent), and the quarter-hours only
+ * for the parts of days at its ends.
+ */
+export const ledgerUsageAgentDaily = pgTable(
+  'ledger_usage_agent_daily',
+  {
+    workspaceId: id('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    /** The UTC day. */
+    day: date('day', { mode: 'string' }).notNull(),
+    agentId: id('agent_id'),
+    reason: ledgerReason('reason').notNull(),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    entries: bigint('entries', { mode: 'number' }).notNull(),
+    sessions: bigint('sessions', { mode: 'number' }).notNull(),
+    voiceSeconds: bigint('voice_seconds', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    // The trigger's upsert key, and the report's range: a workspace's days in order.
+    unique('ledger_usage_agent_daily_key').on(t.workspaceId, t.day, t.agentId, t.reason).nullsNotDistinct(),
+  ],
 );

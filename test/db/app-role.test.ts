@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { getTableName, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { sqlState } from '#db/errors.ts';
-import { migrate } from '#db/migrate.ts';
+import { defaultMigrationsFolder, migrate } from '#db/migrate.ts';
 import { revokeApiKey } from '#db/queries/manage-api-keys.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { APP_FUNCTIONS, APP_PRIVILEGES, APP_VIEWS, ensureAppRole } from '#db/roles.ts';
@@ -235,6 +236,43 @@ describe.runIf(usingPostgres())(
         expect(rowsOf(await byHour('ledger_usage_hourly'))).toEqual(entries);
         expect(rowsOf(await byHour('ledger_usage_reason_hourly'))).toEqual(entries);
       });
+    });
+
+    it('books, as the release before migration 0016 does, right after it and before its privileges are applied again', async () => {
+      // As a deploy finds it between the migrations and the role's run: the daily rollup without the
+      // app's grant (its table is new), its trigger not yet keeping it.
+      await master.db.execute(sql.raw(`revoke all on ledger_usage_agent_daily from "${role}"`));
+      await master.db.execute(sql`truncate ledger_usage_agent_daily`);
+      const migration = readFileSync(
+        `${defaultMigrationsFolder()}/0016_usage_agent_daily_trigger.sql`,
+        'utf8',
+      );
+      await master.db.transaction(async (tx) => {
+        for (const statement of migration.split('--> statement-breakpoint'))
+          await tx.execute(sql.raw(statement));
+      });
+      const [{ workspaceId } = { workspaceId: '' }] = rowsOf<{ workspaceId: string }>(
+        await master.db.execute(sql`select id as "workspaceId" from workspaces limit 1`),
+      );
+      expect(
+        await asApp(`insert into ledger_entries (id, workspace_id, amount, reason)
+          values ('${randomBytes(12).toString('hex')}', '${workspaceId}', -5, 'SMS_USAGE')`),
+      ).toBe('allowed');
+      const byDay = (from: string, count: string) =>
+        `select workspace_id, day, agent_id, reason, sum(amount)::int as amount, sum(${count})::int as entries
+        from ${from} group by 1, 2, 3, 4 order by 1, 2, 3, 4`;
+      const entries = rowsOf(
+        await master.db.execute(
+          sql.raw(
+            byDay(`(select *, (created_at at time zone 'UTC')::date as day from ledger_entries) e`, '1'),
+          ),
+        ),
+      );
+      expect(entries.length).toBeGreaterThan(1);
+      expect(rowsOf(await master.db.execute(sql.raw(byDay('ledger_usage_agent_daily', 'entries'))))).toEqual(
+        entries,
+      );
+      expect(await grantsOf(master, role)).toEqual(APP_GRANTS);
     });
 
     it('cannot create, drop, alter or truncate anything, nor delete or update what the app never does', async () => {

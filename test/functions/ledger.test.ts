@@ -235,20 +235,27 @@ describe('the ledger: entries, balance, usage, credits', () => {
       from generate_series(0, 5 * 24 * 60 / 7) i,
         lateral (select ${`${dayAfter(from, -1)}T00:03:00Z`}::timestamptz + i * interval '7 minutes'
           + (i % 4) * (i % 5) * interval '17 seconds' + (i % 7) * interval '1 millisecond' as t) x`);
-      const entries = rowsOf<{ at: string; amount: number }>(
+      const entries = rowsOf<{ at: string; amount: number; agentId: string | null }>(
         await handle.db.execute(sql`
-        select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at, amount::int as amount
+        select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at, amount::int as amount,
+          agent_id as "agentId"
         from ledger_entries where workspace_id = ${dense.workspaceId}`),
       );
       const dayOf = localDay(zone);
-      const expected = new Map<string, { key: string; amount: number; entries: number }>();
+      type Totals<K> = { key: K; amount: number; entries: number };
+      const add = <K>(groups: Map<K, Totals<K>>, key: K, amount: number) => {
+        const totals = groups.get(key) ?? { key, amount: 0, entries: 0 };
+        totals.amount += amount;
+        totals.entries += 1;
+        groups.set(key, totals);
+      };
+      const expected = new Map<string, Totals<string>>();
+      const perAgent = new Map<string | null, Totals<string | null>>();
       for (const e of entries) {
         const key = dayOf(e.at);
         if (key < from || key > to) continue;
-        const day = expected.get(key) ?? { key, amount: 0, entries: 0 };
-        day.amount += e.amount;
-        day.entries += 1;
-        expected.set(key, day);
+        add(expected, key, e.amount);
+        add(perAgent, e.agentId, e.amount);
       }
       const days = [...expected.values()].sort((a, b) => a.key.localeCompare(b.key));
       expect(days.map((d) => d.key)).toEqual([from, dayAfter(from), to]);
@@ -265,6 +272,13 @@ describe('the ledger: entries, balance, usage, credits', () => {
         expect(grouped.total).toEqual(byDay.total);
         expect(grouped.groups.reduce((s, g) => s + g.amount, 0)).toBe(byDay.total.amount);
       }
+      // By agent, the whole UTC days come from another rollup than the window's ends: each agent's
+      // totals are still its entries'.
+      const byAgent = bodyOf(UsageReport, await usage(`${query}&groupBy=agent`, dense));
+      expect(byAgent.groups.map(({ key, amount, entries }) => ({ key, amount, entries }))).toEqual([
+        perAgent.get(denseAgent),
+        perAgent.get(null),
+      ]);
     },
   );
 
