@@ -199,8 +199,8 @@ describe('security', () => {
       },
     );
 
-    // Let through, a request succeeds: with the route's own scope alone, with every scope but
-    // another, and with every scope (the world's caller, in every other suite).
+    // Let through, a request succeeds: with the route's own scope alone, and with every scope but
+    // one other (every scope, where that other is the route's own).
     const successSets: Array<[string, (scope: Scope) => Scope[]]> = [
       ['its own scope alone', (scope) => [scope]],
       ...allScopes.map(
