@@ -21,6 +21,14 @@ export const ledgerBalances = pgTable('ledger_balances', {
   lowBalanceThreshold: integer('low_balance_threshold').notNull().default(LOW_BALANCE_THRESHOLD_DEFAULT),
 });
 
+/** What every usage rollup adds up for its key: the entries' amount, how many, their sessions and voice. */
+const usageTotals = () => ({
+  amount: bigint('amount', { mode: 'number' }).notNull(),
+  entries: bigint('entries', { mode: 'number' }).notNull(),
+  sessions: bigint('sessions', { mode: 'number' }).notNull(),
+  voiceSeconds: bigint('voice_seconds', { mode: 'number' }).notNull(),
+});
+
 /**
  * Usage per workspace, UTC quarter-hour, agent and reason, kept by the same trigger: GET /usage adds
  * these up instead of the entries. Quarter-hours, because every zone's offset today is a whole
@@ -37,10 +45,7 @@ export const ledgerUsageQuarterHourly = pgTable(
     bucket: timestamp('bucket', { withTimezone: true, mode: 'string' }).notNull(),
     agentId: id('agent_id'),
     reason: ledgerReason('reason').notNull(),
-    amount: bigint('amount', { mode: 'number' }).notNull(),
-    entries: bigint('entries', { mode: 'number' }).notNull(),
-    sessions: bigint('sessions', { mode: 'number' }).notNull(),
-    voiceSeconds: bigint('voice_seconds', { mode: 'number' }).notNull(),
+    ...usageTotals(),
   },
   (t) => [
     // The trigger's upsert key, and GET /usage's range: a workspace's buckets in order.
@@ -62,10 +67,7 @@ export const ledgerUsageReasonQuarterHourly = pgTable(
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     bucket: timestamp('bucket', { withTimezone: true, mode: 'string' }).notNull(),
     reason: ledgerReason('reason').notNull(),
-    amount: bigint('amount', { mode: 'number' }).notNull(),
-    entries: bigint('entries', { mode: 'number' }).notNull(),
-    sessions: bigint('sessions', { mode: 'number' }).notNull(),
-    voiceSeconds: bigint('voice_seconds', { mode: 'number' }).notNull(),
+    ...usageTotals(),
   },
   (t) => [primaryKey({ columns: [t.workspaceId, t.bucket, t.reason] })],
 );
@@ -85,10 +87,7 @@ export const ledgerUsageAgentDaily = pgTable(
     day: date('day', { mode: 'string' }).notNull(),
     agentId: id('agent_id'),
     reason: ledgerReason('reason').notNull(),
-    amount: bigint('amount', { mode: 'number' }).notNull(),
-    entries: bigint('entries', { mode: 'number' }).notNull(),
-    sessions: bigint('sessions', { mode: 'number' }).notNull(),
-    voiceSeconds: bigint('voice_seconds', { mode: 'number' }).notNull(),
+    ...usageTotals(),
   },
   (t) => [
     // The trigger's upsert key, and the report's range: a workspace's days in order.
