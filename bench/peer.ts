@@ -308,13 +308,13 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
 
   /** Usage per UTC day (or agent) as an ORM user writes it: a group-by over the entries of the window. */
   async function usage(op: Extract<PeerOperation, { kind: 'usage' }>) {
-    const day =
+    const groupKey =
       op.groupBy === 'agent'
         ? sql<string>`${ledgerEntries.agentId}`
         : sql<string>`to_char(${ledgerEntries.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
     const groups = await db
       .select({
-        key: day,
+        key: groupKey,
         amount: sql<string>`sum(${ledgerEntries.amount})`,
         entries: sql<string>`count(*)`,
         sessions: sql<string>`count(${ledgerEntries.sessionId})`,
@@ -330,8 +330,8 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
           ),
         ),
       )
-      .groupBy(day)
-      .orderBy(day);
+      .groupBy(groupKey)
+      .orderBy(groupKey);
     return groups.map((g) => ({
       ...g,
       amount: Number(g.amount),

@@ -17,7 +17,7 @@ export function gatewayBodyFor(status: number, requestId: string): string | unde
     404: () => gatewayAnswer('MISSING_AUTHENTICATION_TOKEN', requestId, 'Missing Authentication Token'),
     413: () => gatewayAnswer('REQUEST_TOO_LARGE', requestId, 'Request Too Long'),
   }[status];
-  return answer?.().body.toString('utf8');
+  return answer?.().body.toString();
 }
 
 const TYPES: Record<number, string> = {
