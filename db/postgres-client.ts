@@ -4,8 +4,10 @@ import { type DriverSettings, PostgresDriver } from './postgres-driver.ts';
 
 /** Below the functions' 10 s timeout, with room for the answer: a hung database is a 503, not a timeout. */
 export const REQUEST_TIMEOUT_MS = 7_000;
-/** How many times a read runs again on a fresh connection, within its one deadline. */
+/** How many times a read runs again after failing to connect, within its one deadline. */
 const READ_REPEATS = 2;
+/** How many times any work runs at most, within its one deadline, whatever broke. */
+const MAX_ATTEMPTS = 8;
 /** How long close() lets queries finish before cutting the connections. */
 const CLOSE_SECONDS = 5;
 
@@ -22,7 +24,7 @@ export class DatabaseTimeout extends Error {
  * container serves one request at a time), idle connections closed before RDS Proxy would, unnamed
  * statements (docs/decisions.md, "Data"). `run` applies the request
  * deadline, replaces the postgres.js client after a failure that left no usable connection, and
- * runs reads (and work that never reached the server) once more on the fresh one. What it asks of
+ * runs reads (and work that never reached the server) again on the fresh one. What it asks of
  * postgres.js goes through db/postgres-driver.ts.
  */
 export class PostgresClient implements DatabaseClient {
@@ -62,19 +64,23 @@ export class PostgresClient implements DatabaseClient {
     const attempts = (async () => {
       let repeats = 0;
       let renewed = false;
-      for (;;) {
+      for (let attempt = 1; ; attempt++) {
         const generation = this.#current;
         using = generation;
         try {
           return await work(generation.runner);
         } catch (error) {
           if (!brokeTheConnection(error)) throw error;
+          const replacedAlready = generation !== this.#current;
           const newUrl = await this.#replace(generation, error);
-          // Again on the fresh client: a read (twice at most: under repeated kills the fresh
-          // connection can be ended too), or once work of which nothing reached the server; and
-          // once more with the credentials refreshUrl gave (the repeat may be what met them).
-          const mayRepeat = repeatable || failurePhase(error) === 'connecting';
-          if (expired || !mayRepeat) throw error;
+          const phase = failurePhase(error);
+          if (expired || attempt >= MAX_ATTEMPTS || !(repeatable || phase === 'connecting')) throw error;
+          // Again on the fresh client, within the one deadline and MAX_ATTEMPTS. Uncounted: a read after an open
+          // connection ended (under repeated kills each fresh one can be ended too), and work that
+          // never left a client another failure had already replaced. Counted: a failure to
+          // connect (an unavailable database answers 503 at once, not at the deadline); the
+          // credentials refreshUrl gave get one try of their own.
+          if (phase === 'connecting' ? replacedAlready : repeatable) continue;
           if (newUrl && !renewed) renewed = true;
           else if (++repeats > (repeatable ? READ_REPEATS : 1)) throw error;
         }

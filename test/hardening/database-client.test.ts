@@ -172,12 +172,12 @@ describe.skipIf(!usingPostgres())(
       admin`select pg_terminate_backend(pid) from pg_stat_activity
           where datname = current_database() and application_name = ${APP}`;
 
-    /** A statement that is still running when its connection is killed 100 ms in. */
-    const killedMidStatement = async (db: SqlRunner, attempt: number) => {
+    /** A statement that is still running when its connection is killed 150 ms in (attempts up to `kills`). */
+    const killedMidStatement = async (db: SqlRunner, attempt: number, kills = 1) => {
       // Started now (Drizzle's query runs when first awaited), so it is running when the kill comes.
       const running = db.rows(sql`select pg_sleep(0.6) as slept`).then((rows) => rows);
       running.catch(() => {}); // it fails while we are still killing; the caller sees the failure
-      if (attempt === 1) {
+      if (attempt <= kills) {
         await sleep(150);
         await killOurs();
       }
@@ -192,6 +192,15 @@ describe.skipIf(!usingPostgres())(
       expect(answer).toBeDefined();
       expect(dbs).toHaveLength(2);
       expect(dbs[1]).not.toBe(dbs[0]);
+    });
+
+    it('runs a read again each time its open connection is killed, as long as its deadline allows', async () => {
+      const handle = await client();
+      await handle.run((db) => db.rows(sql`select 1`), read);
+      let attempts = 0;
+      const answer = await handle.run((db) => killedMidStatement(db, ++attempts, 4), read);
+      expect(answer).toBeDefined();
+      expect(attempts).toBe(5);
     });
 
     it('does not run a write again when its connection broke mid-statement: what it did is unknown', async () => {
