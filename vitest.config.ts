@@ -28,8 +28,8 @@ async function chooseDatabase(): Promise<string> {
 
 /**
  * What CI's embedded pass runs (`TEST_SCOPE=embedded`): what differs on PGlite — the embedded client
- * and migrations (db/), the seed, the CLIs on the embedded database and beside `npm start`, and
- * every route once through the local gateway. The whole suite runs on Postgres (the other CLI and
+ * and migrations (db/), the seed, the CLIs from an empty embedded database and beside `npm start`,
+ * and every route once through the local gateway. The whole suite runs on Postgres (the other CLI and
  * local-gateway tests use the database as any store); a plain `npm test` runs all of it on
  * whichever database it chose.
  */
@@ -40,6 +40,8 @@ const EMBEDDED_SCOPE = [
   'test/cli/beside-npm-start.test.ts',
   'test/functions/every-route.test.ts',
 ];
+/** In the folders above, but the same on either database: they run once, in the Postgres pass. */
+const EMBEDDED_SCOPE_EXCEPT = ['test/db/ids.test.ts'];
 
 const INFRA = 'test/infra/**/*.test.ts';
 const PROJECTS: TestProjectInlineConfiguration[] = [
@@ -63,7 +65,7 @@ export default defineConfig(async () => {
       // The infrastructure tests share their worker's modules (isolate off), so that each stage is
       // synthesised once a worker (test/infra/synth.ts keeps it), not once a file: most of their time.
       // A project extending this config would add its include to a root one: so none is set here.
-      ...(embedded ? { include: EMBEDDED_SCOPE } : { projects: PROJECTS }),
+      ...(embedded ? { include: EMBEDDED_SCOPE, exclude: EMBEDDED_SCOPE_EXCEPT } : { projects: PROJECTS }),
       globalSetup: ['test/helpers/global-setup.ts'],
       env: { DATABASE_URL: url },
       // PGlite start-up and real bundling are slow on a 2-core machine; nothing here is timed.

@@ -1,5 +1,10 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
 
 export interface CliResult {
   code: number;
@@ -18,6 +23,34 @@ export const runCli = (file: string, args: string[], env: NodeJS.ProcessEnv) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
+
+/**
+ * An empty database of the CLIs' own, as a user's would be: a new Postgres database when
+ * DATABASE_URL names a server, else an embedded one in a temporary directory. `env` names it to
+ * the children; `remove` drops it.
+ */
+export async function emptyCliDatabase(): Promise<{ env: NodeJS.ProcessEnv; remove: () => Promise<void> }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DEBUG: '' };
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    const dir = mkdtempSync(join(tmpdir(), 'vaa-cli-'));
+    env.PGLITE_DATA_DIR = join(dir, 'data', 'pglite');
+    return { env, remove: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `vaa_cli_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  env.DATABASE_URL = target.toString();
+  return {
+    env,
+    remove: async () => {
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    },
+  };
+}
 
 /**
  * The environment for a child that talks to local AWS stand-ins: dummy credentials and region,
