@@ -146,10 +146,15 @@ export async function measureBundles(
   outDir: string,
   runs: number,
   baselineDir?: string,
+  /** Which of the built bundles are timed and reported (default all; the empty handler always). */
+  timing: (name: string) => boolean = () => true,
 ): Promise<{ current: BundleReport[]; baseline: BundleReport[] }> {
-  const current = await buildBundles(join(outDir, 'current'));
+  const chosen = (b: BuiltBundle) => b.name === 'empty-handler' || timing(b.name);
+  const current = (await buildBundles(join(outDir, 'current'))).filter(chosen);
   const baseline = baselineDir
-    ? buildBaselineBundles(baselineDir, join(outDir, 'baseline')).filter((b) => b.name !== 'empty-handler')
+    ? buildBaselineBundles(baselineDir, join(outDir, 'baseline')).filter(
+        (b) => b.name !== 'empty-handler' && chosen(b),
+      )
     : [];
   const timed = timeBundles([...current, ...baseline], runs);
   const floor = timed.find((b) => b.name === 'empty-handler');
