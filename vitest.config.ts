@@ -44,9 +44,31 @@ const EMBEDDED_SCOPE = [
 const EMBEDDED_SCOPE_EXCEPT = ['test/db/ids.test.ts'];
 
 const INFRA = 'test/infra/**/*.test.ts';
+/**
+ * Files that set process.env, spy on globals, or run a deployed entry point (whose container state,
+ * functions/deps.ts, lives as long as its module): each gets modules of its own.
+ */
+export const ISOLATED = [
+  'test/functions/database-credentials.test.ts',
+  'test/functions/lambda-logging.test.ts',
+  'test/functions/preview-database.test.ts',
+  'test/functions/relay.test.ts',
+  'test/functions/usage-plan-keys.test.ts',
+  'test/functions/usage-plan-keys-remote.test.ts',
+  'test/functions/webhook-secrets-key.test.ts',
+  'test/hardening/security.test.ts',
+  'test/local/aws-endpoint.test.ts',
+];
+// The others share their worker's modules (isolate off): importing them once a worker, not once a
+// file, was a sixth of the suite's CPU. test/architecture/isolation.test.ts keeps ISOLATED complete.
 const PROJECTS: TestProjectInlineConfiguration[] = [
+  // The infrastructure tests synthesise each stage once a worker (test/infra/synth.ts keeps it).
   { extends: true, test: { name: 'infra', include: [INFRA], isolate: false } },
-  { extends: true, test: { name: 'rest', include: ['test/**/*.test.ts'], exclude: [INFRA] } },
+  { extends: true, test: { name: 'isolated', include: ISOLATED } },
+  {
+    extends: true,
+    test: { name: 'rest', include: ['test/**/*.test.ts'], exclude: [INFRA, ...ISOLATED], isolate: false },
+  },
 ];
 
 const redacted = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
@@ -62,8 +84,6 @@ export default defineConfig(async () => {
   const embedded = process.env.TEST_SCOPE === 'embedded';
   return {
     test: {
-      // The infrastructure tests share their worker's modules (isolate off), so that each stage is
-      // synthesised once a worker (test/infra/synth.ts keeps it), not once a file: most of their time.
       // A project extending this config would add its include to a root one: so none is set here.
       ...(embedded ? { include: EMBEDDED_SCOPE, exclude: EMBEDDED_SCOPE_EXCEPT } : { projects: PROJECTS }),
       globalSetup: ['test/helpers/global-setup.ts'],
