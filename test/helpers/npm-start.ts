@@ -13,15 +13,18 @@ export interface NpmStart {
 }
 
 /**
- * `npm start` as a user runs it (`tsx infra/local/server.ts`), in a child process on the embedded
- * database in `dataDir`, on a free port, with no AWS variables and no DATABASE_URL. Resolves once
+ * `npm start` as a user runs it (`tsx infra/local/server.ts`: tsx's loader), in a child process on
+ * the embedded database in `dataDir`, on a free port, with no AWS variables and no DATABASE_URL. Resolves once
  * it listens and has announced its admin channel beside the lock (db/embedded-lock.ts).
  */
 export async function startNpmStart(dataDir: string, extra: NodeJS.ProcessEnv = {}): Promise<NpmStart> {
   const env: NodeJS.ProcessEnv = { ...process.env, DEBUG: '', PORT: '0', PGLITE_DATA_DIR: dataDir, ...extra };
   for (const key of Object.keys(env)) if (key.startsWith('AWS_') || key === 'LOCAL_AWS_PORT') delete env[key];
   delete env.DATABASE_URL;
-  const child: ChildProcess = spawn('node_modules/.bin/tsx', ['infra/local/server.ts'], {
+  // tsx's loader in the server's own process, without the tsx command's wrapper: signalled alone,
+  // the wrapper kills the server (SIGKILL, no cleanup) unless it hears back within 30 ms, which a
+  // busy machine misses. A terminal's Ctrl-C signals both, and the server answers in time.
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/local/server.ts'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
