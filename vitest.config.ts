@@ -28,8 +28,8 @@ async function chooseDatabase(): Promise<string> {
 
 /**
  * What CI's embedded pass runs (`TEST_SCOPE=embedded`): what differs on PGlite — the embedded client
- * and migrations (db/), the seed, the CLIs from an empty embedded database and beside `npm start`,
- * and every route once through the local gateway. The whole suite runs on Postgres (the other CLI and
+ * and migrations (db/), the seed, the CLIs from an empty embedded database, and every route once
+ * through the local gateway. The whole suite runs on Postgres (the other CLI and
  * local-gateway tests use the database as any store); a plain `npm test` runs all of it on
  * whichever database it chose.
  */
@@ -37,10 +37,12 @@ const EMBEDDED_SCOPE = [
   'test/db/**/*.test.ts',
   'test/seed/**/*.test.ts',
   'test/cli/cli.test.ts',
-  'test/cli/beside-npm-start.test.ts',
   'test/functions/every-route.test.ts',
 ];
-/** In the folders above, but the same on either database: they run once, in the Postgres pass. */
+/**
+ * In the folders above, but the same on either database: they run once, in the Postgres pass (as
+ * does test/cli/beside-npm-start.test.ts, always on npm start's embedded database).
+ */
 const EMBEDDED_SCOPE_EXCEPT = ['test/db/ids.test.ts'];
 
 const INFRA = 'test/infra/**/*.test.ts';
@@ -93,7 +95,8 @@ export default defineConfig(async () => {
       hookTimeout: 120_000,
       pool: 'forks',
       // Vitest leaves one core free by default: on the 2-core CI machine that is one file at a time.
-      maxWorkers: 2,
+      // Three: while one file waits (on a deadline, a child process, a server), two compute.
+      maxWorkers: 3,
     },
   };
 });

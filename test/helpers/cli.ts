@@ -16,11 +16,17 @@ export const lastLine = (text: string) => text.trimEnd().split('\n').at(-1) ?? '
 export const TOKEN = /^vak_[A-Za-z0-9_-]{43}$/;
 export const STACK_FRAME = /^\s+at /m;
 
-/** A command-line tool as a user runs it (`npm run <script>` is `tsx cli/<file>.ts`), in a child process. */
+/**
+ * A command-line tool as a user runs it (`npm run <script>` is `tsx cli/<file>.ts`), in a child
+ * process: tsx's loader in it, without the tsx command's wrapper process, which only relays signals.
+ */
 export const runCli = (file: string, args: string[], env: NodeJS.ProcessEnv) =>
   new Promise<CliResult>((resolve) => {
-    execFile('node_modules/.bin/tsx', [`cli/${file}.ts`, ...args], { env }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', `cli/${file}.ts`, ...args],
+      { env },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 
