@@ -1,19 +1,10 @@
-import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BENCH_OPTIONS, parseOptions, UsageError, usage } from '../../bench/plan.ts';
-import { type CliResult, STACK_FRAME } from '../helpers/cli.ts';
+import { runScript, STACK_FRAME } from '../helpers/cli.ts';
 
-/** `npm run bench -- <args>` as a user runs it (tsx's loader), in a child process, without a database named. */
+/** `npm run bench -- <args>` as a user runs it, in a child process, without a database named. */
 const bench = (file: 'run' | 'seed-only', args: string[]) =>
-  new Promise<CliResult>((resolve) => {
-    const env = { ...process.env, DATABASE_URL: '', TEST_DATABASE_URL: '' };
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', `bench/${file}.ts`, ...args],
-      { env },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  runScript(`bench/${file}.ts`, args, { ...process.env, DATABASE_URL: '', TEST_DATABASE_URL: '' });
 
 describe("the bench's command line", () => {
   it('--help prints every option it parses and exits 0, running nothing', async () => {

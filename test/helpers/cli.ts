@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
+import { serverDatabase } from './database.ts';
 
 export interface CliResult {
   code: number;
@@ -17,18 +16,19 @@ export const TOKEN = /^vak_[A-Za-z0-9_-]{43}$/;
 export const STACK_FRAME = /^\s+at /m;
 
 /**
- * A command-line tool as a user runs it (`npm run <script>` is `tsx cli/<file>.ts`), in a child
- * process: tsx's loader in it, without the tsx command's wrapper process, which only relays signals.
+ * A TypeScript script as `npm run` runs it (`tsx <script>`), in a child process: tsx's loader in it,
+ * without the tsx command's wrapper process, which only relays signals.
  */
-export const runCli = (file: string, args: string[], env: NodeJS.ProcessEnv) =>
+export const runScript = (script: string, args: string[], env: NodeJS.ProcessEnv) =>
   new Promise<CliResult>((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', `cli/${file}.ts`, ...args],
-      { env },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(process.execPath, ['--import', 'tsx', script, ...args], { env }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
+
+/** A command-line tool as a user runs it (`npm run <script>` is `tsx cli/<file>.ts`). */
+export const runCli = (file: string, args: string[], env: NodeJS.ProcessEnv) =>
+  runScript(`cli/${file}.ts`, args, env);
 
 /**
  * An empty database of the CLIs' own, as a user's would be: a new Postgres database when
@@ -43,19 +43,9 @@ export async function emptyCliDatabase(): Promise<{ env: NodeJS.ProcessEnv; remo
     env.PGLITE_DATA_DIR = join(dir, 'data', 'pglite');
     return { env, remove: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const name = `vaa_cli_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  const target = new URL(url);
-  target.pathname = `/${name}`;
-  env.DATABASE_URL = target.toString();
-  return {
-    env,
-    remove: async () => {
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
-      await admin.end();
-    },
-  };
+  const created = await serverDatabase(url, 'cli');
+  env.DATABASE_URL = created.url;
+  return { env, remove: created.drop };
 }
 
 /**

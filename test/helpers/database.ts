@@ -20,6 +20,30 @@ const runDatabaseName = (kind: string) =>
  */
 const withoutFlushWait = (name: string) => `alter database "${name}" set synchronous_commit = off`;
 
+/**
+ * A new database of this run on the server at `url`: a clone of `template`, or empty. Its URL, and
+ * `drop` to remove it.
+ */
+export async function serverDatabase(
+  url: string,
+  kind: string,
+  template?: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = runDatabaseName(kind);
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"${template ? ` template "${template}"` : ''}`);
+  await admin.unsafe(withoutFlushWait(name));
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  return {
+    url: target.toString(),
+    drop: async () => {
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    },
+  };
+}
+
 /** vitest.config.ts chose the database: DATABASE_URL is the server's, or empty on PGlite. */
 export const usingPostgres = () => Boolean(process.env.DATABASE_URL);
 
@@ -33,22 +57,9 @@ export async function freshDatabase(
 ): Promise<DatabaseHandle & { url?: string }> {
   const url = process.env.DATABASE_URL;
   if (url) {
-    const name = runDatabaseName('test');
-    const admin = postgres(url, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database "${name}" template "${inject('templateDatabase')}"`);
-    await admin.unsafe(withoutFlushWait(name));
-    const target = new URL(url);
-    target.pathname = `/${name}`;
-    const handle = await openDatabase({
-      kind: 'postgres',
-      url: target.toString(),
-      poolMax: options.poolMax ?? 4,
-    });
-    const dropped = closingAlso(handle, async () => {
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
-      await admin.end();
-    });
-    return Object.assign(dropped, { url: target.toString() });
+    const created = await serverDatabase(url, 'test', inject('templateDatabase'));
+    const handle = await openDatabase({ kind: 'postgres', url: created.url, poolMax: options.poolMax ?? 4 });
+    return Object.assign(closingAlso(handle, created.drop), { url: created.url });
   }
   const dump = new Blob([readFileSync(inject('pgliteDump'))]);
   const client = await PGlite.create({ loadDataDir: dump });
@@ -59,16 +70,7 @@ export async function freshDatabase(
 export async function emptyDatabase(): Promise<DatabaseHandle & { url?: string }> {
   const url = process.env.DATABASE_URL;
   if (!url) return openDatabase({ kind: 'pglite' });
-  const name = runDatabaseName('empty');
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  await admin.unsafe(withoutFlushWait(name));
-  const target = new URL(url);
-  target.pathname = `/${name}`;
-  const handle = await openDatabase({ kind: 'postgres', url: target.toString(), poolMax: 2 });
-  const dropped = closingAlso(handle, async () => {
-    await admin.unsafe(`drop database if exists "${name}" with (force)`);
-    await admin.end();
-  });
-  return Object.assign(dropped, { url: target.toString() });
+  const created = await serverDatabase(url, 'empty');
+  const handle = await openDatabase({ kind: 'postgres', url: created.url, poolMax: 2 });
+  return Object.assign(closingAlso(handle, created.drop), { url: created.url });
 }
