@@ -65,8 +65,8 @@ export const ISOLATED = [
   'test/hardening/security.test.ts',
   'test/local/aws-endpoint.test.ts',
 ];
-// The others share their worker's modules (isolate off): importing them once a worker, not once a
-// file, was a sixth of the suite's CPU. test/architecture/isolation.test.ts keeps ISOLATED complete.
+// The others share their worker's modules (isolate off): imported once a worker, not once a file
+// (docs/decisions.md). test/architecture/isolation.test.ts keeps ISOLATED complete.
 const PROJECTS: TestProjectInlineConfiguration[] = [
   // The infrastructure tests synthesise each stage once a worker (test/infra/synth.ts keeps it).
   { extends: true, test: { name: 'infra', include: [INFRA], isolate: false } },
