@@ -8,7 +8,7 @@ import { revokeApiKey } from '#db/queries/manage-api-keys.ts';
 import { rowsOf } from '#db/queries/rows.ts';
 import { apiKeys } from '#db/schema/index.ts';
 import { silentLogger } from '#functions/http/log.ts';
-import type { ApiEvent, ApiResult } from '#functions/http/types.ts';
+import type { ApiEvent, ApiResult, AuthorizerResult } from '#functions/http/types.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { apiEvent, setHeader } from '#test/helpers/events.ts';
 import { insertAgent, insertSession } from '#test/helpers/fixtures.ts';
@@ -174,9 +174,13 @@ describe('security', () => {
       queryStringParameters: { ...event.queryStringParameters, [PROBE]: '1' },
       multiValueQueryStringParameters: { ...event.multiValueQueryStringParameters, [PROBE]: ['1'] },
     });
-    /** The route's answer to `caller` by both paths: through the authorizer, and deferred. */
+    /**
+     * The route's answer to `caller` by both paths: through the authorizer (its decision cached per
+     * key, as the stage caches it), and deferred.
+     */
+    const decisions = new Map<string, AuthorizerResult>();
     async function bothPaths(name: RouteName, one: ApiEvent, two: ApiEvent) {
-      const flow = await throughAuthorizer(app, name, one);
+      const flow = await throughAuthorizer(app, name, one, decisions);
       const viaDeferred = await handlerOf(app, name)(deferred(two));
       return [flow.kind === 'handler' ? flow.result : undefined, viaDeferred];
     }

@@ -72,16 +72,25 @@ export type FlowAnswer =
 
 /**
  * What API Gateway does with one request, without the HTTP: the authorizer decides (a throw is
- * API Gateway's 500, a denial its 403), then the handler runs with the authorizer's context.
+ * API Gateway's 500, a denial its 403), then the handler runs with the authorizer's context. Given
+ * a `cache`, a decision is reused per Authorization header, as the stage's authorizer cache does
+ * (its policy covers the whole stage, functions/authorizer.ts).
  */
-export async function throughAuthorizer(app: App, route: RouteName, event: ApiEvent): Promise<FlowAnswer> {
-  if (!headerOf(event.headers, 'authorization')) return { kind: 'gateway', statusCode: 401 };
+export async function throughAuthorizer(
+  app: App,
+  route: RouteName,
+  event: ApiEvent,
+  cache?: Map<string, AuthorizerResult>,
+): Promise<FlowAnswer> {
+  const authorization = headerOf(event.headers, 'authorization');
+  if (!authorization) return { kind: 'gateway', statusCode: 401 };
   let decision: AuthorizerResult;
   try {
-    decision = await app.authorize(authorizerEventFor(event));
+    decision = cache?.get(authorization) ?? (await app.authorize(authorizerEventFor(event)));
   } catch (error) {
     return { kind: 'gateway', statusCode: 500, error };
   }
+  cache?.set(authorization, decision);
   if (!isAllowed(decision)) return { kind: 'gateway', statusCode: 403, authorizer: decision };
   const authorized = {
     ...event,
