@@ -31,8 +31,18 @@ export interface BundleReport {
 /** NodejsFunction's source map modes as esbuild's `sourcemap` values. */
 const esbuildSourceMap = (mode: SourceMapMode) => (mode === SourceMapMode.DEFAULT ? 'linked' : mode);
 
-/** The floor: a handler that imports nothing, bundled and timed the same way. */
-const EMPTY_HANDLER = `export const handler = async () => ({ statusCode: 204 });`;
+/**
+ * The floors, bundled and timed the same way: a handler that imports nothing, and one that only
+ * imports the database driver (postgres.js, which loads `tls`, `crypto` and more at its top) and
+ * makes a client without connecting. A route's import over the second is its own code's.
+ */
+export const FLOORS = {
+  'empty-handler': `export const handler = async () => ({ statusCode: 204 });`,
+  'postgres-handler': `import postgres from 'postgres';
+const sql = postgres({ max: 1 });
+export const handler = async () => ({ statusCode: 200, body: JSON.stringify(await sql\`select 1 as one\`) });`,
+} as const;
+export const isFloor = (name: string) => name in FLOORS;
 
 /**
  * infra/constructs/lambda.ts's own bundling options (imported, not copied), as NodejsFunction
@@ -99,12 +109,14 @@ export interface BuiltBundle {
   file: string;
 }
 
-/** Every function of this tree (its route table, its bundling options) and the empty handler, bundled. */
+/** Every function of this tree (its route table, its bundling options) and the floors, bundled. */
 export async function buildBundles(outDir: string): Promise<BuiltBundle[]> {
   const entries: Array<[string, string | { contents: string }]> = [
     ...routeList.map((r) => [r.name, r.entry] as [string, string]),
     [authorizer.name, authorizer.entry],
-    ['empty-handler', { contents: EMPTY_HANDLER }],
+    ...Object.entries(FLOORS).map(
+      ([name, contents]) => [name, { contents }] as [string, { contents: string }],
+    ),
   ];
   return Promise.all(
     entries.map(async ([name, entry]) => ({ name, file: await bundle(name, entry, outDir) })),
@@ -140,27 +152,25 @@ export function timeBundles(built: BuiltBundle[], runs: number): BundleReport[] 
 /**
  * This tree's bundles and, with `baselineDir` (a baseline's worktree, bench/baseline-tree.ts), that
  * tree's own, built there by its own route table and bundling options; every import timed in the
- * same rounds. The baseline's empty handler is the same code: it is timed once, as this tree's.
+ * same rounds. The baseline's floors are the same code: they are timed once, as this tree's.
  */
 export async function measureBundles(
   outDir: string,
   runs: number,
   baselineDir?: string,
-  /** Which of the built bundles are timed and reported (default all; the empty handler always). */
+  /** Which of the built bundles are timed and reported (default all; the floors always). */
   timing: (name: string) => boolean = () => true,
 ): Promise<{ current: BundleReport[]; baseline: BundleReport[] }> {
-  const chosen = (b: BuiltBundle) => b.name === 'empty-handler' || timing(b.name);
+  const chosen = (b: BuiltBundle) => isFloor(b.name) || timing(b.name);
   const current = (await buildBundles(join(outDir, 'current'))).filter(chosen);
   const baseline = baselineDir
-    ? buildBaselineBundles(baselineDir, join(outDir, 'baseline')).filter(
-        (b) => b.name !== 'empty-handler' && chosen(b),
-      )
+    ? buildBaselineBundles(baselineDir, join(outDir, 'baseline')).filter((b) => !isFloor(b.name) && chosen(b))
     : [];
   const timed = timeBundles([...current, ...baseline], runs);
-  const floor = timed.find((b) => b.name === 'empty-handler');
+  const floors = timed.filter((b) => isFloor(b.name));
   return {
     current: timed.slice(0, current.length),
-    baseline: [...timed.slice(current.length), ...(floor ? [floor] : [])],
+    baseline: baselineDir ? [...timed.slice(current.length), ...floors] : [],
   };
 }
 

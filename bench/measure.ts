@@ -170,7 +170,7 @@ export const roundsFor = (seconds: number) => Math.max(4, Math.round(seconds / 1
 export interface OperationResult {
   name: string;
   api: Stats;
-  /** The bare node:http server running the same statement (lists only). */
+  /** The bare node:http server running the same statement (lists, and operations marked `bare`). */
   bare?: Stats;
   /** The same statement through postgres.js at the same concurrency. */
   driver: Stats;
@@ -309,7 +309,7 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   // Right after the API's, so the two are taken next to each other (see `turns`).
   const baseline = ctx.baselineGateway && (await baselineTarget(op, ctx.baselineGateway, apiTarget, ctx));
   if (baseline && 'target' in baseline) targets.push(baseline.target);
-  if (op.listIndex) {
+  if (op.listIndex || op.bare) {
     await ctx.baseline.call('serve', main);
     targets.push(
       httpTarget(

@@ -177,6 +177,8 @@ export interface Operation {
   listIndex?: string;
   /** An EXPLAIN (ANALYZE) of its statement, without the bare baseline. */
   explain?: boolean;
+  /** The bare node:http baseline too (lists have it): what HTTP alone costs beside the driver. */
+  bare?: boolean;
   /** Watch the gateway's memory over a longer run. */
   soak?: boolean;
   body?: () => string;
@@ -290,6 +292,8 @@ export function operations(
       method: 'GET',
       path: '/balance',
       explain: true,
+      // Its statement is so cheap that HTTP on the bench's shared core bounds it, not the database.
+      bare: true,
       peer: { kind: 'balance' },
     },
     {

@@ -53,7 +53,9 @@ export function formatGatewayCost(results: OperationResult[]): string {
   );
   return [
     'The local REST path (gateway emulation + route wrapper) over a bare node:http server, same statement and load:',
-    ...(rows.length > 0 ? rows : ['  (no list measured in this run: only lists have the bare server)']),
+    ...(rows.length > 0
+      ? rows
+      : ['  (none measured in this run: lists and GET /balance have the bare server)']),
     "  (API Gateway's own latency in AWS, and the authorizer Lambda's on a cache miss, are not measured here.)",
   ].join('\n');
 }
@@ -127,15 +129,17 @@ export function formatTable(results: OperationResult[]): string {
 }
 
 /**
- * Each function's bundle and import time over the empty handler's; with a baseline's bundles
+ * Each function's bundle and import time over the empty handler's and over the bare postgres.js
+ * handler's (the route's own code); with a baseline's bundles
  * (`--baseline`, timed in the same rounds), its size and import beside them, and a function it
  * lacks (or this tree does) as "—".
  */
 export function formatBundles(bundles: BundleReport[], baseline: BundleReport[] = []): string {
   const floor = bundles.find((b) => b.name === 'empty-handler');
+  const driverFloor = bundles.find((b) => b.name === 'postgres-handler');
   const overFloor = (b: BundleReport | undefined) => (b && floor ? b.importMs - floor.importMs : undefined);
   const lines = [
-    `function          size kB  import ms  +empty  ready ms  ×empty${
+    `function          size kB  import ms  +empty  +driver  ready ms  ×empty${
       baseline.length ? '  baseline: size kB  +empty  Δ import ms' : ''
     }  (as deployed, NODE_OPTIONS=${JSON.stringify(floor?.nodeOptions ?? '')}; without NODE_OPTIONS: import, ready)`,
   ];
@@ -148,10 +152,18 @@ export function formatBundles(bundles: BundleReport[], baseline: BundleReport[] 
           num(b.bytes / 1000).padStart(8),
           num(b.importMs).padStart(10),
           num(overFloor(b), 1).padStart(7),
+          num(driverFloor && b.importMs - driverFloor.importMs, 1).padStart(8),
           num(b.readyMs).padStart(9),
           num(floor ? b.readyMs / floor.readyMs : undefined, 2).padStart(7),
         ]
-      : ['—'.padStart(8), '—'.padStart(10), '—'.padStart(7), '—'.padStart(9), '—'.padStart(7)];
+      : [
+          '—'.padStart(8),
+          '—'.padStart(10),
+          '—'.padStart(7),
+          '—'.padStart(8),
+          '—'.padStart(9),
+          '—'.padStart(7),
+        ];
     const theirs = baseline.length
       ? [
           (before ? num(before.bytes / 1000) : '—').padStart(19),

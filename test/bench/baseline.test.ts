@@ -306,7 +306,12 @@ describe("the baseline's bundles", () => {
       // Every bundle is built in both trees; two are timed (each timing is a process of its own).
       const timed = new Set(['list-sessions', 'authorizer']);
       const { current, baseline } = await measureBundles(out, 1, tree.dir, (name) => timed.has(name));
-      expect(current.map((b) => b.name).sort()).toEqual(['authorizer', 'empty-handler', 'list-sessions']);
+      expect(current.map((b) => b.name).sort()).toEqual([
+        'authorizer',
+        'empty-handler',
+        'list-sessions',
+        'postgres-handler',
+      ]);
       // HEAD's route table is the working tree's (a test run commits nothing): the same functions.
       expect(baseline.map((b) => b.name).sort()).toEqual(current.map((b) => b.name).sort());
       expect(readdirSync(join(out, 'baseline')).sort()).toEqual(readdirSync(join(out, 'current')).sort());
@@ -319,7 +324,7 @@ describe("the baseline's bundles", () => {
           .split('\n')
           .find((l) => l.startsWith('list-sessions'))
           ?.split(/\s+/),
-      ).toHaveLength(11);
+      ).toHaveLength(12);
     } finally {
       rmSync(out, { recursive: true, force: true });
       tree.close();
