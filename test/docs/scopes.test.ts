@@ -23,6 +23,18 @@ describe('the scope lists of the docs', () => {
     }
   });
 
+  it("docs/api.md's In short table has a row per route, with the route's scope, and the Authentication section names every scope", () => {
+    const inShort = api.slice(api.indexOf('## In short'), api.indexOf('## Authentication'));
+    const listed = inShort
+      .split('\n')
+      .map((line) => /^\| `(GET|POST|PATCH|PUT|DELETE) ([^`]+)` \| `([a-z]+:[a-z]+)` \|/.exec(line))
+      .filter((m) => m !== null)
+      .map((m) => `${m[1]} ${m[2]} ${m[3]}`);
+    expect(listed.sort()).toEqual(routeList.map((r) => `${r.method} ${r.path} ${r.scope}`).sort());
+    const authentication = api.slice(api.indexOf('## Authentication'), api.indexOf('### Scopes'));
+    for (const scope of scopes) expect(authentication, scope).toContain(`\`${scope}\``);
+  });
+
   it("README.md's authentication paragraph names every scope", () => {
     const readme = readFileSync('README.md', 'utf8').replace(/\s+/g, ' ');
     const sentence = /with scopes ([^.]*?), an optional expiry/.exec(readme)?.[1] ?? '';
