@@ -19,6 +19,12 @@ declare module 'vitest' {
 
 /** Aurora's role for IAM database authentication, which a plain server lacks (test/db/app-role.test.ts). */
 const RDS_IAM = 'rds_iam';
+/**
+ * Every run on a server holds this advisory lock shared for its whole length: the last one to end
+ * is the one that can take it alone. (A database of a run that was killed says nothing about
+ * whether a run is still going, so it cannot be the sign.)
+ */
+const RUNS_LOCK = 7_305_261_128;
 
 /**
  * Migrate once per run; every test file then starts from a copy of that fresh, empty database.
@@ -31,6 +37,7 @@ export default async function setup(project: TestProject) {
   if (url) {
     const name = `vaa_tpl_${randomBytes(4).toString('hex')}`;
     const admin = postgres(url, { max: 1, onnotice: () => {} });
+    await admin`select pg_advisory_lock_shared(${RUNS_LOCK})`;
     const hadRdsIam = (await admin`select 1 from pg_roles where rolname = ${RDS_IAM}`).length > 0;
     await admin.unsafe(`create database "${name}"`);
     const target = new URL(url);
@@ -46,8 +53,9 @@ export default async function setup(project: TestProject) {
         where datname = ${name} or starts_with(datname, ${`${name}_`})`;
       for (const { datname } of left) await admin.unsafe(`drop database if exists "${datname}" with (force)`);
       // Another run still going on this server may be using it: left to the last one.
-      const others = await admin`select 1 from pg_database where datname like 'vaa\_tpl\_%'`;
-      if (!hadRdsIam && !others.length) await admin.unsafe(`drop role if exists ${RDS_IAM}`);
+      await admin`select pg_advisory_unlock_shared(${RUNS_LOCK})`;
+      const [last] = await admin<{ alone: boolean }[]>`select pg_try_advisory_lock(${RUNS_LOCK}) as alone`;
+      if (!hadRdsIam && last?.alone) await admin.unsafe(`drop role if exists ${RDS_IAM}`);
       await admin.end();
     };
   }
