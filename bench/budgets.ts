@@ -1,5 +1,5 @@
 import { OFFSET_MAX } from '#contract/limits.ts';
-import { type BundleReport, isFloor } from './bundles.ts';
+import { type BundleReport, floorsOf, isFloor } from './bundles.ts';
 import type { ExplainReport } from './explain.ts';
 import type { FirstInvocation } from './first-invocation.ts';
 import type { OperationResult } from './measure.ts';
@@ -118,8 +118,7 @@ export function checkBudgets(
     measured: `${fixed(deepRatio)} × (by cursor at the same depth: ${fixed(keysetRatio)} ×)`,
     met: deepRatio === undefined ? null : deepRatio <= 3,
   });
-  const floor = bundles.find((b) => b.name === 'empty-handler');
-  const driverFloor = bundles.find((b) => b.name === 'postgres-handler');
+  const { empty: floor, driver: driverFloor } = floorsOf(bundles);
   for (const b of bundles.filter((x) => !isFloor(x.name))) {
     checks.push({
       budget: `${b.name}: bundle ≤ 250 kB minified`,

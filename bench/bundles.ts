@@ -36,13 +36,20 @@ const esbuildSourceMap = (mode: SourceMapMode) => (mode === SourceMapMode.DEFAUL
  * imports the database driver (postgres.js, which loads `tls`, `crypto` and more at its top) and
  * makes a client without connecting. A route's import over the second is its own code's.
  */
-export const FLOORS = {
-  'empty-handler': `export const handler = async () => ({ statusCode: 204 });`,
-  'postgres-handler': `import postgres from 'postgres';
+const EMPTY_FLOOR = 'empty-handler';
+const DRIVER_FLOOR = 'postgres-handler';
+const FLOORS = {
+  [EMPTY_FLOOR]: `export const handler = async () => ({ statusCode: 204 });`,
+  [DRIVER_FLOOR]: `import postgres from 'postgres';
 const sql = postgres({ max: 1 });
 export const handler = async () => ({ statusCode: 200, body: JSON.stringify(await sql\`select 1 as one\`) });`,
 } as const;
 export const isFloor = (name: string) => name in FLOORS;
+/** The floors among timed bundles: the empty handler, and the handler with the driver alone. */
+export const floorsOf = (bundles: readonly BundleReport[]) => ({
+  empty: bundles.find((b) => b.name === EMPTY_FLOOR),
+  driver: bundles.find((b) => b.name === DRIVER_FLOOR),
+});
 
 /**
  * infra/constructs/lambda.ts's own bundling options (imported, not copied), as NodejsFunction

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type BaselineTree, openBaselineTree, resolveAutoBaseline } from './baseline-tree.ts';
 import { IMPORT_OVER_EMPTY_MS } from './budgets.ts';
-import { isFloor, measureBundles } from './bundles.ts';
-import { formatBundles } from './report.ts';
+import { type BundleReport, floorsOf, isFloor, measureBundles } from './bundles.ts';
+import { formatBundles, signed } from './report.ts';
 
 /**
  * `npx tsx bench/imports.ts [--runs 21] [--baseline <ref>|auto]`: the bench's bundles-and-imports
@@ -40,16 +40,15 @@ try {
   );
   const { current, baseline } = await measureBundles(out, Number(values.runs), tree?.dir);
   const functions = current.filter((b) => !isFloor(b.name));
-  const overFloor = (name: string) => {
-    const floor = current.find((b) => b.name === name)?.importMs ?? 0;
-    return functions.map((b) => b.importMs - floor);
-  };
-  const range = (xs: number[]) => `+${Math.min(...xs).toFixed(1)} … +${Math.max(...xs).toFixed(1)} ms`;
-  const overEmpty = overFloor('empty-handler');
+  const floors = floorsOf(current);
+  const overFloor = (floor: BundleReport | undefined) =>
+    functions.map((b) => b.importMs - (floor?.importMs ?? 0));
+  const range = (xs: number[]) => `${signed(Math.min(...xs), 1)} … ${signed(Math.max(...xs), 1)} ms`;
+  const overEmpty = overFloor(floors.empty);
   process.stdout.write(
     `${formatBundles(current, baseline)}\n\nover the empty handler: ${range(overEmpty)} (budget ≤ +${IMPORT_OVER_EMPTY_MS} ms: ${
       overEmpty.filter((x) => x > IMPORT_OVER_EMPTY_MS).length
-    } over); over the postgres.js handler (the functions' own code): ${range(overFloor('postgres-handler'))}\n`,
+    } over); over the postgres.js handler (the functions' own code): ${range(overFloor(floors.driver))}\n`,
   );
 } finally {
   rmSync(out, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import type { BundleReport } from './bundles.ts';
+import { type BundleReport, floorsOf } from './bundles.ts';
 import type { ExplainReport } from './explain.ts';
 import type { FirstInvocation } from './first-invocation.ts';
 import type { OperationResult } from './measure.ts';
@@ -60,7 +60,7 @@ export function formatGatewayCost(results: OperationResult[]): string {
   ].join('\n');
 }
 
-const signed = (n: number, digits: number) =>
+export const signed = (n: number, digits: number) =>
   Number.isNaN(n) ? '–' : `${n >= 0 ? '+' : ''}${n.toFixed(digits)}`;
 
 /**
@@ -135,8 +135,7 @@ export function formatTable(results: OperationResult[]): string {
  * lacks (or this tree does) as "—".
  */
 export function formatBundles(bundles: BundleReport[], baseline: BundleReport[] = []): string {
-  const floor = bundles.find((b) => b.name === 'empty-handler');
-  const driverFloor = bundles.find((b) => b.name === 'postgres-handler');
+  const { empty: floor, driver: driverFloor } = floorsOf(bundles);
   const overFloor = (b: BundleReport | undefined) => (b && floor ? b.importMs - floor.importMs : undefined);
   const lines = [
     `function          size kB  import ms  +empty  +driver  ready ms  ×empty${
