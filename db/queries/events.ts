@@ -54,6 +54,9 @@ export const envelopeOf = (row: Omit<EventRow, 'txid' | 'seq'>): EventEnvelope =
   data: row.data,
 });
 
+// `txid` and `seq` leave as text (a bigint past 2^53 stays exact in JSON and cursors). An ORDER BY
+// name means the output column first, so the statements order by `events.txid, events.seq`: the
+// numbers, not these texts ("10" < "9").
 const COLUMNS = sql`id, type, occurred_at as "occurredAt",
   workspace_id as "workspaceId", data, txid::text as txid, seq::text as seq`;
 
@@ -80,7 +83,7 @@ export async function pageEvents(
       and (txid, seq) > (${after?.txid ?? -1}::bigint, ${after?.seq ?? -1}::bigint)
       and (${types === null ? null : types.join(',')}::text is null
         or type = any(string_to_array(${types === null ? null : types.join(',')}::text, ',')))
-    order by txid, seq
+    order by events.txid, events.seq
     limit ${limit + 1}`);
   const page = rows.slice(0, limit);
   const end = page.at(-1);
@@ -117,7 +120,7 @@ export async function claimUnpublished(tx: SqlRunner, limit: number): Promise<Cl
   const rows = await tx.rows<EventRow>(sql`
     select ${COLUMNS} from events
     where published_at is null and ${SETTLED}
-    order by txid, seq
+    order by events.txid, events.seq
     limit ${limit}
     for update skip locked`);
   return rows.map((row) => ({ seq: row.seq, envelope: envelopeOf(row) }));

@@ -265,6 +265,38 @@ describe('the outbox and GET /events', () => {
     expect(seen.every((e) => e.workspaceId === writer.workspaceId)).toBe(true);
   });
 
+  it('orders by transaction and sequence as numbers: 9 before 10, 99 before 100', async () => {
+    const reader = await createTenant(handle.db);
+    // Transactions and sequence numbers that cross a digit boundary, in the order the feed owes:
+    // compared as text, "10" < "9" and "100" < "99". All long settled.
+    const order: Array<[txid: number, seq: number]> = [
+      [9, 9_000_000_009],
+      [9, 9_000_000_010],
+      [10, 9_000_000_001],
+      [99, 9_000_000_099],
+      [100, 9_000_000_002],
+    ];
+    for (const [txid, seq] of order) {
+      await handle.db.execute(sql`insert into events (seq, type, workspace_id, txid, data)
+        overriding system value
+        values (${seq}, 'agent.created', ${reader.workspaceId}, ${txid},
+          ${JSON.stringify({ agentId: reader.workspaceId, versionId: reader.workspaceId, name: `${seq}`, slug: `s${seq}` })}::jsonb)`);
+    }
+    const seqsOf = (events: Event[]) => events.map((e) => Number((e.data as { name: string }).name));
+    expect(seqsOf((await feed('limit=250', reader)).events)).toEqual(order.map(([, seq]) => seq));
+    expect(seqsOf((await everything(reader)).all)).toEqual(order.map(([, seq]) => seq));
+    // Paged two at a time, the walk ends, each event once.
+    const walked: Event[] = [];
+    let cursor = '';
+    for (let pages = 0; pages < 10; pages++) {
+      const { events, answer } = await feed(`limit=2&cursor=${cursor}`, reader);
+      walked.push(...events);
+      cursor = answer.headers['x-next-cursor'] as string;
+      if (!answer.headers.link) break;
+    }
+    expect(seqsOf(walked)).toEqual(order.map(([, seq]) => seq));
+  });
+
   it('issues opaque cursors bound to the workspace: another workspace’s is a 400 naming cursor', async () => {
     const { answer } = await feed('limit=1');
     const cursor = answer.headers['x-next-cursor'] as string;
