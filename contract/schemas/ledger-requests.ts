@@ -31,26 +31,59 @@ export const ledgerListParams = /* @__PURE__ */ (() =>
 export const ledgerListQuery = /* @__PURE__ */ (() => listRouteQuery(ledgerListParams))();
 export type LedgerListQuery = v.InferOutput<typeof ledgerListQuery.schema>;
 
-/** A calendar day, `YYYY-MM-DD`, that exists. */
+/**
+ * A calendar day, `YYYY-MM-DD`, that exists, in the years 1000 to 9998: four-digit years on
+ * both sides of the window (its end is the day after `to`).
+ */
 const Day = /* @__PURE__ */ (() =>
-  v.pipe(
-    v.string(),
-    v.regex(/^(?!0000)\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD'),
-    v.check(
-      (s) => new Date(`${s}T00:00:00.000Z`).toISOString().startsWith(s),
-      'must be a real calendar date',
+  v.config(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD'),
+      v.check((s) => {
+        const ms = Date.parse(`${s}T00:00:00.000Z`);
+        return Number.isFinite(ms) && new Date(ms).toISOString().startsWith(s);
+      }, 'must be a real calendar date'),
+      v.check((s) => s >= '1000-01-01' && s <= '9998-12-31', 'must be from 1000-01-01 to 9998-12-31'),
     ),
+    { abortPipeEarly: true },
   ))();
 
 /**
- * An IANA time zone name both Node (Intl) and Postgres know, as `Europe/Paris` or `UTC`. POSIX
- * forms (`+05`, `EST5EDT`-like offsets) are refused: Postgres reads their sign the other way round.
+ * The legacy three-letter ids the runtime's zone data (ICU) accepts beside the IANA names, each
+ * an abbreviation with more than one reading (`IST`: India, Ireland or Israel; ICU reads `BST` as
+ * Bangladesh): refused, so a day is never counted in a zone the caller did not mean.
+ */
+const THREE_LETTER_IANA = new Set([
+  'UTC',
+  'UCT',
+  'GMT',
+  'EST',
+  'MST',
+  'HST',
+  'CET',
+  'EET',
+  'MET',
+  'WET',
+  'PRC',
+  'ROC',
+  'ROK',
+]);
+
+/**
+ * An IANA time zone name the runtime (Intl) knows, as `Europe/Paris` or `UTC`: the days' bounds
+ * are computed with it (db/queries/local-days.ts). POSIX forms (`+05`, `EST5EDT`-like offsets) are
+ * refused, as are abbreviations that are not IANA names (`IST`, `PST`, `BST`).
  */
 export const TimeZone = /* @__PURE__ */ (() =>
   v.config(
     v.pipe(
       v.string(),
       v.regex(/^[A-Za-z][A-Za-z_]*(\/[A-Za-z0-9_+-]+)*$/, 'must be an IANA time zone name, as Europe/Paris'),
+      v.check(
+        (zone) => !/^[A-Za-z]{3}$/.test(zone) || THREE_LETTER_IANA.has(zone.toUpperCase()),
+        'is an abbreviation, not an IANA time zone name: name the zone, as Asia/Kolkata',
+      ),
       v.check((zone) => {
         try {
           new Intl.DateTimeFormat('en', { timeZone: zone });
@@ -74,6 +107,7 @@ export const usageParams = /* @__PURE__ */ (() =>
     timezone: textParam(TimeZone, 'The IANA time zone the days are counted in; default `UTC`.'),
   }) satisfies Record<string, QueryParam>)();
 
+/** NaN when either is not a day: that one's own issue names it, not this span's checks. */
 const daysBetween = (from: string, to: string) =>
   (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
 
@@ -92,14 +126,14 @@ export const UsageQuery = /* @__PURE__ */ (() =>
     ),
     v.forward<UsageInput, v.CheckIssue<UsageInput>, ['to']>(
       v.check(
-        (q) => q.from === undefined || q.to === undefined || daysBetween(q.from, q.to) >= 0,
+        (q) => q.from === undefined || q.to === undefined || !(daysBetween(q.from, q.to) < 0),
         'must not be before from',
       ),
       ['to'] as never,
     ),
     v.forward<UsageInput, v.CheckIssue<UsageInput>, ['to']>(
       v.check(
-        (q) => q.from === undefined || q.to === undefined || daysBetween(q.from, q.to) < USAGE_MAX_DAYS,
+        (q) => q.from === undefined || q.to === undefined || !(daysBetween(q.from, q.to) >= USAGE_MAX_DAYS),
         `must be less than ${USAGE_MAX_DAYS} days after from`,
       ),
       ['to'] as never,

@@ -162,7 +162,10 @@ const QUARTER_HOUR_MS = 900_000;
 const DAY_MS = 86_400_000;
 
 /**
- * Usage totals per group over whole local days `from`..`to` in `timezone`, in one statement. A
+ * Usage totals per group over whole local days `from`..`to` in `timezone`, in one statement. The
+ * days' first instants come from the runtime's zone data (Intl, as the zone was validated), and
+ * the statement places each row on its day among them: Postgres never reads the zone's name, so
+ * a name both know differently (`IST`, Postgres's Israel abbreviation) cannot move a day. A
  * quarter-hour rollup row stands for its bucket when no local midnight falls inside it: every bucket
  * in a zone whose offsets are whole quarter-hours, as every zone's are today (DST shifts included).
  * A midnight inside a bucket (the local mean times of old dates, offsets in seconds) has that
@@ -184,6 +187,9 @@ export async function usageReport(
   const lo = iso(bucketOf(starts[0] ?? end));
   const hi = iso(Math.ceil(end / QUARTER_HOUR_MS) * QUARTER_HOUR_MS);
   const split = [...starts, end].filter((ms) => ms % QUARTER_HOUR_MS !== 0).map((ms) => iso(bucketOf(ms)));
+  // The local day of an instant of the window: `from` plus the number of day starts before it.
+  const dayStarts = sql`${`{${starts.map(iso).join(',')}}`}::timestamptz[]`;
+  const dayOf = (at: Sql) => sql`${q.from}::date + (width_bucket(${at}, ${dayStarts}) - 1)`;
   // Each cut bucket as constants: the planner estimates each range from its statistics, and with
   // none (any zone of today) the branch is planned away.
   const cutRanges = split.length
@@ -218,7 +224,7 @@ export async function usageReport(
     voiceSeconds: string;
   }>(sql`
     with counted as (
-      select (bucket at time zone ${tz})::date as day, ${agent} as agent_id, reason, amount, entries, sessions,
+      select ${dayOf(sql`bucket`)} as day, ${agent} as agent_id, reason, amount, entries, sessions,
         voice_seconds
       from ${rollup}
       where workspace_id = ${ws} and ${bucketRanges}
@@ -228,13 +234,13 @@ export async function usageReport(
       from ledger_usage_agent_daily
       where workspace_id = ${ws} and day >= ${daysFrom.slice(0, 10)}::date and day < ${daysTo.slice(0, 10)}::date
       union all
-      select (e.created_at at time zone ${tz})::date, e.agent_id, e.reason, e.amount, 1,
+      select ${dayOf(sql`e.created_at`)}, e.agent_id, e.reason, e.amount, 1,
         (e.session_id is not null)::int, ledger_voice_seconds(s.started_at, s.ended_at)
       from ledger_entries e
       left join sessions s on e.reason = 'VOICE_USAGE' and s.id = e.session_id
       where e.workspace_id = ${ws} and (${cutRanges})
         and not (e.created_at >= ${daysFrom}::timestamptz and e.created_at < ${daysTo}::timestamptz)
-        and (e.created_at at time zone ${tz})::date between ${q.from}::date and ${q.to}::date
+        and e.created_at >= ${iso(starts[0] ?? end)}::timestamptz and e.created_at < ${iso(end)}::timestamptz
     )
     select ${GROUP_KEYS[q.groupBy]} as key, sum(amount)::text as amount, sum(entries)::text as entries,
       sum(sessions)::text as sessions, coalesce(sum(voice_seconds), 0)::text as "voiceSeconds"

@@ -307,6 +307,29 @@ describe('the ledger: entries, balance, usage, credits', () => {
     expectProblem(await usage('from=2026-02-30&to=2026-03-02'), 400, ['from']);
     expectProblem(await usage('from=2025-01-01&to=2026-03-02'), 400, ['to']);
     expectProblem(await usage('from=2026-03-01&to=2026-03-02&groupBy=week'), 400, ['groupBy']);
+    // Shaped like dates, but none: refused by name, never a 500 (month 13, day 32, month 0).
+    for (const day of ['2026-13-01', '2026-01-32', '2026-00-10', '2026-1-01', 'abc', '+2026-11-01'])
+      expectProblem(await usage(`from=${day}&to=2026-03-02`), 400, ['from']);
+    // Days whose window would leave four-digit years (the day after 9999-12-31 is +010000-01-01).
+    expectProblem(await usage('from=9999-12-31&to=9999-12-31'), 400, ['from', 'to']);
+    expectProblem(await usage('from=0001-01-01&to=0001-01-02'), 400, ['from', 'to']);
+    // Abbreviations are not zone names: IST is India's, Ireland's or Israel's (and Postgres's is Israel).
+    for (const zone of ['IST', 'ist', 'PST', 'BST'])
+      expectProblem(await usage(`from=2026-03-01&to=2026-03-02&timezone=${zone}`), 400, ['timezone']);
+  });
+
+  it('counts days in the zone as validated, where Postgres would read the name otherwise (MET)', async () => {
+    // MET is an IANA name (Central European, with summer time); Postgres reads `MET` as an
+    // abbreviation, +01:00 all year. 22:30Z on 1 July is 00:30 on 2 July in Brussels' summer.
+    const t = await createTenant(handle.db);
+    await book(t, '2026-07-01T22:30:00.000Z', -17, 'SMS_USAGE');
+    await book(t, '2026-07-01T21:30:00.000Z', -19, 'SMS_USAGE');
+    const met = bodyOf(UsageReport, await usage('from=2026-07-01&to=2026-07-02&timezone=MET', t));
+    expect(met.groups.map((g) => [g.key, g.amount])).toEqual([
+      [localDay('MET')('2026-07-01T21:30:00.000Z'), -19],
+      [localDay('MET')('2026-07-01T22:30:00.000Z'), -17],
+    ]);
+    expect(met.groups.map((g) => g.key)).toEqual(['2026-07-01', '2026-07-02']);
   });
 
   it('exports a window as RFC 4180 CSV that parses and sums to the usage report', async () => {
