@@ -97,13 +97,15 @@ export async function idempotent(
 }
 
 /**
- * The `Idempotency-Key` of a create that requires one (POST /sessions): absent is a 400 naming the
- * header, as the IETF draft on the header advises (428 is for conditional requests, `If-Match`).
+ * The `Idempotency-Key` of a create that requires one (POST /sessions, POST /ledger/credits):
+ * absent is a 400 naming the header, as the IETF draft on the header advises (428 is for
+ * conditional requests, `If-Match`). `twice`: what a retry without it could do, as the route's
+ * OpenAPI parameter says it (`record a second session`).
  */
-export function requiredIdempotencyKey(req: Request): string {
+export function requiredIdempotencyKey(req: Request, twice: string): string {
   const key = idempotencyKeyOf(req);
   if (key === undefined) {
-    const message = 'is required: a retry must not record a second session';
+    const message = `is required: a retry must not ${twice}`;
     throw validationFailed(`The Idempotency-Key header ${message}.`, [{ path: 'Idempotency-Key', message }]);
   }
   return key;

@@ -10,7 +10,7 @@ import { route } from '../http/route.ts';
 /** POST /ledger/credits: the Idempotency-Key is required and becomes the entry's `idempotencyKey`. */
 export const build = (deps: Deps) =>
   route({ ...routes.createCredit, query: noQuery, body: CreditBody }, deps, async (req) => {
-    const key = requiredIdempotencyKey(req);
+    const key = requiredIdempotencyKey(req, 'credit twice');
     const credit = { ...req.body, idempotencyKey: key, principalId: req.caller.principalId };
     return idempotent(deps.database, req, key, req.body, async (tx) => {
       const { item, booked } = await bookCredit(tx, req.caller, credit);

@@ -14,7 +14,7 @@ import { requireCredit } from '../ledger/admission.ts';
 /** POST /sessions */
 export const build = (deps: Deps) =>
   route({ ...routes.createSession, query: noQuery, body: CreateSessionBody }, deps, async (req) => {
-    const key = requiredIdempotencyKey(req);
+    const key = requiredIdempotencyKey(req, 'record a second session');
     const session: NewSession = { workspaceId: req.caller.workspaceId, keyId: req.caller.keyId, ...req.body };
     return idempotent(deps.database, req, key, req.body, async (tx) => {
       const { id, item } = await createOrRefuse(tx, session);

