@@ -102,46 +102,67 @@ export async function attempt(deps: WorkerDeps, d: ClaimedDelivery): Promise<Att
   return outcome;
 }
 
+/** While attempts are in flight, how often the worker looks for deliveries due since. */
+const POLL_MS = 250;
+
 /**
  * The delivery worker: claims due deliveries, sends them at once (bounded per endpoint by the
- * claim), records each attempt, and goes on while a claim finds any and `budgetMs` lasts (a claim
- * short of `batch` may be short only because its endpoints are at their bound). `npm start` runs it
- * on an interval and at the relay's wake-up; in AWS the delivery queue's function (./deliver.ts)
- * claims what its messages name instead.
+ * claim, and to `batch` in flight), records each attempt, and goes on while it finds any or has
+ * some in flight, until `budgetMs` ends or `signal` aborts; then it waits for those in flight. A
+ * slow receiver holds only its own: while attempts are in flight the worker claims what comes due
+ * every POLL_MS and as each ends. `npm start` runs it on an interval and at the relay's wake-up; in
+ * AWS the delivery queue's function (./deliver.ts) claims what its messages name instead.
  */
 export const build =
   (deps: WorkerDeps) =>
-  async (options: { budgetMs?: number } = {}): Promise<{ claimed: number; succeeded: number }> => {
+  async (
+    options: { budgetMs?: number; signal?: AbortSignal } = {},
+  ): Promise<{ claimed: number; succeeded: number }> => {
     const until = Date.now() + (options.budgetMs ?? 0);
+    const { batch, perEndpoint, policy } = deps.settings;
+    const inFlight = new Set<Promise<void>>();
     let claimed = 0;
     let succeeded = 0;
+    const start = (d: ClaimedDelivery) => {
+      const running = attempt(deps, d)
+        .catch((error: unknown) => {
+          // The lease runs out and the delivery is due again: at least once.
+          deps.logger('warn', 'webhook attempt not recorded', {
+            deliveryId: d.id,
+            error: (error as Error).message,
+          });
+          return { kind: 'retry' as const, retryInMs: 0 };
+        })
+        .then((outcome) => {
+          if (outcome.kind === 'succeeded') succeeded++;
+          inFlight.delete(running);
+        });
+      inFlight.add(running);
+    };
     for (;;) {
-      const batch = await deps.database.run(
-        (sql) =>
-          claimDue(
-            sql,
-            deps.settings.batch,
-            deps.settings.perEndpoint,
-            deps.settings.policy.timeoutMs + 30_000,
-          ),
-        { repeatable: false },
-      );
-      claimed += batch.length;
-      const outcomes = await Promise.all(
-        batch.map((d) =>
-          attempt(deps, d).catch((error: unknown) => {
-            // The lease runs out and the delivery is due again: at least once.
-            deps.logger('warn', 'webhook attempt not recorded', {
-              deliveryId: d.id,
-              error: (error as Error).message,
-            });
-            return { kind: 'retry' as const, retryInMs: 0 };
+      const room = batch - inFlight.size;
+      const found =
+        room > 0
+          ? await deps.database.run((sql) => claimDue(sql, room, perEndpoint, policy.timeoutMs + 30_000), {
+              repeatable: false,
+            })
+          : [];
+      claimed += found.length;
+      for (const d of found) start(d);
+      if (Date.now() >= until || options.signal?.aborted || inFlight.size === 0) break;
+      // Nothing more due now, or no room: until an attempt ends or a moment passes.
+      if (found.length === 0 || inFlight.size >= batch) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          ...inFlight,
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, POLL_MS);
           }),
-        ),
-      );
-      succeeded += outcomes.filter((o) => o.kind === 'succeeded').length;
-      if (batch.length === 0 || Date.now() >= until) break;
+        ]);
+        clearTimeout(timer);
+      }
     }
+    await Promise.all(inFlight);
     deps.logger(claimed > 0 ? 'info' : 'debug', 'webhooks delivered', { claimed, succeeded });
     return { claimed, succeeded };
   };

@@ -21,18 +21,21 @@ export async function startWebhooks(deps: Deps) {
   const worker = build({ ...deps, box: secretBoxFromEnv(), settings: defaultWorkerSettings() });
   let running: Promise<unknown> | undefined;
   let again = false;
+  const stop = new AbortController();
+  // A run goes on while it finds deliveries or has some in flight (claiming what comes due
+  // meanwhile), so a wake-up during one is for the next.
   const wake = async () => {
-    if (running) {
+    if (running || stop.signal.aborted) {
       again = true;
       return;
     }
-    running = worker({ budgetMs: 10_000 })
+    running = worker({ budgetMs: Number.POSITIVE_INFINITY, signal: stop.signal })
       .catch((error: unknown) =>
         deps.logger('warn', 'webhook delivery failed', { error: (error as Error).message }),
       )
       .finally(() => {
         running = undefined;
-        if (again) {
+        if (again && !stop.signal.aborted) {
           again = false;
           void wake();
         }
@@ -44,6 +47,7 @@ export async function startWebhooks(deps: Deps) {
     wake,
     async close() {
       clearInterval(timer);
+      stop.abort();
       await running;
     },
   };

@@ -442,6 +442,36 @@ describe('webhooks', () => {
       expect(receiver.peak('bounded')).toBeLessThanOrEqual(10);
     });
 
+    it('a receiver that hangs holds up only its own deliveries: others go out meanwhile', async () => {
+      let answer: (() => void) | undefined;
+      receiver.set('held', (_req, res) => {
+        answer = () => res.writeHead(200).end();
+      });
+      const held = await createEndpoint(receiver.url('held'), quiet);
+      const prompt = await createEndpoint(receiver.url('prompt'), quiet);
+      const sendTest = (id: string) =>
+        call(h.test, {
+          method: 'POST',
+          resource: '/webhook-endpoints/{endpointId}/test',
+          path: `/webhook-endpoints/${id}/test`,
+        });
+      const waitFor = async (done: () => boolean) => {
+        for (let i = 0; i < 4000 && !done(); i++) await sleep(5);
+        expect(done()).toBe(true);
+      };
+      await sendTest(held.id);
+      const stop = new AbortController();
+      // A send timeout longer than the test's: only the worker going on can deliver `prompt`.
+      const policy = { timeoutMs: 600_000 } as WorkerSettings['policy'];
+      const run = worker({ policy })({ budgetMs: 600_000, signal: stop.signal });
+      await waitFor(() => answer !== undefined);
+      await sendTest(prompt.id);
+      await waitFor(() => receiver.at('prompt').length === 1);
+      stop.abort();
+      answer?.();
+      expect(await run).toEqual({ claimed: 2, succeeded: 2 });
+    });
+
     it('waits a 429’s Retry-After', async () => {
       const busy = await createEndpoint(receiver.url('busy'), quiet);
       await call(h.test, {
