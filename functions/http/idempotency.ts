@@ -3,13 +3,16 @@ import { IdempotencyKey } from '#contract/schemas/headers.ts';
 import type { DatabaseClient, SqlRunner } from '#db/database.ts';
 import { claimKey, completeKey, releaseKey } from '#db/queries/idempotency.ts';
 import { fingerprint } from './canonical.ts';
-import { HttpProblem, problemType, validationFailed } from './problem.ts';
+import { HttpProblem, problemType, repeatedHeader, validationFailed } from './problem.ts';
 import { baseHeaders, problem } from './respond.ts';
 import type { Request } from './route.ts';
-import { type ApiResult, headerOf } from './types.ts';
+import { type ApiResult, headerCount, headerOf } from './types.ts';
 
 /** The optional `Idempotency-Key` header, as the contract's `IdempotencyKey` defines it. */
 export function idempotencyKeyOf(req: Request): string | undefined {
+  // Two keys: which one the client meant to retry under is not ours to guess.
+  if (headerCount(req.event.multiValueHeaders, 'idempotency-key') > 1)
+    throw repeatedHeader('Idempotency-Key');
   const key = headerOf(req.event.headers, 'idempotency-key');
   if (key === undefined) return undefined;
   const parsed = v.safeParse(IdempotencyKey, key, { abortEarly: true });

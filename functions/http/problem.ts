@@ -84,7 +84,7 @@ export const INVALID_KEY = {
 } as const;
 export const invalidKey = () =>
   new HttpProblem(INVALID_KEY.status, problemType(INVALID_KEY.slug), INVALID_KEY.detail);
-/** A header that names the caller came more than once: which one counts is not ours to guess. */
+/** A header that must come once (Authorization, Idempotency-Key) came more than once: which one counts is not ours to guess. */
 export const repeatedHeader = (name: string) =>
   new HttpProblem(
     400,

@@ -23,7 +23,7 @@ import {
 import { parseQuery } from './query.ts';
 import { releaseMetricFields } from './release-metrics.ts';
 import { problem } from './respond.ts';
-import { type ApiEvent, type ApiHandler, type ApiResult, headerOf } from './types.ts';
+import { type ApiEvent, type ApiHandler, type ApiResult, headerCount, headerOf } from './types.ts';
 import { holdToTier, type WorkspaceLimits } from './workspace-limit.ts';
 
 /**
@@ -122,12 +122,6 @@ async function callerOf(event: ApiEvent, sql: SqlRunner): Promise<Caller | undef
   >[0]);
 }
 
-/** How many values a header came with, any case of its name. */
-const valuesOf = (headers: Record<string, string[] | undefined> | null | undefined, name: string) =>
-  Object.entries(headers ?? {})
-    .filter(([key]) => key.toLowerCase() === name)
-    .reduce((sum, [, values]) => sum + (values?.length ?? 0), 0);
-
 /**
  * Wraps an operation: checks the caller holds the route's scope and (with `workspaceLimits`) that
  * its workspace is within its tier, then turns whatever is thrown into
@@ -149,7 +143,7 @@ export function route<D extends Declaration>(
     let result: ApiResult;
     try {
       // The authorizer saw one of them (API Gateway passes it one value): refuse, whichever it was.
-      if (valuesOf(event.multiValueHeaders, 'authorization') > 1) throw repeatedHeader('Authorization');
+      if (headerCount(event.multiValueHeaders, 'authorization') > 1) throw repeatedHeader('Authorization');
       // Within the request deadline: a hung database must be a 503 well before the function's
       // own timeout. A GET only reads, so it may run again after a dropped connection.
       result = await database.run(

@@ -72,3 +72,9 @@ export function queryPairs(event: Pick<ApiEvent, 'multiValueQueryStringParameter
   }
   return params;
 }
+
+/** How many values a header came with, any case of its name (`name` lower-case). */
+export const headerCount = (headers: Record<string, string[] | undefined> | null | undefined, name: string) =>
+  Object.entries(headers ?? {})
+    .filter(([key]) => key.toLowerCase() === name)
+    .reduce((sum, [, values]) => sum + (values?.length ?? 0), 0);

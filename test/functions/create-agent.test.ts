@@ -320,6 +320,25 @@ describe('POST /agents', () => {
       });
     });
 
+    it('refuses the header sent twice (two names or two values), creating nothing', async () => {
+      const before = await rowCount('agents');
+      const twice = (multi: Record<string, string[]>) => {
+        const event = apiEvent({ method: 'POST', path: '/agents', body: { name: 'Twice' }, caller: tenant });
+        Object.assign(event.multiValueHeaders, multi);
+        event.headers['Idempotency-Key'] = 'key-b';
+        return createAgent(event);
+      };
+      for (const multi of [
+        { 'Idempotency-Key': ['key-a', 'key-b'] },
+        { 'idempotency-key': ['key-a'], 'Idempotency-Key': ['key-b'] },
+      ]) {
+        const answer = await twice(multi);
+        expectProblem(answer, 400, ['headers.idempotency-key']);
+        expect(JSON.parse(answer.body).type).toMatch(/duplicate-header$/);
+      }
+      expect(await rowCount('agents')).toBe(before);
+    });
+
     it('scopes keys to the workspace', async () => {
       const elsewhere = await createTenant(handle.db);
       const ours = await post({ name: 'Scoped' }, { 'idempotency-key': 'shared' });
