@@ -328,10 +328,11 @@ describe('POST /agents', () => {
         event.headers['Idempotency-Key'] = 'key-b';
         return createAgent(event);
       };
-      for (const multi of [
+      const sent: Record<string, string[]>[] = [
         { 'Idempotency-Key': ['key-a', 'key-b'] },
         { 'idempotency-key': ['key-a'], 'Idempotency-Key': ['key-b'] },
-      ]) {
+      ];
+      for (const multi of sent) {
         const answer = await twice(multi);
         expectProblem(answer, 400, ['headers.idempotency-key']);
         expect(JSON.parse(answer.body).type).toMatch(/duplicate-header$/);
