@@ -2015,6 +2015,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The workspace has no credit left (problem `insufficient-credit`; `errors` names `balance`): add credit with `POST /ledger/credits`. */
+            402: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
             403: {
                 headers: {
@@ -3261,6 +3272,17 @@ export interface operations {
                     "x-request-id"?: string;
                     /** @description `Bearer` */
                     "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace has no credit left (problem `insufficient-credit`; `errors` names `balance`): add credit with `POST /ledger/credits`. */
+            402: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -460,6 +460,10 @@ const sessionAnswer = (description: string) => ({
 });
 const illegalTransition = (what: string) =>
   problemResponse(`${what} (problem \`illegal-transition\`; \`errors\` names the session's \`status\`).`);
+/** POST /sessions and .../start when the workspace has no credit left (functions/ledger/admission.ts). */
+const noCredit = problemResponse(
+  'The workspace has no credit left (problem `insufficient-credit`; `errors` names `balance`): add credit with `POST /ledger/credits`.',
+);
 const createSessionOperation = {
   parameters: [
     {
@@ -482,6 +486,7 @@ const createSessionOperation = {
     '409': problemResponse(
       'The agent is archived, or has no published version and none was named; the email and the phone belong to two different persons (`errors` names both); or the Idempotency-Key is in flight.',
     ),
+    '402': noCredit,
     '413': problemResponse(`The body exceeds ${MAX_BODY_BYTES} bytes.`),
     '415': problemResponse('Content-Type is not application/json.'),
     '422': problemResponse('The Idempotency-Key was used with a different body.'),
@@ -494,6 +499,7 @@ const startSessionOperation = {
   responses: {
     '200': sessionAnswer('The session, `IN_PROGRESS` (a repeat answers it unchanged).'),
     ...transitionProblems,
+    '402': noCredit,
     '409': problemResponse(
       "The session is `COMPLETED` (problem `illegal-transition`; `errors` names the session's `status`), or its agent was archived since it was created (problem `conflict`; `errors` names `agentId`).",
     ),

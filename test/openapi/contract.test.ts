@@ -139,6 +139,36 @@ describe('live responses match the OpenAPI document', () => {
     }
   });
 
+  it('POST /sessions and POST /sessions/{sessionId}/start: 402 once the credit is gone', async () => {
+    const broke = await createTenant(database.db, { scopes: ['sessions:write'] });
+    const agent = await insertAgent(database.db, broke, { n: 1 });
+    await database.db.execute(
+      sql`update agents set published_version_id = ${agent.versionIds[0]} where id = ${agent.agentId}`,
+    );
+    const session = (key: string) =>
+      call('POST', '/sessions', {
+        token: broke.token,
+        ...json(
+          { agentId: agent.agentId, type: 'WEB_VOICE', person: { email: `${key}@example.com` } },
+          { 'idempotency-key': key },
+        ),
+      });
+    const waiting = await session('before');
+    expect(waiting.status).toBe(201);
+    const { id } = (await waiting.json()) as { id: string };
+    // Spend the whole balance.
+    await database.db.execute(sql`
+      insert into ledger_entries (id, created_at, updated_at, workspace_id, amount, reason)
+      select 'drain' || substr(${broke.workspaceId}, 1, 19), now(), now(), workspace_id, -balance, 'SMS_USAGE'
+      from ledger_balances where workspace_id = ${broke.workspaceId}`);
+    const refused = await session('after');
+    expect(refused.status).toBe(402);
+    await expectDocumented(refused, 'POST', '/sessions');
+    const start = await call('POST', `/sessions/${id}/start`, { token: broke.token });
+    expect(start.status).toBe(402);
+    await expectDocumented(start, 'POST', '/sessions/{sessionId}/start');
+  });
+
   it('GET /agents: 200 and 400', async () => {
     for (const query of ['', '?q=contract&includeTotal=true', '?status=DRAFT&order=asc&cursor=']) {
       const res = await call('GET', `/agents${query}`);
