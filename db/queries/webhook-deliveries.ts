@@ -1,4 +1,4 @@
-import sql, { type Sql } from 'sql-template-tag';
+import sql, { empty, type Sql } from 'sql-template-tag';
 import type { eventTypes } from '#contract/enums.ts';
 import type { WebhookDelivery, WebhookDeliveryDetail } from '#contract/schemas/webhook.ts';
 import type { SqlRunner } from '../database.ts';
@@ -215,12 +215,16 @@ export async function databaseNow(runner: SqlRunner): Promise<number> {
   return Number(row?.ms);
 }
 
-/** The delivery `d` as the API answers it. */
-const deliveryJson =
-  () => sql`jsonb_build_object('id', d.id, 'endpointId', d.endpoint_id, 'eventId', d.event_id,
-    'eventType', d.event_type, 'kind', d.kind, 'status', d.status,
-    'attemptCount', d.attempt_count, 'nextAttemptAt', ${isoTime(sql`d.next_attempt_at`)},
-    'createdAt', ${isoTime(sql`d.created_at`)}, 'updatedAt', ${isoTime(sql`d.updated_at`)})`;
+/**
+ * The delivery `d` as the API answers it, compact (`row_to_json`, as projections.ts explains);
+ * `attempts`: the detail's list of them, as JSON.
+ */
+const deliveryJson = (attempts?: Sql) => sql`(select row_to_json(j) from (select
+    d.id as "id", d.endpoint_id as "endpointId", d.event_id as "eventId", d.event_type as "eventType",
+    d.kind as "kind", d.status as "status", d.attempt_count as "attemptCount",
+    ${isoTime(sql`d.next_attempt_at`)} as "nextAttemptAt", ${isoTime(sql`d.created_at`)} as "createdAt",
+    ${isoTime(sql`d.updated_at`)} as "updatedAt"${attempts ? sql`, ${attempts} as "attempts"` : empty}
+  ) j)`;
 
 /** The endpoint, when the caller's workspace holds it (the first statement: it carries the key's guard). */
 const endpointOf = (caller: CallingKey, endpointId: string): Sql => sql`
@@ -357,10 +361,10 @@ export async function getDelivery(
   deliveryId: string,
 ): Promise<JsonText<WebhookDeliveryDetail> | undefined> {
   const [row] = await runner.rows<{ item: JsonText<WebhookDeliveryDetail> }>(sql`
-    select (${deliveryJson()} || jsonb_build_object('attempts', coalesce((
-      select jsonb_agg(jsonb_build_object('at', ${isoTime(sql`a.at`)}, 'statusCode', a.status_code,
-        'durationMs', a.duration_ms, 'response', a.response, 'error', a.error) order by a.id)
-      from webhook_attempts a where a.delivery_id = d.id), '[]'::jsonb)))::text as item
+    select ${deliveryJson(sql`(select ('[' || coalesce(string_agg((select row_to_json(j)::text from (select
+        ${isoTime(sql`a.at`)} as "at", a.status_code as "statusCode", a.duration_ms as "durationMs",
+        a.response as "response", a.error as "error") j), ',' order by a.id), '') || ']')::json
+      from webhook_attempts a where a.delivery_id = d.id)`)}::text as item
     from webhook_deliveries d
     where d.id = ${deliveryId} and d.workspace_id = ${caller.workspaceId} and ${keyIsLive(caller.keyId)}`);
   return row?.item;

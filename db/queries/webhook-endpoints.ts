@@ -18,16 +18,19 @@ import { isoTime } from './projections.ts';
 /** An endpoint's ETag, in SQL: as an agent's, `"<id>.<updated_at in epoch ms>"`. */
 export const endpointEtagSql = sql`'"' || w.id || '.' || floor(extract(epoch from w.updated_at) * 1000)::bigint || '"'`;
 
-/** The endpoint `w` as the API answers it (never its secrets), and its ETag. */
-const ENDPOINT = sql`jsonb_build_object(
-    'id', w.id, 'url', w.url, 'description', w.description, 'enabledEvents', to_jsonb(w.enabled_events),
-    'agentIds', to_jsonb(w.agent_ids), 'metadata', w.metadata, 'status', w.status,
-    'disabledReason', w.disabled_reason, 'consecutiveFailures', w.consecutive_failures,
-    'lastSuccessAt', ${isoTime(sql`w.last_success_at`)}, 'firstFailureAt', ${isoTime(sql`w.first_failure_at`)},
-    'previousSecretExpiresAt', case when w.previous_secret_expires_at > now()
-      then ${isoTime(sql`w.previous_secret_expires_at`)} end,
-    'createdAt', ${isoTime(sql`w.created_at`)}, 'updatedAt', ${isoTime(sql`w.updated_at`)}
-  )::text as item, ${endpointEtagSql} as etag`;
+/**
+ * The endpoint `w` as the API answers it (never its secrets), and its ETag. `row_to_json` rather
+ * than `jsonb_build_object`, whose text has a space after every colon and comma (projections.ts).
+ */
+const ENDPOINT = sql`(select row_to_json(j) from (select
+    w.id as "id", w.url as "url", w.description as "description", w.enabled_events as "enabledEvents",
+    w.agent_ids as "agentIds", w.metadata as "metadata", w.status as "status",
+    w.disabled_reason as "disabledReason", w.consecutive_failures as "consecutiveFailures",
+    ${isoTime(sql`w.last_success_at`)} as "lastSuccessAt", ${isoTime(sql`w.first_failure_at`)} as "firstFailureAt",
+    case when w.previous_secret_expires_at > now()
+      then ${isoTime(sql`w.previous_secret_expires_at`)} end as "previousSecretExpiresAt",
+    ${isoTime(sql`w.created_at`)} as "createdAt", ${isoTime(sql`w.updated_at`)} as "updatedAt"
+  ) j)::text as item, ${endpointEtagSql} as etag`;
 
 export interface EndpointAnswer {
   item: JsonText<WebhookEndpoint>;

@@ -119,6 +119,7 @@ describe('webhooks', () => {
       status: result.statusCode,
       headers: result.headers,
       body: result.body ? JSON.parse(result.body) : undefined,
+      raw: result.body,
     };
   };
 
@@ -396,6 +397,29 @@ describe('webhooks', () => {
       }
       // The redirect's target was never asked.
       expect(receiver.at('redirect-target')).toHaveLength(0);
+    });
+
+    it('answers compact JSON: endpoints, deliveries and a delivery with its attempts', async () => {
+      const created = await createEndpoint(receiver.url('fail'), quiet);
+      const path = `/webhook-endpoints/${created.id}`;
+      const queued = await call(h.test, {
+        method: 'POST',
+        resource: '/webhook-endpoints/{endpointId}/test',
+        path: `${path}/test`,
+      });
+      await deliverDue();
+      const answers = [
+        queued,
+        await call(h.get, { resource: '/webhook-endpoints/{endpointId}', path }),
+        await call(h.list, { resource: '/webhook-endpoints', path: '/webhook-endpoints' }),
+        await call(h.deliveries, {
+          resource: '/webhook-endpoints/{endpointId}/deliveries',
+          path: `${path}/deliveries`,
+        }),
+        await detail(queued.body.id),
+      ];
+      expect(answers.at(-1)?.body.attempts).toHaveLength(1);
+      for (const answer of answers) expect(answer.raw).toBe(JSON.stringify(answer.body));
     });
 
     it('retries on the schedule, succeeds when the receiver recovers, and gives up after the last', async () => {
