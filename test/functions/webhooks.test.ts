@@ -411,7 +411,8 @@ describe('webhooks', () => {
       const answers = [
         queued,
         await call(h.get, { resource: '/webhook-endpoints/{endpointId}', path }),
-        await call(h.list, { resource: '/webhook-endpoints', path: '/webhook-endpoints' }),
+        // The newest only: other tests' endpoints carry metadata, a client's own object, kept as stored.
+        await call(h.list, { resource: '/webhook-endpoints', path: '/webhook-endpoints', query: 'limit=1' }),
         await call(h.deliveries, {
           resource: '/webhook-endpoints/{endpointId}/deliveries',
           path: `${path}/deliveries`,
