@@ -1,7 +1,8 @@
 import type { FieldError } from './problem.ts';
 
 // Postgres cannot store U+0000 in text or jsonb, and stores an unpaired UTF-16 surrogate as
-// U+FFFD: both would turn a client's mistake into a 500 or into silently different data.
+// U+FFFD; a number past a double's range parses to Infinity, stored as null: each would turn a
+// client's mistake into a 500 or into silently different data.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function problemOf(text: string): string | undefined {
@@ -10,6 +11,8 @@ function problemOf(text: string): string | undefined {
   return undefined;
 }
 
+const NOT_A_DOUBLE = 'must be a number within ±1.8e308 (a double), as JSON carries it';
+
 const dotPath = (parts: (string | number)[]) =>
   parts.length === 0 ? '(root)' : parts.map((p) => (p === '' ? '""' : String(p))).join('.');
 
@@ -17,7 +20,7 @@ const dotPath = (parts: (string | number)[]) =>
 export const MAX_JSON_DEPTH = 32;
 
 /**
- * Every string and field name in a parsed JSON value that Postgres could not store faithfully; or,
+ * Every string, field name and number in a parsed JSON value that could not be stored faithfully; or,
  * for a value nested deeper than MAX_JSON_DEPTH, that one finding. Iterative, so no input can
  * exhaust the stack.
  */
@@ -32,6 +35,9 @@ export function unstorableText(root: unknown): FieldError[] {
     if (typeof value === 'string') {
       const message = problemOf(value);
       if (message) found.push({ path: dotPath(path), message });
+    } else if (typeof value === 'number') {
+      // `1e400` parses to Infinity, which JSON and jsonb would hold as null.
+      if (!Number.isFinite(value)) found.push({ path: dotPath(path), message: NOT_A_DOUBLE });
     } else if (Array.isArray(value)) {
       value.forEach((item, i) => {
         pending.push({ value: item, path: [...path, i] });

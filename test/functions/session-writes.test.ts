@@ -231,6 +231,18 @@ describe('the session write path', () => {
       'person.properties.prototype',
     ]);
     expect(problem.errors?.[0]?.message).toMatch(/^is a reserved key/);
+    // Numbers past a double's range, as sent: JSON.parse makes them Infinity, stored as null.
+    const huge = await app.create(
+      apiEvent({
+        method: 'POST',
+        path: '/sessions',
+        caller: tenant,
+        scopes: WRITE,
+        headers: { 'idempotency-key': freshKey(), 'content-type': 'application/json' },
+        rawBody: `{"agentId":"${agent.agentId}","type":"WEB_VOICE","person":{"email":"huge@example.com","properties":{"n":1e400,"deep":[{"m":-1e400}],"fine":1e300}}}`,
+      }),
+    );
+    expectProblem(huge, 400, ['person.properties.n', 'person.properties.deep.0.m']);
     expect(await count(sql`select count(*)::int as n from persons`)).toBe(people);
     // An object is kept as sent.
     const kept = await newSession({
