@@ -906,6 +906,13 @@ export interface components {
             }[];
             requestId: string;
         };
+        EdgeProblem: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            blockedBy: string;
+        };
         AgentVersionList: components["schemas"]["AgentVersion"][];
         JsonPatch: ({
             /** @constant */
@@ -1343,7 +1350,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentList"];
                 };
             };
-            /** @description A query parameter is invalid; `errors` names each one. */
+            /** @description A query parameter is invalid; `errors` names each one. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1352,9 +1359,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1365,9 +1373,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1376,6 +1385,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No such route (API Gateway’s own answer, as a problem). */
@@ -1387,6 +1397,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -1448,7 +1472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Malformed JSON or an invalid field; `errors` names each one. */
+            /** @description Malformed JSON or an invalid field; `errors` names each one. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1457,9 +1481,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1470,9 +1495,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1481,6 +1507,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No such route (API Gateway’s own answer, as a problem). */
@@ -1536,6 +1563,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -1603,7 +1644,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A query parameter was given (this operation takes none); `errors` names each. */
+            /** @description A query parameter was given (this operation takes none); `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1612,9 +1653,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1625,9 +1667,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1636,6 +1679,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -1647,6 +1691,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -1708,7 +1766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Malformed JSON, an invalid field, a query parameter (none is taken) or a malformed `If-Match`; `errors` names each. */
+            /** @description Malformed JSON, an invalid field, a query parameter (none is taken) or a malformed `If-Match`; `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1717,9 +1775,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1730,9 +1789,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1741,6 +1801,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -1807,6 +1868,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -1888,7 +1963,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionList"];
                 };
             };
-            /** @description A query parameter is invalid; `errors` names each one. */
+            /** @description A query parameter is invalid; `errors` names each one. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1897,9 +1972,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1910,9 +1986,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -1921,6 +1998,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No such route (API Gateway’s own answer, as a problem). */
@@ -1932,6 +2010,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -1991,7 +2083,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Malformed JSON, an invalid field, no `Idempotency-Key`, or an `agentId`/`agentVersionId` that is not the workspace’s; `errors` names each. */
+            /** @description Malformed JSON, an invalid field, no `Idempotency-Key`, or an `agentId`/`agentVersionId` that is not the workspace’s; `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2000,9 +2092,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2013,6 +2106,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description The workspace has no credit left (problem `insufficient-credit`; `errors` names `balance`): add credit with `POST /ledger/credits`. */
@@ -2026,7 +2120,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2035,6 +2129,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No such route (API Gateway’s own answer, as a problem). */
@@ -2090,6 +2185,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -2156,7 +2265,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentVersionList"];
                 };
             };
-            /** @description A query parameter is invalid; `errors` names each one. */
+            /** @description A query parameter is invalid; `errors` names each one. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2165,9 +2274,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2178,9 +2288,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2189,6 +2300,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -2200,6 +2312,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -2266,7 +2392,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentVersion"];
                 };
             };
-            /** @description Malformed JSON, an invalid field, a query parameter (none is taken) or a malformed `If-Match`; `errors` names each. */
+            /** @description Malformed JSON, an invalid field, a query parameter (none is taken) or a malformed `If-Match`; `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2275,9 +2401,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2288,9 +2415,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2299,6 +2427,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -2378,6 +2507,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
+                };
+            };
             /** @description An unexpected error; nothing about it is disclosed. */
             500: {
                 headers: {
@@ -2429,7 +2572,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentVersion"];
                 };
             };
-            /** @description A query parameter was given (this operation takes none); `errors` names each. */
+            /** @description A query parameter was given (this operation takes none); `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2438,9 +2581,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2451,9 +2595,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2462,6 +2607,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No agent with this id in this workspace, or no version with this id of this agent: unknown, another workspace's or another agent's, or not an id at all (no existence is revealed); or no such route. */
@@ -2473,6 +2619,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -2528,7 +2688,7 @@ export interface operations {
                     "application/json-patch+json": components["schemas"]["JsonPatch"];
                 };
             };
-            /** @description A query parameter was given (this operation takes none); `errors` names each. */
+            /** @description A query parameter was given (this operation takes none); `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2537,9 +2697,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2550,9 +2711,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2561,6 +2723,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No agent with this id in this workspace, or no version with this id of this agent: unknown, another workspace's or another agent's, or not an id at all (no existence is revealed); or no such route. */
@@ -2572,6 +2735,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -2623,7 +2800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description A query parameter was given (this operation takes none); `errors` names each. */
+            /** @description A query parameter was given (this operation takes none); `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2632,9 +2809,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2645,9 +2823,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2656,6 +2835,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No session with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -2667,6 +2847,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -2727,7 +2921,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Malformed JSON, an invalid field, a query parameter (none is taken) or a malformed `If-Match`; `errors` names each. */
+            /** @description Malformed JSON, an invalid field, a query parameter (none is taken) or a malformed `If-Match`; `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2736,9 +2930,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2749,9 +2944,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2760,6 +2956,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -2815,6 +3012,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -2875,7 +3086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description A query parameter or a body field (none is taken), or a malformed `If-Match`; `errors` names each. */
+            /** @description A query parameter or a body field (none is taken), or a malformed `If-Match`; `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2884,9 +3095,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2897,9 +3109,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -2908,6 +3121,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -2952,6 +3166,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -3012,7 +3240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description A query parameter or a body field (none is taken), or a malformed `If-Match`; `errors` names each. */
+            /** @description A query parameter or a body field (none is taken), or a malformed `If-Match`; `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3021,9 +3249,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3034,9 +3263,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3045,6 +3275,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -3089,6 +3320,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -3155,7 +3400,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentChangeList"];
                 };
             };
-            /** @description A query parameter is invalid; `errors` names each one. */
+            /** @description A query parameter is invalid; `errors` names each one. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3164,9 +3409,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3177,9 +3423,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3188,6 +3435,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No agent with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -3199,6 +3447,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -3254,7 +3516,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description A query parameter, or a body field, was given that the operation does not take. */
+            /** @description A query parameter, or a body field, was given that the operation does not take. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3263,9 +3525,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3276,6 +3539,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description The workspace has no credit left (problem `insufficient-credit`; `errors` names `balance`): add credit with `POST /ledger/credits`. */
@@ -3289,7 +3553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3298,6 +3562,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No session with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -3342,6 +3607,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -3397,7 +3676,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A query parameter, or a body field, was given that the operation does not take. */
+            /** @description A query parameter, or a body field, was given that the operation does not take. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3406,9 +3685,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3419,9 +3699,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3430,6 +3711,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No session with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -3474,6 +3756,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -3529,7 +3825,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description A query parameter or a field the operation does not take, or an invalid one: an `endedAt` that is no real instant, is before the session started (or, never started, was created) or is more than 300 s ahead of the server; `errors` names each. */
+            /** @description A query parameter or a field the operation does not take, or an invalid one: an `endedAt` that is no real instant, is before the session started (or, never started, was created) or is more than 300 s ahead of the server; `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3538,9 +3834,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3551,9 +3848,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3562,6 +3860,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No session with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -3595,6 +3894,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -3654,7 +3967,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
-            /** @description An invalid parameter or a cursor this API did not issue; `errors` names each. */
+            /** @description An invalid parameter or a cursor this API did not issue; `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3663,9 +3976,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3676,9 +3990,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3687,6 +4002,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No such route (API Gateway’s own answer, as a problem). */
@@ -3698,6 +4014,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -3772,7 +4102,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description A query parameter is invalid; `errors` names each one. */
+            /** @description A query parameter is invalid; `errors` names each one. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3781,9 +4111,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3794,9 +4125,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3805,6 +4137,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No such route (API Gateway’s own answer, as a problem). */
@@ -3816,6 +4149,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -3867,7 +4214,7 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerEntry"];
                 };
             };
-            /** @description A query parameter was given (this operation takes none); `errors` names each. */
+            /** @description A query parameter was given (this operation takes none); `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3876,9 +4223,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3889,9 +4237,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3900,6 +4249,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No ledger entry with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -3911,6 +4261,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -3979,7 +4343,7 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerEntry"];
                 };
             };
-            /** @description Malformed JSON, an invalid field or no `Idempotency-Key`; `errors` names each. */
+            /** @description Malformed JSON, an invalid field or no `Idempotency-Key`; `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -3988,9 +4352,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4001,9 +4366,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4012,6 +4378,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No such route (API Gateway’s own answer, as a problem). */
@@ -4069,6 +4436,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
+                };
+            };
             /** @description An unexpected error; nothing about it is disclosed. */
             500: {
                 headers: {
@@ -4115,7 +4496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Balance"];
                 };
             };
-            /** @description A query parameter was given (this operation takes none); `errors` names each. */
+            /** @description A query parameter was given (this operation takes none); `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4124,9 +4505,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4137,9 +4519,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4148,6 +4531,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No such route (API Gateway’s own answer, as a problem). */
@@ -4159,6 +4543,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -4216,7 +4614,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsageReport"];
                 };
             };
-            /** @description A parameter is missing or invalid (an unknown time zone, `to` before `from`, more than 366 days); `errors` names each. */
+            /** @description A parameter is missing or invalid (an unknown time zone, `to` before `from`, more than 366 days); `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4225,9 +4623,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4238,9 +4637,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4249,6 +4649,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No such route (API Gateway’s own answer, as a problem). */
@@ -4260,6 +4661,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -4323,7 +4738,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
-            /** @description A query parameter is invalid; `errors` names each one. */
+            /** @description A query parameter is invalid; `errors` names each one. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4332,9 +4747,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4345,9 +4761,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4356,6 +4773,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No such route (API Gateway’s own answer, as a problem). */
@@ -4367,6 +4785,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -4428,7 +4860,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"] | components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Malformed JSON, an invalid field, or a URL the stage does not send to (not https, or an address that is not public); `errors` names each. */
+            /** @description Malformed JSON, an invalid field, or a URL the stage does not send to (not https, or an address that is not public); `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4437,9 +4869,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4450,9 +4883,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4461,6 +4895,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No such route (API Gateway’s own answer, as a problem). */
@@ -4518,6 +4953,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
+                };
+            };
             /** @description An unexpected error; nothing about it is disclosed. */
             500: {
                 headers: {
@@ -4569,7 +5018,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description A query parameter was given (this operation takes none); `errors` names each. */
+            /** @description A query parameter was given (this operation takes none); `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4578,9 +5027,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4591,9 +5041,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4602,6 +5053,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No webhook endpoint with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -4613,6 +5065,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -4665,7 +5131,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A query parameter, or a malformed `If-Match`; `errors` names each. */
+            /** @description A query parameter, or a malformed `If-Match`; `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4674,9 +5140,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4687,9 +5154,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4698,6 +5166,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No webhook endpoint with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -4731,6 +5200,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -4791,7 +5274,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Malformed JSON, an invalid field or URL, or a malformed `If-Match`; `errors` names each. */
+            /** @description Malformed JSON, an invalid field or URL, or a malformed `If-Match`; `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4800,9 +5283,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4813,9 +5297,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4824,6 +5309,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No webhook endpoint with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -4881,6 +5367,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
+                };
+            };
             /** @description An unexpected error; nothing about it is disclosed. */
             500: {
                 headers: {
@@ -4936,7 +5436,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description Malformed JSON or an invalid field; `errors` names each. */
+            /** @description Malformed JSON or an invalid field; `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4945,9 +5445,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4958,9 +5459,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -4969,6 +5471,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No webhook endpoint with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -5002,6 +5505,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -5057,7 +5574,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description Malformed JSON or an invalid field; `errors` names each. */
+            /** @description Malformed JSON or an invalid field; `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5066,9 +5583,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5079,9 +5597,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5090,6 +5609,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No webhook endpoint with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -5123,6 +5643,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -5178,7 +5712,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecovery"];
                 };
             };
-            /** @description Malformed JSON or an invalid field (`until` not after `since`); `errors` names each. */
+            /** @description Malformed JSON or an invalid field (`until` not after `since`); `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5187,9 +5721,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5200,9 +5735,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5211,6 +5747,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No webhook endpoint with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -5244,6 +5781,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -5316,7 +5867,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description A query parameter is invalid; `errors` names each one. */
+            /** @description A query parameter is invalid; `errors` names each one. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5325,9 +5876,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5338,9 +5890,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5349,6 +5902,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No webhook endpoint with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -5360,6 +5914,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -5411,7 +5979,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryDetail"];
                 };
             };
-            /** @description A query parameter was given (this operation takes none); `errors` names each. */
+            /** @description A query parameter was given (this operation takes none); `errors` names each. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5420,9 +5988,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5433,9 +6002,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5444,6 +6014,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No webhook delivery with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -5455,6 +6026,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */
@@ -5510,7 +6095,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description A query parameter, or a body field, was given that the operation does not take. */
+            /** @description A query parameter, or a body field, was given that the operation does not take. From the web ACL: The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`). */
             400: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5519,9 +6104,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). */
+            /** @description No bearer token, or an empty one (API Gateway’s own answer, shaped as a problem by a gateway response). From the web ACL: An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`). */
             401: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5532,9 +6118,10 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
-            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. */
+            /** @description The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope. From the web ACL: Blocked by a managed rule group (`blockedBy` names it). */
             403: {
                 headers: {
                     /** @description The request id; also in every problem body. */
@@ -5543,6 +6130,7 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description No webhook delivery with this id in this workspace: unknown, another workspace's, or not an id at all (no existence is revealed); or no such route. */
@@ -5576,6 +6164,20 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`. From the web ACL: Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`). */
+            429: {
+                headers: {
+                    /** @description The request id; also in every problem body. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying: a whole number, as header text. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": components["schemas"]["EdgeProblem"];
                 };
             };
             /** @description An unexpected error; nothing about it is disclosed. */

@@ -30,7 +30,7 @@ import { Balance, LedgerEntryList, UsageGroup, UsageReport } from './schemas/led
 import { CreditBody, ledgerListQuery, usageQuery } from './schemas/ledger-requests.ts';
 import { agentChangeListQuery, agentListQuery, versionListQuery } from './schemas/list-queries.ts';
 import { type PathParamName, pathParamNames, pathParams } from './schemas/path.ts';
-import { Problem } from './schemas/problem.ts';
+import { EdgeProblem, Problem } from './schemas/problem.ts';
 import type { QueryParam } from './schemas/query.ts';
 import { PublishAgentBody, UpdateAgentBody } from './schemas/requests.ts';
 import { Conversation, LedgerEntry, Person, Session, SessionList } from './schemas/session.ts';
@@ -70,6 +70,7 @@ const schemas = {
   LedgerEntry,
   CreateAgentBody,
   Problem,
+  EdgeProblem,
   AgentVersionList,
   JsonPatch,
   CreateVersionBody,
@@ -139,11 +140,44 @@ const commonResponses = {
     'The token is unknown, revoked or expired (API Gateway’s own answer, as a problem; the operation answers the same for a key revoked or expired since API Gateway cached its allow, and when it authenticated the request itself because the authorizer could not reach the database), or lacks the scope.',
   ),
   '404': problemResponse('No such route (API Gateway’s own answer, as a problem).'),
+  '429': problemResponse(
+    'The workspace is over its tier’s rate or daily quota (API Gateway’s own answer, or the operation’s), problem `rate-limited` or `quota-exceeded`.',
+    { 'retry-after': header('Seconds to wait before retrying: a whole number, as header text.', digits) },
+  ),
   '500': problemResponse('An unexpected error; nothing about it is disclosed.'),
   '503': problemResponse('The database is unavailable; retry after the given delay.', {
     'retry-after': header('Seconds to wait before retrying: a whole number, as header text.', digits),
   }),
 };
+
+/**
+ * What the web application firewall answers on every route, before API Gateway (its statuses and
+ * rules: infra/gateway-responses.ts `edgeAnswers`): `application/json` beside a status's problems.
+ */
+const edgeStatuses = {
+  '400': 'The `Authorization` header came more than once (`blockedBy: "authorization-repeated"`).',
+  '401': 'An `Authorization` that is not `Bearer vak_…` (`blockedBy: "token-shape"`).',
+  '403': 'Blocked by a managed rule group (`blockedBy` names it).',
+  '429':
+    'Too many requests from this address or with this key (`blockedBy: "rate-per-ip"` or `"rate-per-authorization"`).',
+} as const;
+
+/** Each operation's answers with the web ACL's added: a status it may block with, as JSON. */
+function withEdgeAnswers(responses: Record<string, { description: string; content?: object }>) {
+  const all = { ...responses };
+  for (const [status, why] of Object.entries(edgeStatuses)) {
+    const own = all[status];
+    const edge = { 'application/json': { schema: ref('EdgeProblem') } };
+    all[status] = own
+      ? {
+          ...own,
+          description: `${own.description} From the web ACL: ${why}`,
+          content: { ...own.content, ...edge },
+        }
+      : { description: `From the web ACL: ${why}`, content: edge };
+  }
+  return all;
+}
 
 /** `^X$` or an enum, as a pattern for `X,X,…` (one occurrence of a repeatable parameter). */
 function commaListPattern(item: JsonSchema): string {
@@ -1074,6 +1108,9 @@ export function openApiDocument() {
       security: [{ bearer: [] }],
       'x-required-scopes': [route.scope],
       ...operation,
+      responses: withEdgeAnswers(
+        (operation as { responses: Parameters<typeof withEdgeAnswers>[0] }).responses,
+      ),
       ...(inPath.length + own.length > 0 ? { parameters: [...inPath, ...own] } : {}),
     };
   }

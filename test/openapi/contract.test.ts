@@ -169,6 +169,29 @@ describe('live responses match the OpenAPI document', () => {
     await expectDocumented(start, 'POST', '/sessions/{sessionId}/start');
   });
 
+  it('the web ACL’s blocks (400, 401) on every route, as the document’s application/json answers', async () => {
+    const edge = await startGateway({ deps: { database, logger: silentLogger }, waf: true });
+    try {
+      for (const [method, path, template] of [
+        ['GET', '/agents', '/agents'],
+        ['POST', '/sessions', '/sessions'],
+        ['GET', '/balance', '/balance'],
+      ] as const) {
+        const none = await fetch(`${edge.url}${path}`, { method });
+        expect(none.status).toBe(401);
+        await expectDocumented(none, method, template);
+        const twice = new Headers();
+        twice.append('authorization', `Bearer ${tenant.token}`);
+        twice.append('authorization', `Bearer ${tenant.token}`);
+        const repeated = await fetch(`${edge.url}${path}`, { method, headers: twice });
+        expect(repeated.status).toBe(400);
+        await expectDocumented(repeated, method, template);
+      }
+    } finally {
+      await edge.close();
+    }
+  });
+
   it('GET /agents: 200 and 400', async () => {
     for (const query of ['', '?q=contract&includeTotal=true', '?status=DRAFT&order=asc&cursor=']) {
       const res = await call('GET', `/agents${query}`);
