@@ -187,9 +187,11 @@ export async function usageReport(
   const lo = iso(bucketOf(starts[0] ?? end));
   const hi = iso(Math.ceil(end / QUARTER_HOUR_MS) * QUARTER_HOUR_MS);
   const split = [...starts, end].filter((ms) => ms % QUARTER_HOUR_MS !== 0).map((ms) => iso(bucketOf(ms)));
-  // The local day of an instant of the window: `from` plus the number of day starts before it.
+  // The local day of an instant of the window: `from` plus the number of day starts before it
+  // (grouped by agent or reason, no day is read).
   const dayStarts = sql`${`{${starts.map(iso).join(',')}}`}::timestamptz[]`;
-  const dayOf = (at: Sql) => sql`${q.from}::date + (width_bucket(${at}, ${dayStarts}) - 1)`;
+  const dayOf = (at: Sql) =>
+    q.groupBy === 'day' ? sql`${q.from}::date + (width_bucket(${at}, ${dayStarts}) - 1)` : sql`null::date`;
   // Each cut bucket as constants: the planner estimates each range from its statistics, and with
   // none (any zone of today) the branch is planned away.
   const cutRanges = split.length
