@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '#contract/openapi.ts';
 import { type DatabaseHandle, openDatabase } from '#db/client.ts';
 import { silentLogger } from '#functions/http/log.ts';
+import { edgeAnswers } from '#infra/gateway-responses.ts';
 import { type Gateway, startGateway } from '#infra/local/gateway.ts';
 import { freshDatabase } from '#test/helpers/database.ts';
 import { insertAgent, insertSession } from '#test/helpers/fixtures.ts';
@@ -189,6 +190,22 @@ describe('live responses match the OpenAPI document', () => {
       }
     } finally {
       await edge.close();
+    }
+  });
+
+  it('documents every answer of the web ACL (infra’s edgeAnswers) on every operation', () => {
+    const validate = ajv.compile({ $ref: 'openapi.json#/components/schemas/EdgeProblem' });
+    const operations = Object.values(
+      doc.paths as Record<string, Record<string, { responses: object }>>,
+    ).flatMap((path) => Object.values(path));
+    for (const [rule, answer] of Object.entries(edgeAnswers)) {
+      expect(validate(answer.body), `${rule}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      for (const { responses } of operations) {
+        const documented = (responses as Record<string, { content?: Record<string, unknown> }>)[
+          String(answer.statusCode)
+        ];
+        expect(documented?.content?.['application/json'], rule).toBeDefined();
+      }
     }
   });
 
