@@ -164,13 +164,13 @@ const DAY_MS = 86_400_000;
 /**
  * Usage totals per group over whole local days `from`..`to` in `timezone`, in one statement. The
  * days' first instants come from the runtime's zone data (Intl, as the zone was validated), and
- * the statement places each row on its day among them: Postgres never reads the zone's name, so
- * a name both know differently (`IST`, Postgres's Israel abbreviation) cannot move a day. A
- * quarter-hour rollup row stands for its bucket when no local midnight falls inside it: every bucket
- * in a zone whose offsets are whole quarter-hours, as every zone's are today (DST shifts included).
- * A midnight inside a bucket (the local mean times of old dates, offsets in seconds) has that
- * bucket's entries read instead, each counted on its own local day. Every entry of the window is
- * counted once, so the groups add up to the entries to the unit.
+ * the statement places each row on its day among them: Postgres never reads the zone's name, so a
+ * name both know differently (`MET`: Central European time to Intl, a fixed +01:00 abbreviation to
+ * Postgres) cannot move a day. A quarter-hour rollup row stands for its bucket when no local
+ * midnight falls inside it: every bucket in a zone whose offsets are whole quarter-hours, as every
+ * zone's are today (DST shifts included). A midnight inside a bucket (the local mean times of old
+ * dates, offsets in seconds) has that bucket's entries read instead, each counted on its own local
+ * day. Every entry of the window is counted once, so the groups add up to the entries to the unit.
  */
 export async function usageReport(
   runner: SqlRunner,

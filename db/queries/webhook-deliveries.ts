@@ -360,6 +360,7 @@ export async function getDelivery(
   caller: CallingKey,
   deliveryId: string,
 ): Promise<JsonText<WebhookDeliveryDetail> | undefined> {
+  // The attempts joined by hand: json_agg would put a space after each comma.
   const [row] = await runner.rows<{ item: JsonText<WebhookDeliveryDetail> }>(sql`
     select ${deliveryJson(sql`(select ('[' || coalesce(string_agg((select row_to_json(j)::text from (select
         ${isoTime(sql`a.at`)} as "at", a.status_code as "statusCode", a.duration_ms as "durationMs",

@@ -9,7 +9,7 @@ import {
   unsupportedMediaType,
   validationFailed,
 } from './problem.ts';
-import { unstorableText } from './text-safety.ts';
+import { unstorableValues } from './text-safety.ts';
 import { type ApiEvent, headerOf } from './types.ts';
 import { invalidBecause, parseOrProblem } from './validation.ts';
 
@@ -81,7 +81,7 @@ export function parseJsonBody<S extends v.GenericSchema>(
   } catch {
     throw malformedJson();
   }
-  const unstorable = unstorableText(value);
+  const unstorable = unstorableValues(value);
   if (unstorable.length > 0) throw validationFailed(invalidBecause('request body', unstorable), unstorable);
   const duplicates = duplicateMembers(text);
   if (duplicates.length > 0) throw validationFailed(invalidBecause('request body', duplicates), duplicates);

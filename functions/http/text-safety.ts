@@ -24,7 +24,7 @@ export const MAX_JSON_DEPTH = 32;
  * for a value nested deeper than MAX_JSON_DEPTH, that one finding. Iterative, so no input can
  * exhaust the stack.
  */
-export function unstorableText(root: unknown): FieldError[] {
+export function unstorableValues(root: unknown): FieldError[] {
   const found: FieldError[] = [];
   const pending: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
   for (let next = pending.pop(); next; next = pending.pop()) {

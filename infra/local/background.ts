@@ -25,7 +25,8 @@ export async function startWebhooks(deps: Deps) {
   // A run goes on while it finds deliveries or has some in flight (claiming what comes due
   // meanwhile), so a wake-up during one is for the next.
   const wake = async () => {
-    if (running || stop.signal.aborted) {
+    if (stop.signal.aborted) return;
+    if (running) {
       again = true;
       return;
     }
@@ -35,7 +36,7 @@ export async function startWebhooks(deps: Deps) {
       )
       .finally(() => {
         running = undefined;
-        if (again && !stop.signal.aborted) {
+        if (again) {
           again = false;
           void wake();
         }
