@@ -4,7 +4,7 @@ import type { gatewayCommands, Statement } from './gateway-process.ts';
 import { busyShare, coreTicks } from './layout.ts';
 import { type HttpTarget, loadHttp, type Timing, type Window } from './load.ts';
 import type { Operation } from './plan.ts';
-import { pool, readAt, type Sample, type Stats } from './stats.ts';
+import { pool, readAt, type Sample, type Stats, summarize } from './stats.ts';
 import type { WaitSamples } from './wait-events.ts';
 
 export interface Context {
@@ -148,12 +148,52 @@ function settling(ctx: Context, target: Target): Target {
  * after the other, the targets' ratios measured the drift as much as the API; taken in turns,
  * the drift falls on every target alike. All warm up first.
  */
-async function inTurns(targets: Target[], seconds: number, rounds: number): Promise<Map<string, Stats>> {
+async function inTurns(
+  targets: Target[],
+  seconds: number,
+  rounds: number,
+): Promise<{ pooled: Map<string, Stats>; slices: Slice[] }> {
   for (const target of targets) await target.warm();
   const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
-  for (const target of turns(targets, rounds))
-    samples.get(target.name)?.push(await target.slice(seconds / rounds));
-  return new Map([...samples].map(([name, taken]) => [name, pool(taken)]));
+  const slices: Slice[] = [];
+  for (const target of turns(targets, rounds)) {
+    const sample = await target.slice(seconds / rounds);
+    samples.get(target.name)?.push(sample);
+    slices.push(sliceOf(target.name, sample));
+  }
+  return { pooled: new Map([...samples].map(([name, taken]) => [name, pool(taken)])), slices };
+}
+
+/**
+ * One slice as the results file keeps it, in the order taken: what a pooled figure hides (a
+ * target that moves with its neighbour, a slow start) shows here.
+ */
+export interface Slice {
+  target: string;
+  rps: number;
+  p50: number;
+  dbCpuMsPerAnswer?: number;
+  cpuMsPerAnswer?: number;
+  busy?: Sample['busy'];
+}
+
+const round = (value: number | undefined, digits: number) =>
+  value === undefined ? undefined : Number(value.toFixed(digits));
+
+function sliceOf(target: string, sample: Sample): Slice {
+  const answers = Math.max(1, sample.latencies.length);
+  const { p50 } = summarize(sample.latencies, sample.seconds, sample.errors);
+  return {
+    target,
+    rps: Math.round(sample.latencies.length / sample.seconds),
+    p50: Number(p50.toFixed(2)),
+    dbCpuMsPerAnswer: round(sample.dbCpuMs === undefined ? undefined : sample.dbCpuMs / answers, 3),
+    cpuMsPerAnswer: round(sample.cpuMs === undefined ? undefined : sample.cpuMs / answers, 3),
+    busy: sample.busy && {
+      database: round(sample.busy.database, 2) ?? 0,
+      bench: round(sample.busy.bench, 2) ?? 0,
+    },
+  };
 }
 
 /**
@@ -180,6 +220,8 @@ export interface OperationResult {
   peerSameAnswer?: boolean;
   /** The soak operation's API run alone, after the others (its RSS is `rss`). */
   soak?: Stats;
+  /** Every measured slice of every target, in the order taken (the soak's aside). */
+  slices: Slice[];
   /** Statements one request sent once the authorizer's answer was cached, in order. */
   statements: Statement[];
   /** The one the baselines replay (the longest, should a request send more than one). */
@@ -367,7 +409,7 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   });
 
   const { seconds } = ctx.timing;
-  const measured = await inTurns(targets, seconds, roundsFor(seconds));
+  const { pooled: measured, slices } = await inTurns(targets, seconds, roundsFor(seconds));
   // The soak: the API alone (warm already) for its own length, for its memory over time and its errors.
   const soak = op.soak ? pool([await apiTurns.slice(ctx.soakSeconds)]) : undefined;
   const api = measured.get('api');
@@ -382,6 +424,7 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
     peer: measured.get('peer'),
     peerSameAnswer,
     soak,
+    slices,
     statements,
     main,
     statementsUnderLoad: underLoad.statements / Math.max(1, underLoad.requests),

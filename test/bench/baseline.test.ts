@@ -239,6 +239,7 @@ function result(name: string, api: Stats, baseline: OperationResult['baseline'])
     name,
     api,
     driver: api,
+    slices: [],
     statements: [statement],
     main: statement,
     statementsUnderLoad: 1,
