@@ -5,6 +5,12 @@ import { serveCommands } from './child.ts';
 import { meterServer } from './server-meter.ts';
 
 /** A statement as the driver sent it: the baselines replay exactly this. */
+/**
+ * The gateway's memory every 250 ms: seconds since the counters were reset, RSS, and what V8 holds
+ * (heap used, and the Buffers outside it) in MiB.
+ */
+export type MemorySample = [seconds: number, rssMb: number, heldMb: number];
+
 export interface Statement {
   query: string;
   parameters: unknown[];
@@ -67,11 +73,11 @@ const webhookParts = () => {
 let background: { close(): Promise<void> }[] = [];
 
 let since = performance.now();
-const rss: Array<[seconds: number, mb: number]> = [];
-setInterval(
-  () => rss.push([(performance.now() - since) / 1000, process.memoryUsage.rss() / 2 ** 20]),
-  250,
-).unref();
+const memory: MemorySample[] = [];
+setInterval(() => {
+  const { rss, heapUsed, external } = process.memoryUsage();
+  memory.push([(performance.now() - since) / 1000, rss / 2 ** 20, (heapUsed + external) / 2 ** 20]);
+}, 250).unref();
 
 export const gatewayCommands = {
   /** Starts the relay and the delivery worker on `npm start`'s cadence (infra/local/background.ts). */
@@ -122,13 +128,13 @@ export const gatewayCommands = {
   resetCounters: () => {
     meter.reset();
     statements = 0;
-    rss.length = 0;
+    memory.length = 0;
     since = performance.now();
   },
   counters: () => ({
     ...meter.read(),
     statements,
-    rss: [...rss],
+    memory: [...memory],
     peakRssMb: process.resourceUsage().maxRSS / 1024,
   }),
 };

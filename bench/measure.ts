@@ -1,6 +1,6 @@
 import type { baselineCommands } from './baseline-process.ts';
 import type { Child } from './child.ts';
-import type { gatewayCommands, Statement } from './gateway-process.ts';
+import type { gatewayCommands, MemorySample, Statement } from './gateway-process.ts';
 import { busyShare, coreTicks } from './layout.ts';
 import { type HttpTarget, loadHttp, type Timing, type Window } from './load.ts';
 import type { Operation } from './plan.ts';
@@ -228,8 +228,8 @@ export interface OperationResult {
   main: Statement;
   /** Statements over requests during the measured API slices (authorizer refreshes included). */
   statementsUnderLoad: number;
-  /** The gateway's RSS during the last API run (the soak, for the soak operation): [seconds, MiB]. */
-  rss: Array<[number, number]>;
+  /** The gateway's memory during the last API run (the soak, for the soak operation). */
+  memory: MemorySample[];
   peakRssMb: number;
   /**
    * `--baseline`: the baseline's gateway under the same load, its slices in turns with the API's;
@@ -428,7 +428,7 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
     statements,
     main,
     statementsUnderLoad: underLoad.statements / Math.max(1, underLoad.requests),
-    rss: lastRead.rss,
+    memory: lastRead.memory,
     peakRssMb: lastRead.peakRssMb,
     ...(baseline === undefined
       ? {}

@@ -1,6 +1,7 @@
 import { type BundleReport, floorsOf } from './bundles.ts';
 import type { ExplainReport } from './explain.ts';
 import type { FirstInvocation } from './first-invocation.ts';
+import type { MemorySample } from './gateway-process.ts';
 import type { OperationResult } from './measure.ts';
 import type { Stats } from './stats.ts';
 import { formatWaits } from './wait-events.ts';
@@ -192,15 +193,17 @@ export function formatExplain(name: string, e: ExplainReport): string {
 }
 
 /**
- * The gateway's RSS in the first and second half of a run: floor (10th percentile), median, peak.
- * Answers of a megabyte make a GC sawtooth tens of MiB high: peaks and medians move with where
- * collections happen to fall, while a leak lifts the floor (what survives each collection).
+ * One of the gateway's memory figures (RSS, or what V8 holds) in the first and second half of a
+ * run: floor (10th percentile), median, peak. Answers of a megabyte make a GC sawtooth tens of MiB
+ * high: peaks and medians move with where collections happen to fall, while a leak lifts the floor
+ * (what survives each collection).
  */
-export function rssHalves(samples: Array<[number, number]>) {
+export function memoryHalves(samples: readonly MemorySample[], figure: 'rss' | 'held') {
   if (samples.length < 8) return undefined;
+  const column = figure === 'rss' ? 1 : 2;
   const half = Math.floor(samples.length / 2);
-  const stats = (part: Array<[number, number]>) => {
-    const ys = part.map(([, y]) => y).sort((a, b) => a - b);
+  const stats = (part: readonly MemorySample[]) => {
+    const ys = part.map((sample) => sample[column]).sort((a, b) => a - b);
     const at = (q: number) => ys[Math.min(ys.length - 1, Math.floor(q * ys.length))] as number;
     return { floorMb: at(0.1), medianMb: at(0.5), peakMb: at(1) };
   };

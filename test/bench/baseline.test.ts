@@ -243,7 +243,7 @@ function result(name: string, api: Stats, baseline: OperationResult['baseline'])
     statements: [statement],
     main: statement,
     statementsUnderLoad: 1,
-    rss: [],
+    memory: [],
     peakRssMb: 100,
     ...(baseline ? { baseline } : {}),
   };
