@@ -28,6 +28,8 @@ export interface Child<C extends Commands> {
 }
 
 const TSX = import.meta.resolve('tsx');
+/** What a gateway process is started with besides tsx: its pool keeps idle connections open. */
+export const GATEWAY_IMPORTS = [import.meta.resolve('./connections-kept/register.mjs')];
 
 /**
  * Forks `script` under tsx and waits for its ready message: a .ts file beside this one, or in
@@ -37,10 +39,12 @@ export async function startChild<C extends Commands>(
   script: string,
   env: Record<string, string>,
   dir?: string,
+  /** Modules `--import`ed after tsx. */
+  imports: readonly string[] = [],
 ): Promise<Child<C>> {
   const path = dir ? join(dir, script) : fileURLToPath(new URL(script, import.meta.url));
   const child: ChildProcess = fork(path, [], {
-    execArgv: ['--import', TSX],
+    execArgv: ['--import', TSX, ...imports.flatMap((module) => ['--import', module])],
     env: { ...process.env, ...env },
     ...(dir ? { cwd: dir } : {}),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -21,7 +21,7 @@ import {
 } from './baseline-tree.ts';
 import { checkBudgets } from './budgets.ts';
 import { measureBundles } from './bundles.ts';
-import { startChild } from './child.ts';
+import { GATEWAY_IMPORTS, startChild } from './child.ts';
 import { newestAgentId, sessionsCursorAt } from './cursor.ts';
 import { ensureBenchDatabase, removeAgentsCreatedBy, serverUrlFromEnv } from './database.ts';
 import { type ExplainReport, explain } from './explain.ts';
@@ -110,7 +110,12 @@ const env = {
   // The webhooks' receiver is on this machine, as under `npm start`.
   WEBHOOK_ALLOW_LOOPBACK: 'true',
 };
-const gateway = await startChild<typeof gatewayCommands>('./gateway-process.ts', env);
+const gateway = await startChild<typeof gatewayCommands>(
+  './gateway-process.ts',
+  env,
+  undefined,
+  GATEWAY_IMPORTS,
+);
 const baseline = await startChild<typeof baselineCommands>('./baseline-process.ts', env);
 // The baseline's gateway: this tree's gateway process, run from the baseline's tree, so its `#…`
 // imports are the baseline's code (it needs only openDatabase, createLogger and startGateway).
@@ -380,7 +385,7 @@ function baselineLabel(tree: BaselineTree) {
 async function startBaselineGateway(tree: BaselineTree, env: Record<string, string>) {
   const scripts = copyChildScripts(tree.dir, ['gateway-process.ts']);
   try {
-    return await startChild<typeof gatewayCommands>('gateway-process.ts', env, scripts);
+    return await startChild<typeof gatewayCommands>('gateway-process.ts', env, scripts, GATEWAY_IMPORTS);
   } catch (error) {
     if (options.baseline !== 'auto') throw error;
     log(
