@@ -33,14 +33,13 @@ export const GATEWAY_IMPORTS = [import.meta.resolve('./connections-kept/register
 
 /**
  * Forks `script` under tsx and waits for its ready message: a .ts file beside this one, or in
- * `dir` (which is then also its working directory: a baseline's tree, bench/baseline-tree.ts).
+ * `dir` (which is then also its working directory: a baseline's tree, bench/baseline-tree.ts);
+ * `imports` are `--import`ed after tsx.
  */
 export async function startChild<C extends Commands>(
   script: string,
   env: Record<string, string>,
-  dir?: string,
-  /** Modules `--import`ed after tsx. */
-  imports: readonly string[] = [],
+  { dir, imports = [] }: { dir?: string; imports?: readonly string[] } = {},
 ): Promise<Child<C>> {
   const path = dir ? join(dir, script) : fileURLToPath(new URL(script, import.meta.url));
   const child: ChildProcess = fork(path, [], {

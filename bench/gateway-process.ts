@@ -5,16 +5,16 @@ import { serveCommands } from './child.ts';
 import { meterServer } from './server-meter.ts';
 
 /** A statement as the driver sent it: the baselines replay exactly this. */
+export interface Statement {
+  query: string;
+  parameters: unknown[];
+}
+
 /**
  * The gateway's memory every 250 ms: seconds since the counters were reset, RSS, and what V8 holds
  * (heap used, and the Buffers outside it) in MiB.
  */
 export type MemorySample = [seconds: number, rssMb: number, heldMb: number];
-
-export interface Statement {
-  query: string;
-  parameters: unknown[];
-}
 
 // The local gateway over the bench database, in a process of its own (started by run.ts).
 const handle = await openDatabase({

@@ -177,22 +177,19 @@ export interface Slice {
   busy?: Sample['busy'];
 }
 
-const round = (value: number | undefined, digits: number) =>
-  value === undefined ? undefined : Number(value.toFixed(digits));
+const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
 function sliceOf(target: string, sample: Sample): Slice {
   const answers = Math.max(1, sample.latencies.length);
+  const perAnswer = (ms: number | undefined) => (ms === undefined ? undefined : round(ms / answers, 3));
   const { p50 } = summarize(sample.latencies, sample.seconds, sample.errors);
   return {
     target,
     rps: Math.round(sample.latencies.length / sample.seconds),
-    p50: Number(p50.toFixed(2)),
-    dbCpuMsPerAnswer: round(sample.dbCpuMs === undefined ? undefined : sample.dbCpuMs / answers, 3),
-    cpuMsPerAnswer: round(sample.cpuMs === undefined ? undefined : sample.cpuMs / answers, 3),
-    busy: sample.busy && {
-      database: round(sample.busy.database, 2) ?? 0,
-      bench: round(sample.busy.bench, 2) ?? 0,
-    },
+    p50: round(p50, 2),
+    dbCpuMsPerAnswer: perAnswer(sample.dbCpuMs),
+    cpuMsPerAnswer: perAnswer(sample.cpuMs),
+    busy: sample.busy && { database: round(sample.busy.database, 2), bench: round(sample.busy.bench, 2) },
   };
 }
 
@@ -218,7 +215,7 @@ export interface OperationResult {
   peer?: Stats;
   /** The peer answered the same document as the API (lists: parsed, compared; create: same keys). */
   peerSameAnswer?: boolean;
-  /** The soak operation's API run alone, after the others (its RSS is `rss`). */
+  /** The soak operation's API run alone, after the others (its memory is `memory`). */
   soak?: Stats;
   /** Every measured slice of every target, in the order taken (the soak's aside). */
   slices: Slice[];

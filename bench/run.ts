@@ -110,12 +110,9 @@ const env = {
   // The webhooks' receiver is on this machine, as under `npm start`.
   WEBHOOK_ALLOW_LOOPBACK: 'true',
 };
-const gateway = await startChild<typeof gatewayCommands>(
-  './gateway-process.ts',
-  env,
-  undefined,
-  GATEWAY_IMPORTS,
-);
+const gateway = await startChild<typeof gatewayCommands>('./gateway-process.ts', env, {
+  imports: GATEWAY_IMPORTS,
+});
 const baseline = await startChild<typeof baselineCommands>('./baseline-process.ts', env);
 // The baseline's gateway: this tree's gateway process, run from the baseline's tree, so its `#…`
 // imports are the baseline's code (it needs only openDatabase, createLogger and startGateway).
@@ -385,7 +382,10 @@ function baselineLabel(tree: BaselineTree) {
 async function startBaselineGateway(tree: BaselineTree, env: Record<string, string>) {
   const scripts = copyChildScripts(tree.dir, ['gateway-process.ts']);
   try {
-    return await startChild<typeof gatewayCommands>('gateway-process.ts', env, scripts, GATEWAY_IMPORTS);
+    return await startChild<typeof gatewayCommands>('gateway-process.ts', env, {
+      dir: scripts,
+      imports: GATEWAY_IMPORTS,
+    });
   } catch (error) {
     if (options.baseline !== 'auto') throw error;
     log(

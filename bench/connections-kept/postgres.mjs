@@ -1,5 +1,5 @@
 // The tree's own postgres.js (hooks.mjs), with idle connections kept open.
-const real = (await import(new URL(import.meta.url).searchParams.get('real') ?? 'postgres')).default;
+const real = (await import(new URL(import.meta.url).searchParams.get('real'))).default;
 
 function postgres(url, options) {
   return typeof url === 'object'
