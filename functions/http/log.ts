@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { ownRecord } from './own-record.ts';
 
 /**
  * Structured JSON lines on stdout (what Lambda's JSON log format and CloudWatch Insights read).
@@ -35,8 +36,8 @@ export function redact(value: unknown, depth = 0): unknown {
     };
   }
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1)]),
+  return ownRecord(Object.entries(value), (v, k) =>
+    SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1),
   );
 }
 

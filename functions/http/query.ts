@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { QueryParam } from '#contract/schemas/query.ts';
+import { ownRecord } from './own-record.ts';
 import { type FieldError, validationFailed } from './problem.ts';
 import { type ApiEvent, queryPairs } from './types.ts';
 import { describeIssue, invalidBecause, unique } from './validation.ts';
@@ -55,8 +56,8 @@ export function parseQuery<S extends v.GenericSchema>(
     errors.push({ path: name, message: 'must not contain the NUL character (U+0000)' });
     values.delete(name);
   }
-  // fromEntries defines own properties, so even `__proto__` is a key the schema sees (and refuses).
-  const parsed = v.safeParse(schema, Object.fromEntries(values));
+  // Own properties, so even `__proto__` is a key the schema sees (and refuses).
+  const parsed = v.safeParse(schema, ownRecord(values));
   if (!parsed.success) errors.push(...parsed.issues.map((issue) => describeIssue(issue)));
   if (errors.length > 0)
     throw validationFailed(invalidBecause('query string', unique(errors)), unique(errors));

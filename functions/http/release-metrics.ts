@@ -12,17 +12,20 @@ export const RELEASE_METRICS = {
   dimensions: ['FunctionName', 'Version'],
 } as const;
 
-/** The fields that make a log line an EMF record; none outside Lambda. */
-export function releaseMetricFields(
-  status: number,
-  ms: number,
+const NONE = Object.freeze({});
+
+/**
+ * The fields that make a log line an EMF record, for the function and version `env` names (read
+ * once, when a route is built: they do not change within a container); none outside Lambda.
+ */
+export function releaseMetrics(
   env: NodeJS.ProcessEnv = process.env,
-): Record<string, unknown> {
+): (status: number, ms: number) => Record<string, unknown> {
   const functionName = env.AWS_LAMBDA_FUNCTION_NAME;
   const version = env.AWS_LAMBDA_FUNCTION_VERSION;
-  if (!functionName || !version) return {};
+  if (!functionName || !version) return () => NONE;
   const { namespace, serverErrors, latency, dimensions } = RELEASE_METRICS;
-  return {
+  return (status, ms) => ({
     FunctionName: functionName,
     Version: version,
     [serverErrors]: status >= 500 ? 1 : 0,
@@ -40,5 +43,5 @@ export function releaseMetricFields(
         },
       ],
     },
-  };
+  });
 }

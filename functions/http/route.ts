@@ -21,7 +21,7 @@ import {
   unauthenticated,
 } from './problem.ts';
 import { parseQuery } from './query.ts';
-import { releaseMetricFields } from './release-metrics.ts';
+import { releaseMetrics } from './release-metrics.ts';
 import { problem } from './respond.ts';
 import { type ApiEvent, type ApiHandler, type ApiResult, headerCount, headerOf } from './types.ts';
 import { holdToTier, type WorkspaceLimits } from './workspace-limit.ts';
@@ -116,10 +116,15 @@ async function callerOf(event: ApiEvent, sql: SqlRunner): Promise<Caller | undef
     if (!principal) throw invalidKey();
     return callerFrom(principal);
   }
-  if (!ctx?.workspaceId || !ctx.principalId || !ctx.keyId) return undefined;
-  return callerFrom({ ...ctx, scopes: String(ctx.scopes ?? '').split(' ') } as Parameters<
-    typeof callerFrom
-  >[0]);
+  const { workspaceId, principalId, keyId, scopes, tier } = ctx ?? {};
+  if (!workspaceId || !principalId || !keyId) return undefined;
+  return callerFrom({
+    workspaceId: String(workspaceId),
+    principalId: String(principalId),
+    keyId: String(keyId),
+    scopes: String(scopes ?? '').split(' '),
+    tier,
+  });
 }
 
 /**
@@ -137,6 +142,7 @@ export function route<D extends Declaration>(
   }: { database: DatabaseClient; logger: Logger; workspaceLimits?: WorkspaceLimits },
   operation: (req: Request<D>) => Promise<ApiResult>,
 ): ApiHandler {
+  const metricFields = releaseMetrics();
   return async (event) => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     const started = performance.now();
@@ -170,7 +176,7 @@ export function route<D extends Declaration>(
       route: def.name,
       status: result.statusCode,
       ms,
-      ...releaseMetricFields(result.statusCode, ms),
+      ...metricFields(result.statusCode, ms),
     });
     return result;
   };

@@ -1,3 +1,4 @@
+import { ownRecord } from '#functions/http/own-record.ts';
 import { decodePath } from './event.ts';
 
 /** A route as the gateway knows it: a method on a resource path, `{name}` a whole-segment parameter. */
@@ -13,6 +14,12 @@ export interface RouteMatch<R extends RouteTemplate> {
 }
 
 type Segment = { literal: string } | { param: string };
+
+interface Resource<R> {
+  segments: Segment[];
+  rank: string;
+  methods: Map<string, R>;
+}
 
 const segmentsOf = (path: string): Segment[] =>
   path
@@ -36,37 +43,37 @@ const decodeOnce = (segment: string) =>
  * Literal segments compare decoded as the event's `path` is (`decodePath`), as before templates.
  */
 export function routeMatcher<R extends RouteTemplate>(routes: readonly R[]) {
-  const resources = new Map<string, { segments: Segment[]; methods: Map<string, R> }>();
+  const resources = new Map<string, Resource<R>>();
   for (const route of routes) {
-    const resource = resources.get(route.path) ?? { segments: segmentsOf(route.path), methods: new Map() };
+    const segments = segmentsOf(route.path);
+    // A literal outranks a parameter in the same place, the earlier place first: as text, 1 > 0.
+    const rank = segments.map((s) => ('literal' in s ? '1' : '0')).join('');
+    const resource = resources.get(route.path) ?? { segments, rank, methods: new Map() };
     resource.methods.set(route.method, route);
     resources.set(route.path, resource);
+  }
+  // By their number of segments, best rank first: the first that fits a path is the one it selects.
+  const bySize = new Map<number, Resource<R>[]>();
+  for (const resource of [...resources.values()].sort((a, b) => b.rank.localeCompare(a.rank))) {
+    const size = resource.segments.length;
+    bySize.set(size, [...(bySize.get(size) ?? []), resource]);
   }
 
   return (method: string, encodedPath: string): RouteMatch<R> | undefined => {
     const sent = encodedPath.split('/').slice(1);
-    const literal = sent.map(decodePath);
-    let best: { segments: Segment[]; methods: Map<string, R> } | undefined;
-    let bestRank = '';
-    for (const resource of resources.values()) {
-      const { segments } = resource;
-      if (segments.length !== sent.length) continue;
-      const fits = segments.every((s, i) =>
-        'literal' in s ? s.literal === literal[i] : (sent[i] as string).length > 0,
+    const literal = sent.map((s) => (s.includes('%') ? decodePath(s) : s));
+    const best = bySize
+      .get(sent.length)
+      ?.find(({ segments }) =>
+        segments.every((s, i) =>
+          'literal' in s ? s.literal === literal[i] : (sent[i] as string).length > 0,
+        ),
       );
-      if (!fits) continue;
-      // A literal outranks a parameter in the same place, the earlier place first: as text, 1 > 0.
-      const rank = segments.map((s) => ('literal' in s ? '1' : '0')).join('');
-      if (!best || rank > bestRank) {
-        best = resource;
-        bestRank = rank;
-      }
-    }
     const route = best?.methods.get(method);
     if (!best || !route) return undefined;
     const params = best.segments.flatMap((s, i) =>
       'param' in s ? [[s.param, decodeOnce(sent[i] as string)] as const] : [],
     );
-    return { route, pathParameters: params.length > 0 ? Object.fromEntries(params) : null };
+    return { route, pathParameters: params.length > 0 ? ownRecord(params) : null };
   };
 }

@@ -19,6 +19,12 @@ function rawRequest(head: string): Promise<string> {
   });
 }
 
+/** The event the last request gave the function (read after the request, not narrowed before it). */
+const seenEvent = () => {
+  if (!g.seen.event) throw new Error('the function was not called');
+  return g.seen.event;
+};
+
 describe('the event a function receives', () => {
   it('has the payload 1.0 shape, with headers and query as a REST API maps them', async () => {
     await rawRequest(`GET /echo?a=1&a=2&b=x%20y&empty= HTTP/1.1
@@ -71,6 +77,30 @@ Connection: close`);
     });
     expect(context.requestTime).toMatch(/^\d{2}\/[A-Z][a-z]{2}\/\d{4}:\d{2}:\d{2}:\d{2} \+0000$/);
     expect(Math.abs((context.requestTimeEpoch ?? 0) - Date.now())).toBeLessThan(5_000);
+  });
+
+  it('keeps a header or parameter named __proto__ as an own key, and replaces a sent Host or X-Forwarded-* in any case', async () => {
+    g.seen.event = undefined;
+    await rawRequest(`GET /echo?__proto__=q HTTP/1.1
+Host: localhost
+Authorization: Bearer t-raw
+__proto__: h
+x-forwarded-proto: gopher
+X-FORWARDED-FOR: 10.0.0.1
+Connection: close`);
+    const event = seenEvent();
+    expect(Object.getPrototypeOf(event.headers)).toBe(Object.prototype);
+    expect(Object.hasOwn(event.headers, '__proto__')).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(event.headers, '__proto__')?.value).toBe('h');
+    expect(Object.getOwnPropertyDescriptor(event.multiValueHeaders, '__proto__')?.value).toEqual(['h']);
+    expect(Object.getOwnPropertyDescriptor(event.queryStringParameters, '__proto__')?.value).toBe('q');
+    expect(Object.keys(event.headers).filter((name) => /^x-forwarded-/i.test(name))).toEqual([
+      'X-Forwarded-For',
+      'X-Forwarded-Port',
+      'X-Forwarded-Proto',
+    ]);
+    expect(event.headers['X-Forwarded-For']).toBe('10.0.0.1, 127.0.0.1');
+    expect(event.headers['X-Forwarded-Proto']).toBe('http');
   });
 
   it('sends null query parameters when there are none', async () => {
