@@ -74,11 +74,9 @@ export interface Request<D extends Route = Route> {
  * What the declaration states, in the order a client's mistakes are answered: the path (404), the
  * query string (400), then the body (415, 413, 400).
  */
-function declaredInputs(def: Declaration, event: ApiEvent) {
+function declaredInputs(def: Declaration, paramNames: readonly PathParamName[], event: ApiEvent) {
   const params: Record<string, string> = {};
-  for (const name of pathParamNames(def.path)) {
-    params[name] = pathParam(event, name as PathParamName);
-  }
+  for (const name of paramNames) params[name] = pathParam(event, name);
   const query = def.query && parseQuery(def.query.schema, def.query.params, event);
   const body =
     def.body &&
@@ -143,6 +141,7 @@ export function route<D extends Declaration>(
   operation: (req: Request<D>) => Promise<ApiResult>,
 ): ApiHandler {
   const metricFields = releaseMetrics();
+  const paramNames = pathParamNames(def.path) as PathParamName[];
   return async (event) => {
     const requestId = event.requestContext?.requestId ?? 'unknown';
     const started = performance.now();
@@ -161,7 +160,10 @@ export function route<D extends Declaration>(
             const arrivedAt = event.requestContext?.requestTimeEpoch;
             await holdToTier(sql, workspaceLimits, caller.workspaceId, caller.tier, arrivedAt);
           }
-          const inputs = declaredInputs(def, event) as Pick<Request<D>, 'params' | 'query' | 'body'>;
+          const inputs = declaredInputs(def, paramNames, event) as Pick<
+            Request<D>,
+            'params' | 'query' | 'body'
+          >;
           return operation({ event, requestId, caller, runner: sql, ...inputs });
         },
         { repeatable: def.method === 'GET' },

@@ -145,12 +145,18 @@ function matches(pattern: string, value: string): boolean {
   return regexp.test(value);
 }
 
+const INVOKE = 'execute-api:Invoke';
+
 /** IAM evaluation for one method: an explicit Deny wins, then an Allow, else denied. */
 function allows(decision: Decision, methodArn: string): boolean {
-  const applies = (st: Statement) =>
-    st.Action.some((a) => matches(a, 'execute-api:Invoke')) && st.Resource.some((r) => matches(r, methodArn));
-  const relevant = decision.statements.filter(applies);
-  return !relevant.some((st) => st.Effect === 'Deny') && relevant.some((st) => st.Effect === 'Allow');
+  let allowed = false;
+  for (const st of decision.statements) {
+    if (!st.Action.some((a) => matches(a, INVOKE)) || !st.Resource.some((r) => matches(r, methodArn)))
+      continue;
+    if (st.Effect === 'Deny') return false;
+    allowed = true;
+  }
+  return allowed;
 }
 
 const TOO_LARGE = Symbol('too large');
