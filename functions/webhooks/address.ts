@@ -6,42 +6,49 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
  * ranges; the cloud metadata addresses; and IPv6 forms carrying an IPv4 address (mapped,
  * compatible, 6to4, NAT64), judged by the address they carry.
  */
-const v4 = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  v4.addSubnet(net, bits, 'ipv4');
+function blockLists() {
+  const v4 = new BlockList();
+  for (const [net, bits] of [
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.0.2.0', 24],
+    ['192.88.99.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['198.51.100.0', 24],
+    ['203.0.113.0', 24],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
+  ] as const)
+    v4.addSubnet(net, bits, 'ipv4');
 
-const v6 = new BlockList();
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-  ['2001:db8::', 32],
-  ['2001::', 23],
-  ['100::', 64],
-] as const)
-  v6.addSubnet(net, bits, 'ipv6');
+  const v6 = new BlockList();
+  for (const [net, bits] of [
+    ['::', 128],
+    ['::1', 128],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['fec0::', 10],
+    ['ff00::', 8],
+    ['2001:db8::', 32],
+    ['2001::', 23],
+    ['100::', 64],
+  ] as const)
+    v6.addSubnet(net, bits, 'ipv6');
 
-const LOOPBACK_V4 = new BlockList();
-LOOPBACK_V4.addSubnet('127.0.0.0', 8, 'ipv4');
+  const loopbackV4 = new BlockList();
+  loopbackV4.addSubnet('127.0.0.0', 8, 'ipv4');
+  return { v4, v6, loopbackV4 };
+}
+
+// Built on the first check, not at import: most functions that import this never make one, and
+// building them is a good part of a millisecond of a cold start.
+let lists: ReturnType<typeof blockLists> | undefined;
 
 /** The 16 bytes of an IPv6 address (any textual form Node accepts). */
 function bytesOf(address: string): Buffer {
@@ -88,8 +95,10 @@ function embeddedV4(address: string): string | undefined {
  */
 export function refusal(address: string, allowLoopback: boolean): string | undefined {
   const refused = `${address} is not a public address`;
+  lists ??= blockLists();
+  const { v4, v6, loopbackV4 } = lists;
   if (isIPv4(address)) {
-    if (allowLoopback && LOOPBACK_V4.check(address, 'ipv4')) return undefined;
+    if (allowLoopback && loopbackV4.check(address, 'ipv4')) return undefined;
     return v4.check(address, 'ipv4') ? refused : undefined;
   }
   if (isIPv6(address)) {
