@@ -1,3 +1,4 @@
+import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { openDatabase } from '#db/client.ts';
 import { createLogger } from '#functions/http/log.ts';
 import { startGateway } from '#infra/local/gateway.ts';
@@ -73,11 +74,24 @@ const webhookParts = () => {
 let background: { close(): Promise<void> }[] = [];
 
 let since = performance.now();
-const memory: MemorySample[] = [];
-setInterval(() => {
+const memoryNow = (): MemorySample => {
   const { rss, heapUsed, external } = process.memoryUsage();
-  memory.push([(performance.now() - since) / 1000, rss / 2 ** 20, (heapUsed + external) / 2 ** 20]);
-}, 250).unref();
+  return [(performance.now() - since) / 1000, rss / 2 ** 20, (heapUsed + external) / 2 ** 20];
+};
+const memory: MemorySample[] = [];
+setInterval(() => memory.push(memoryNow()), 250).unref();
+/**
+ * What V8 still holds just after each full collection (reported a moment after it ends): the live
+ * set, which only a leak makes grow. Sampled at any other time, what it holds moves with the
+ * garbage not yet collected.
+ */
+const afterFullGc: MemorySample[] = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const { detail } = entry as PerformanceEntry & { detail?: { kind?: number } };
+    if (detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) afterFullGc.push(memoryNow());
+  }
+}).observe({ entryTypes: ['gc'] });
 
 export const gatewayCommands = {
   /** Starts the relay and the delivery worker on `npm start`'s cadence (infra/local/background.ts). */
@@ -129,12 +143,14 @@ export const gatewayCommands = {
     meter.reset();
     statements = 0;
     memory.length = 0;
+    afterFullGc.length = 0;
     since = performance.now();
   },
   counters: () => ({
     ...meter.read(),
     statements,
     memory: [...memory],
+    afterFullGc: [...afterFullGc],
     peakRssMb: process.resourceUsage().maxRSS / 1024,
   }),
 };

@@ -227,6 +227,8 @@ export interface OperationResult {
   statementsUnderLoad: number;
   /** The gateway's memory during the last API run (the soak, for the soak operation). */
   memory: MemorySample[];
+  /** Its memory just after each full collection in that run (gateway-process.ts `afterFullGc`). */
+  memoryAfterFullGc: MemorySample[];
   peakRssMb: number;
   /**
    * `--baseline`: the baseline's gateway under the same load, its slices in turns with the API's;
@@ -426,6 +428,7 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
     main,
     statementsUnderLoad: underLoad.statements / Math.max(1, underLoad.requests),
     memory: lastRead.memory,
+    memoryAfterFullGc: lastRead.afterFullGc,
     peakRssMb: lastRead.peakRssMb,
     ...(baseline === undefined
       ? {}

@@ -196,10 +196,10 @@ export function formatExplain(name: string, e: ExplainReport): string {
  * One of the gateway's memory figures (RSS, or what V8 holds) in the first and second half of a
  * run: floor (10th percentile), median, peak. Answers of a megabyte make a GC sawtooth tens of MiB
  * high: peaks and medians move with where collections happen to fall, while a leak lifts the floor
- * (what survives each collection).
+ * (what survives each collection). Undefined with fewer than `fewestPerHalf` samples in each half.
  */
-export function memoryHalves(samples: readonly MemorySample[], figure: 'rss' | 'held') {
-  if (samples.length < 8) return undefined;
+export function memoryHalves(samples: readonly MemorySample[], figure: 'rss' | 'held', fewestPerHalf = 4) {
+  if (samples.length < fewestPerHalf * 2) return undefined;
   const column = figure === 'rss' ? 1 : 2;
   const half = Math.floor(samples.length / 2);
   const stats = (part: readonly MemorySample[]) => {

@@ -244,6 +244,7 @@ function result(name: string, api: Stats, baseline: OperationResult['baseline'])
     main: statement,
     statementsUnderLoad: 1,
     memory: [],
+    memoryAfterFullGc: [],
     peakRssMb: 100,
     ...(baseline ? { baseline } : {}),
   };
