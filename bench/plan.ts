@@ -101,9 +101,9 @@ function numberOf(name: keyof typeof BENCH_OPTIONS, value: string | undefined, f
 
 /**
  * Full: 100,000 sessions per workspace, 5 s warm-up + 15 s per measurement, one 180 s soak (about
- * 33 minutes, plus about a minute of seeding on first use). `--quick` (CI's smoke test, about a minute): a
- * tenth of the data in its own database and 1 s + 2 s per measurement. A command line it does not
- * take throws `UsageError`.
+ * 33 minutes, plus about a minute of seeding on first use). `--quick` (CI's smoke test, about a
+ * minute): a tenth of the data in its own database and 1 s + 2 s per measurement. A command line
+ * it does not take throws `UsageError`.
  */
 export function parseOptions(argv: string[]): BenchOptions {
   let values: ReturnType<typeof parse>['values'];
@@ -136,7 +136,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     connections: numberOf('connections', values.connections, 10),
     warmupSeconds: numberOf('warmup', values.warmup, quick ? 1 : 5),
     seconds,
-    // Long enough to tell a leak from the answers in flight at each collection (a few MiB either way).
+    // Long enough to tell a leak from the answers that happen to be in flight at each collection.
     soakSeconds: numberOf('soak', values.soak, quick ? seconds : 180),
     // Imports take ~40 ms each: 11 in the quick run keep its median steady for a few seconds more.
     importRuns: quick ? 11 : 21,

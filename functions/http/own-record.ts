@@ -1,7 +1,7 @@
 /**
  * A plain object of the pairs, each value mapped, as `Object.fromEntries` builds it: a `__proto__`
- * key stays an own property, never the prototype. A fifth of its cost, which every request pays
- * for its headers, query and log line.
+ * key stays an own property, never the prototype. A plain loop: `Object.fromEntries` is several
+ * times slower, and every request's headers, query and log line go through this.
  */
 export function ownRecord<V, T = V>(
   pairs: Iterable<readonly [string, V]>,

@@ -6,49 +6,45 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
  * ranges; the cloud metadata addresses; and IPv6 forms carrying an IPv4 address (mapped,
  * compatible, 6to4, NAT64), judged by the address they carry.
  */
-function blockLists() {
-  const v4 = new BlockList();
-  for (const [net, bits] of [
-    ['0.0.0.0', 8],
-    ['10.0.0.0', 8],
-    ['100.64.0.0', 10],
-    ['127.0.0.0', 8],
-    ['169.254.0.0', 16],
-    ['172.16.0.0', 12],
-    ['192.0.0.0', 24],
-    ['192.0.2.0', 24],
-    ['192.88.99.0', 24],
-    ['192.168.0.0', 16],
-    ['198.18.0.0', 15],
-    ['198.51.100.0', 24],
-    ['203.0.113.0', 24],
-    ['224.0.0.0', 4],
-    ['240.0.0.0', 4],
-  ] as const)
-    v4.addSubnet(net, bits, 'ipv4');
+const REFUSED_V4 = [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const;
 
-  const v6 = new BlockList();
-  for (const [net, bits] of [
-    ['::', 128],
-    ['::1', 128],
-    ['fc00::', 7],
-    ['fe80::', 10],
-    ['fec0::', 10],
-    ['ff00::', 8],
-    ['2001:db8::', 32],
-    ['2001::', 23],
-    ['100::', 64],
-  ] as const)
-    v6.addSubnet(net, bits, 'ipv6');
+const REFUSED_V6 = [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+  ['2001::', 23],
+  ['100::', 64],
+] as const;
 
-  const loopbackV4 = new BlockList();
-  loopbackV4.addSubnet('127.0.0.0', 8, 'ipv4');
-  return { v4, v6, loopbackV4 };
+function blockList(type: 'ipv4' | 'ipv6', subnets: readonly (readonly [string, number])[]) {
+  const list = new BlockList();
+  for (const [net, bits] of subnets) list.addSubnet(net, bits, type);
+  return list;
 }
 
 // Built on the first check, not at import: most functions that import this never make one, and
-// building them is a good part of a millisecond of a cold start.
-let lists: ReturnType<typeof blockLists> | undefined;
+// each would pay for building them in its cold start.
+let lists: { v4: BlockList; v6: BlockList; loopbackV4: BlockList } | undefined;
 
 /** The 16 bytes of an IPv6 address (any textual form Node accepts). */
 function bytesOf(address: string): Buffer {
@@ -95,7 +91,11 @@ function embeddedV4(address: string): string | undefined {
  */
 export function refusal(address: string, allowLoopback: boolean): string | undefined {
   const refused = `${address} is not a public address`;
-  lists ??= blockLists();
+  lists ??= {
+    v4: blockList('ipv4', REFUSED_V4),
+    v6: blockList('ipv6', REFUSED_V6),
+    loopbackV4: blockList('ipv4', [['127.0.0.0', 8]]),
+  };
   const { v4, v6, loopbackV4 } = lists;
   if (isIPv4(address)) {
     if (allowLoopback && loopbackV4.check(address, 'ipv4')) return undefined;

@@ -287,8 +287,8 @@ export function apiEvent(
     multiValueQueryStringParameters: parts.multiValueQueryStringParameters,
     pathParameters: parts.pathParameters,
     stageVariables: null,
-    // Object.assign rather than a spread followed by more keys, which V8 builds on a slow path (a
-    // microsecond each, on every request).
+    // Object.assign rather than a spread followed by more keys, which V8 builds on a slow path, on
+    // every request.
     requestContext: Object.assign({}, parts.requestContext, {
       authorizer: Object.assign({}, authorizerContext, { principalId, integrationLatency: 0 }),
     }),
