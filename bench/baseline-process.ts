@@ -32,7 +32,8 @@ const APPLICATION = { baselines: 'vaa-bench-baseline', peer: 'vaa-bench-peer' } 
 const baseline = client(APPLICATION.baselines);
 const peerDriver = client(APPLICATION.peer);
 
-let serving: Statement | undefined;
+/** What the bare server replays: the statement, and the values varied on each call (a write's ids). */
+let serving: { statement: Statement; vary?: DriveArgs['vary'] } | undefined;
 
 /** The bare server: run the statement, JSON.stringify the rows' `item`s, answer. Nothing else. */
 const server = createServer((_req, res) => {
@@ -40,7 +41,7 @@ const server = createServer((_req, res) => {
     res.writeHead(503).end();
     return;
   }
-  replay({ statement: serving }).then(
+  replay(serving).then(
     (rows) => {
       // `item` as JSON text (a statement that leaves it unparsed) is joined, not encoded again.
       const items = rows.map((row) => row.item);
@@ -156,8 +157,8 @@ async function drive(args: DriveArgs): Promise<Sample> {
 }
 
 export const baselineCommands = {
-  serve: (statement: Statement) => {
-    serving = statement;
+  serve: (replayed: { statement: Statement; vary?: DriveArgs['vary'] }) => {
+    serving = replayed;
   },
   resetCounters: () => meter.reset(),
   counters: () => meter.read(),

@@ -350,8 +350,10 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   // Right after the API's, so the two are taken next to each other (see `turns`).
   const baseline = ctx.baselineGateway && (await baselineTarget(op, ctx.baselineGateway, apiTarget, ctx));
   if (baseline && 'target' in baseline) targets.push(baseline.target);
+  // A write's ids and names vary on every call, as the driver's replays do.
+  const vary = createVariation(op, body, main, ctx.callerIds);
   if (op.listIndex || op.bare) {
-    await ctx.baseline.call('serve', main);
+    await ctx.baseline.call('serve', { statement: main, vary });
     targets.push(
       httpTarget(
         ctx,
@@ -388,7 +390,7 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   );
   const drive = {
     statement: main,
-    vary: createVariation(op, body, main, ctx.callerIds),
+    vary,
     connections: ctx.timing.connections,
   };
   targets.push({

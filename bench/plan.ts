@@ -262,6 +262,8 @@ export function operations(
       method: 'POST',
       path: '/agents',
       body: () => createBody(`Bench ${runTag} ${++created}`),
+      // Bound by the commits' flushes: how many the HTTP hop leaves in flight shows beside the driver.
+      bare: true,
       peer: { kind: 'create' },
     },
     {
