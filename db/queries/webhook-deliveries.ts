@@ -71,7 +71,9 @@ export interface ClaimedDelivery {
  * Up to `limit` due deliveries of enabled endpoints, oldest due first (a recovery's in feed
  * order), at most `perEndpoint` in flight per endpoint (counting those other workers hold), leased
  * for `leaseMs`: a worker that dies leaves them due again when the lease ends. Rows another
- * worker is claiming are skipped.
+ * worker is claiming are skipped. Each endpoint's candidates are read from its own index up to
+ * `perEndpoint` (the queue's messages name theirs by id), never the whole backlog: a claim's cost
+ * follows the endpoints, not the deliveries waiting.
  */
 export async function claimDue(
   runner: SqlRunner,
@@ -81,19 +83,32 @@ export async function claimDue(
   /** Only these deliveries (the queue's messages); default: any due. */
   ids?: readonly string[],
 ): Promise<ClaimedDelivery[]> {
-  const only = ids ? sql`and d.id = any(string_to_array(${ids.join(',')}::text, ','))` : sql``;
+  const candidates = ids
+    ? sql`select d.id, d.endpoint_id, d.next_attempt_at, d.event_seq
+      from webhook_deliveries d
+      join webhook_endpoints w on w.id = d.endpoint_id and w.status = 'enabled'
+      where d.id = any(string_to_array(${ids.join(',')}::text, ','))
+        and d.status in ('pending', 'failed') and d.next_attempt_at <= now()
+        and (d.locked_until is null or d.locked_until <= now())`
+    : sql`select d.id, d.endpoint_id, d.next_attempt_at, d.event_seq
+      from webhook_endpoints w
+      cross join lateral (
+        select d.id, d.endpoint_id, d.next_attempt_at, d.event_seq from webhook_deliveries d
+        where d.endpoint_id = w.id and d.status in ('pending', 'failed') and d.next_attempt_at <= now()
+          and (d.locked_until is null or d.locked_until <= now())
+        order by d.next_attempt_at, d.event_seq nulls last, d.id
+        limit ${perEndpoint}
+      ) d
+      where w.status = 'enabled'`;
   return runner.rows<ClaimedDelivery>(sql`
     with busy as (
       select endpoint_id, count(*) as n from webhook_deliveries
-      where status in ('pending', 'failed') and locked_until > now()
+      where status in ('pending', 'failed') and locked_until is not null and locked_until > now()
       group by endpoint_id
     ), due as (
-      select d.id, d.endpoint_id, d.next_attempt_at, d.event_seq,
-        row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_seq nulls last, d.id) as rn
-      from webhook_deliveries d
-      join webhook_endpoints w on w.id = d.endpoint_id and w.status = 'enabled'
-      where d.status in ('pending', 'failed') and d.next_attempt_at <= now()
-        and (d.locked_until is null or d.locked_until <= now()) ${only}
+      select c.id, c.endpoint_id, c.next_attempt_at, c.event_seq,
+        row_number() over (partition by c.endpoint_id order by c.next_attempt_at, c.event_seq nulls last, c.id) as rn
+      from (${candidates}) c
     ), picked as (
       select d.id from webhook_deliveries d
       where d.id in (

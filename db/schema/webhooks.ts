@@ -80,8 +80,17 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     uniqueIndex('webhook_deliveries_event_once').on(t.endpointId, t.eventId).where(sql`${t.kind} = 'event'`),
-    // Serves the worker's claim: what is due.
+    // What is due, across endpoints.
     index('webhook_deliveries_due').on(t.nextAttemptAt).where(sql`${t.status} in ('pending', 'failed')`),
+    // The worker's claim: each endpoint's next due deliveries in order, read up to its in-flight
+    // bound, so a claim costs the same with a backlog of ten or of a million.
+    index('webhook_deliveries_endpoint_due')
+      .on(t.endpointId, t.nextAttemptAt, t.eventSeq, t.id)
+      .where(sql`${t.status} in ('pending', 'failed')`),
+    // The deliveries leased now (in flight): few, counted per endpoint by every claim.
+    index('webhook_deliveries_leased')
+      .on(t.lockedUntil)
+      .where(sql`${t.status} in ('pending', 'failed') and ${t.lockedUntil} is not null`),
     // Serves GET /webhook-endpoints/{id}/deliveries.
     index('webhook_deliveries_endpoint_list').on(t.endpointId, t.createdAt, t.id),
     // The foreign key's own index: a workspace's delete cascades through it.
