@@ -207,7 +207,7 @@ export const roundsFor = (seconds: number) => Math.max(4, Math.round(seconds / 1
 export interface OperationResult {
   name: string;
   api: Stats;
-  /** The bare node:http server running the same statement (lists, and operations marked `bare`). */
+  /** The bare node:http server sending the same statement (absent from runs before every operation had it). */
   bare?: Stats;
   /** The same statement through postgres.js at the same concurrency. */
   driver: Stats;
@@ -350,22 +350,21 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   // Right after the API's, so the two are taken next to each other (see `turns`).
   const baseline = ctx.baselineGateway && (await baselineTarget(op, ctx.baselineGateway, apiTarget, ctx));
   if (baseline && 'target' in baseline) targets.push(baseline.target);
-  // A write's ids and names vary on every call, as the driver's replays do.
+  // The bare server: what HTTP alone costs beside the driver. A write's ids and names vary on
+  // every call, as the driver's replays do.
   const vary = createVariation(op, body, main, ctx.callerIds);
-  if (op.listIndex || op.bare) {
-    await ctx.baseline.call('serve', { statement: main, vary });
-    targets.push(
-      httpTarget(
-        ctx,
-        'bare',
-        { url: ctx.bareUrl, method: 'GET', path: '/' },
-        {
-          reset: () => ctx.baseline.call('resetCounters'),
-          read: () => ctx.baseline.call('counters'),
-        },
-      ),
-    );
-  }
+  await ctx.baseline.call('serve', { statement: main, vary });
+  targets.push(
+    httpTarget(
+      ctx,
+      'bare',
+      { url: ctx.bareUrl, method: 'GET', path: '/' },
+      {
+        reset: () => ctx.baseline.call('resetCounters'),
+        read: () => ctx.baseline.call('counters'),
+      },
+    ),
+  );
   await ctx.baseline.call('servePeer', op.peer);
   const peerSameAnswer = await samePeerAnswer(op, ctx, body);
   targets.push(

@@ -174,12 +174,10 @@ export interface Operation {
   name: string;
   method: 'GET' | 'POST';
   path: string;
-  /** Lists also get the bare node:http baseline and an EXPLAIN; the value is the index they page on. */
+  /** Lists also get an EXPLAIN; the value is the index they page on. */
   listIndex?: string;
-  /** An EXPLAIN (ANALYZE) of its statement, without the bare baseline. */
+  /** An EXPLAIN (ANALYZE) of its statement. */
   explain?: boolean;
-  /** The bare node:http baseline too (lists have it): what HTTP alone costs beside the driver. */
-  bare?: boolean;
   /** Watch the gateway's memory over a longer run. */
   soak?: boolean;
   body?: () => string;
@@ -262,8 +260,6 @@ export function operations(
       method: 'POST',
       path: '/agents',
       body: () => createBody(`Bench ${runTag} ${++created}`),
-      // Bound by the commits' flushes: how many the HTTP hop leaves in flight shows beside the driver.
-      bare: true,
       peer: { kind: 'create' },
     },
     {
@@ -295,8 +291,7 @@ export function operations(
       method: 'GET',
       path: '/balance',
       explain: true,
-      // Its statement is so cheap that HTTP on the bench's shared core bounds it, not the database.
-      bare: true,
+      // Its statement is so cheap that HTTP on the bench's core bounds it, not the database.
       peer: { kind: 'balance' },
     },
     {

@@ -54,9 +54,7 @@ export function formatGatewayCost(results: OperationResult[]): string {
   );
   return [
     'The local REST path (gateway emulation + route wrapper) over a bare node:http server, same statement and load:',
-    ...(rows.length > 0
-      ? rows
-      : ['  (none measured in this run: lists and GET /balance have the bare server)']),
+    ...(rows.length > 0 ? rows : ['  (none measured in this run)']),
     "  (API Gateway's own latency in AWS, and the authorizer Lambda's on a cache miss, are not measured here.)",
   ].join('\n');
 }
