@@ -1,2 +1,2 @@
-CREATE INDEX "webhook_deliveries_endpoint_due" ON "webhook_deliveries" USING btree ("endpoint_id","next_attempt_at","event_seq","id") WHERE "webhook_deliveries"."status" in ('pending', 'failed');--> statement-breakpoint
-CREATE INDEX "webhook_deliveries_leased" ON "webhook_deliveries" USING btree ("locked_until") WHERE "webhook_deliveries"."status" in ('pending', 'failed') and "webhook_deliveries"."locked_until" is not null;
+CREATE INDEX IF NOT EXISTS "webhook_deliveries_endpoint_due" ON "webhook_deliveries" USING btree ("endpoint_id","next_attempt_at","event_seq","id") WHERE "webhook_deliveries"."status" in ('pending', 'failed');--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "webhook_deliveries_leased" ON "webhook_deliveries" USING btree ("locked_until") WHERE "webhook_deliveries"."status" in ('pending', 'failed') and "webhook_deliveries"."locked_until" is not null;
