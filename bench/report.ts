@@ -118,6 +118,7 @@ export function formatTable(results: OperationResult[]): string {
       [
         ['api', r.api],
         ['baseline', r.baseline && 'api' in r.baseline ? r.baseline.api : undefined],
+        ['bare', r.bare],
         ['driver', r.driver],
       ] as const
     ).flatMap(([label, s]) => (s?.waits ? [`${label} ${formatWaits(s.waits)}`] : []));
