@@ -50,15 +50,15 @@ function hostState() {
   return host;
 }
 
-/** A new id: 24 characters, cuid2's format; about 2 µs. */
+/** A new id: 24 characters, cuid2's format. */
 export function createId(): string {
   const state = hostState();
   const time = Date.now().toString(36);
   const count = (state.counter++).toString(36);
   // 16 bytes (128 bits), about cuid2's 24 base-36 characters (124 bits).
   const salt = randomBytes(16).toString('hex');
-  // A 512-bit digest is 99 or 100 base-36 digits; the first two are skewed (a digest's leading
-  // digit is small more often), so they are dropped, as cuid2 drops them.
+  // A 512-bit digest is at most 100 base-36 digits (99 most often); the first two are skewed (a
+  // digest's leading digit is small more often), so they are dropped, as cuid2 drops them.
   const digits = BigInt(`0x${sha3(time + salt + count + state.fingerprint)}`).toString(36);
   return randomLetter() + digits.slice(2, LENGTH + 1);
 }
