@@ -124,9 +124,13 @@ export async function measureWebhooks(ctx: WebhookContext): Promise<WebhookResul
     if (answer.status !== 201) throw new Error(`webhook endpoint: ${answer.status} ${await answer.text()}`);
     return ((await answer.json()) as { id: string }).id;
   };
-  const removeEndpoints = () =>
-    ctx.admin`delete from webhook_endpoints where workspace_id = ${ctx.workspaceId}
+  const removeEndpoints = async () => {
+    await ctx.admin`delete from webhook_endpoints where workspace_id = ${ctx.workspaceId}
       and description = ${`bench ${ctx.runTag}`}`;
+    // Their deliveries and attempts went with them: thousands of dead rows the next phase's (and
+    // the next run's) claims would otherwise step over until autovacuum came by.
+    await ctx.admin`vacuum (analyze) webhook_endpoints, webhook_deliveries, webhook_attempts`;
+  };
   /**
    * Relays until the outbox is empty: the deliveries queued. The relay takes only events below the
    * server's oldest running transaction, so another database's long one holds it back a while.
