@@ -32,12 +32,30 @@ describe.runIf(usingPostgres())("the bench's sampler of what the database's back
       const busy = worker`select sum(x) from (select generate_series(1, 1000000000000) as x) s`
         .execute()
         .catch(() => {});
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Both running before the sampling starts, however loaded the machine.
+      for (let tries = 0; ; tries++) {
+        const [both] = await sampler<{ lock: number; cpu: number }[]>`
+          select count(*) filter (where wait_event_type = 'Lock')::int as lock,
+            count(*) filter (where query like '%1000000000000%')::int as cpu
+          from pg_stat_activity
+          where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`;
+        if ((both?.lock ?? 0) > 0 && (both?.cpu ?? 0) > 0) break;
+        if (tries > 400) throw new Error('the waiter and the worker never both ran');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
       const stop = sampleWaits(sampler);
       await new Promise((resolve) => setTimeout(resolve, 300));
       const seen = await stop();
-      await sampler`select pg_cancel_backend(pid) from pg_stat_activity
-        where datname = current_database() and query like '%1000000000000%' and pid <> pg_backend_pid()`;
+      // Cancelled until it has ended: one cancel may land before the statement has begun.
+      let busyEnded = false;
+      void busy.then(() => {
+        busyEnded = true;
+      });
+      while (!busyEnded) {
+        await sampler`select pg_cancel_backend(pid) from pg_stat_activity
+          where datname = current_database() and query like '%1000000000000%' and pid <> pg_backend_pid()`;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
       release();
       await Promise.all([held, blocked, busy]);
 
