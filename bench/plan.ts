@@ -100,10 +100,10 @@ function numberOf(name: keyof typeof BENCH_OPTIONS, value: string | undefined, f
 }
 
 /**
- * Full: 100,000 sessions per workspace, 5 s warm-up + 15 s per measurement, one 180 s soak (about
- * 33 minutes, plus about a minute of seeding on first use). `--quick` (CI's smoke test, about a
- * minute): a tenth of the data in its own database and 1 s + 2 s per measurement. A command line
- * it does not take throws `UsageError`.
+ * Full: 100,000 sessions per workspace, 5 s warm-up + 15 s per measurement, one 180 s soak
+ * (docs/performance.md says how long it takes). `--quick` (CI's smoke test): a tenth of the data in
+ * its own database and 1 s + 2 s per measurement. A command line it does not take throws
+ * `UsageError`.
  */
 export function parseOptions(argv: string[]): BenchOptions {
   let values: ReturnType<typeof parse>['values'];

@@ -83,19 +83,18 @@ export async function claimDue(
   /** Only these deliveries (the queue's messages); default: any due. */
   ids?: readonly string[],
 ): Promise<ClaimedDelivery[]> {
+  const due = sql`d.status in ('pending', 'failed') and d.next_attempt_at <= now()
+    and (d.locked_until is null or d.locked_until <= now())`;
   const candidates = ids
     ? sql`select d.id, d.endpoint_id, d.next_attempt_at, d.event_seq
       from webhook_deliveries d
       join webhook_endpoints w on w.id = d.endpoint_id and w.status = 'enabled'
-      where d.id = any(string_to_array(${ids.join(',')}::text, ','))
-        and d.status in ('pending', 'failed') and d.next_attempt_at <= now()
-        and (d.locked_until is null or d.locked_until <= now())`
+      where d.id = any(string_to_array(${ids.join(',')}::text, ',')) and ${due}`
     : sql`select d.id, d.endpoint_id, d.next_attempt_at, d.event_seq
       from webhook_endpoints w
       cross join lateral (
         select d.id, d.endpoint_id, d.next_attempt_at, d.event_seq from webhook_deliveries d
-        where d.endpoint_id = w.id and d.status in ('pending', 'failed') and d.next_attempt_at <= now()
-          and (d.locked_until is null or d.locked_until <= now())
+        where d.endpoint_id = w.id and ${due}
         order by d.next_attempt_at, d.event_seq nulls last, d.id
         limit ${perEndpoint}
       ) d
