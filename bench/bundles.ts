@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { build } from 'esbuild';
 import { authorizer, routeList } from '#contract/routes.ts';
 import { BUNDLING } from '#infra/constructs/lambda.ts';
@@ -56,7 +56,9 @@ export const floorsOf = (bundles: readonly BundleReport[]) => ({
  * passes them to esbuild: Node 22, bundled, platform node.
  */
 export async function bundle(name: string, entry: string | { contents: string }, outDir: string) {
-  const outfile = join(outDir, name, 'index.mjs');
+  const esm = (BUNDLING.format as OutputFormat) === OutputFormat.ESM;
+  // A baseline tree may still bundle ES modules: each tree's format, under the name Lambda loads it by.
+  const outfile = join(outDir, name, esm ? 'index.mjs' : 'index.js');
   mkdirSync(dirname(outfile), { recursive: true });
   await build({
     ...(typeof entry === 'string'
@@ -66,7 +68,8 @@ export async function bundle(name: string, entry: string | { contents: string },
     bundle: true,
     platform: 'node',
     target: 'node22',
-    format: BUNDLING.format === 'esm' ? 'esm' : 'cjs',
+    format: esm ? 'esm' : 'cjs',
+    ...('banner' in BUNDLING ? { banner: { js: BUNDLING.banner }, define: BUNDLING.define } : {}),
     mainFields: [...BUNDLING.mainFields],
     minify: BUNDLING.minify,
     // EXTERNAL: the map is written without a sourceMappingURL comment, so nothing loads it.
@@ -75,6 +78,9 @@ export async function bundle(name: string, entry: string | { contents: string },
     external: [...BUNDLING.externalModules],
     logLevel: 'error',
   });
+  // As in the zip, where no package.json says otherwise: an `index.js` is CommonJS, also when the
+  // folder is inside this repository (whose package.json says `"type": "module"`).
+  if (!esm) writeFileSync(join(dirname(outfile), 'package.json'), '{ "type": "commonjs" }\n');
   return outfile;
 }
 
@@ -90,17 +96,29 @@ export const NODE_OPTIONS = '';
 /**
  * What Lambda's Node.js runtime has loaded before it imports a handler: its runtime client takes
  * `node:http` (and with it `net`, `stream`, `events`) at its top and makes a keep-alive Agent
- * (aws-lambda-nodejs-runtime-interface-client, src/client/rapid-client.ts). A bare `node` has not,
- * so without this a handler that needs them would be charged for the runtime's own modules.
+ * (aws-lambda-nodejs-runtime-interface-client, src/client/rapid-client.ts), and loads a handler
+ * with its own `require` (src/UserFunction.js). A bare `node` has done neither, so without this a
+ * handler that needs them would be charged for the runtime's own modules.
  */
-const RUNTIME_PRELOAD = `const { Agent } = await import('node:http');
-new Agent({ keepAlive: true, maxSockets: 1 });`;
+export const RUNTIME_PRELOAD = `const { Agent } = await import('node:http');
+new Agent({ keepAlive: true, maxSockets: 1 });
+const require = (await import('node:module')).createRequire(import.meta.url);`;
+
+/**
+ * The expression that loads a bundle as Lambda's runtime does (aws-lambda-nodejs-runtime-interface-client,
+ * UserFunction.js): an `index.js` with no `"type": "module"` beside it by `require`, an `index.mjs`
+ * by `import()`. Needs RUNTIME_PRELOAD's `require`.
+ */
+export const loadBundle = (file: string) =>
+  file.endsWith('.mjs')
+    ? `await import(${JSON.stringify(pathToFileURL(file).href)})`
+    : `require(${JSON.stringify(file)})`;
 
 /** One fresh `node` per measurement, with no database settings: init must not connect. */
 function timeImport(file: string, deployed: boolean): ImportTime {
   const script = `${RUNTIME_PRELOAD}
 const t0 = performance.now();
-const m = await import(${JSON.stringify(pathToFileURL(file).href)});
+const m = ${loadBundle(file)};
 const t1 = performance.now();
 if (typeof m.handler !== 'function') throw new Error('no handler export');
 process.stdout.write(JSON.stringify({ importMs: t1 - t0, readyMs: t1 }));`;

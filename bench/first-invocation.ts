@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { SqlRunner, Statement } from '#db/database.ts';
 import { authenticate } from '#db/queries/api-keys.ts';
@@ -11,7 +10,7 @@ import { pageSessionsJson } from '#db/queries/sessions.ts';
 import { listen } from '#infra/local/listen.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { selfSignedCertificate, startTlsProxy } from '#test/helpers/tls-proxy.ts';
-import { bundle, NODE_OPTIONS } from './bundles.ts';
+import { bundle, loadBundle, NODE_OPTIONS } from './bundles.ts';
 import { median } from './stats.ts';
 
 /**
@@ -89,6 +88,8 @@ export const handler = async () => {
 };`;
 
 const run = promisify(execFile);
+/** The `require` Lambda's runtime loads a CommonJS handler with (bundles.ts, `loadBundle`). */
+const LOADER = `const require = (await import('node:module')).createRequire(import.meta.url);`;
 
 export async function measureFirstInvocations(
   outDir: string,
@@ -159,8 +160,9 @@ export async function measureFirstInvocations(
     for (let i = 0; i < runs; i++) {
       for (const [f, file] of files.entries()) {
         const e = entries[f]?.[0] === 'authorizer' ? authorizerEvent : event;
-        const script = `const t0 = performance.now();
-const m = await import(${JSON.stringify(pathToFileURL(file).href)});
+        const script = `${LOADER}
+const t0 = performance.now();
+const m = ${loadBundle(file)};
 const t1 = performance.now();
 const r = await m.handler(${JSON.stringify(e)});
 const t2 = performance.now();

@@ -29,13 +29,23 @@ export const EXTERNAL_MODULES = [
 ];
 
 /**
- * How every function is bundled (bench/bundles.ts builds the same). The source map is written
+ * How every function is bundled (bench/bundles.ts builds the same). CommonJS: Lambda's runtime
+ * `require`s an `index.js`, while an ES module's imports of `tls`, `crypto`, `fs`… each build
+ * a namespace of every export (reading `tls.rootCertificates` parses the CA bundle): milliseconds
+ * of every cold start (docs/decisions.md). The source map is written
  * beside the bundle without a `sourceMappingURL` comment and then moved out of the asset (see
  * `SOURCE_MAPS_DIR`): nothing at run time reads it (no `--enable-source-maps`, which slows every
  * cold start), and it would be most of each zip.
  */
+/** The file NodejsFunction writes for the CommonJS format, which the handler `index.handler` names. */
+export const BUNDLE_FILE = 'index.js';
+
 export const BUNDLING = {
-  format: OutputFormat.ESM,
+  format: OutputFormat.CJS,
+  // CommonJS has no `import.meta`: the one module that reads it (db/migrate.ts, beside its
+  // migrations) gets the bundle's own URL.
+  banner: '"use strict";var importMetaUrl=require("url").pathToFileURL(__filename).href;',
+  define: { 'import.meta.url': 'importMetaUrl' },
   mainFields: ['module', 'main'],
   minify: true,
   sourceMap: true,
@@ -47,7 +57,7 @@ export const BUNDLING = {
 
 /**
  * Where each bundle's source map goes, one folder per function's construct path
- * (`.sourcemaps/VoiceAgentAdmin-prod/Functions/CreateAgent/index.mjs.map`): CI keeps them as a
+ * (`.sourcemaps/VoiceAgentAdmin-prod/Functions/CreateAgent/index.js.map`): CI keeps them as a
  * build artifact to decode a minified stack trace from the logs. `SOURCE_MAPS_DIR` overrides.
  */
 export const sourceMapsDir = () => process.env.SOURCE_MAPS_DIR ?? join(repoRoot, '.sourcemaps');
@@ -121,7 +131,7 @@ export function serviceFunction(scope: Construct, id: string, props: ServiceFunc
           return [
             ...(afterBundling?.(inputDir, outputDir) ?? []),
             `mkdir -p "${maps}"`,
-            `mv "${outputDir}/index.mjs.map" "${maps}/index.mjs.map"`,
+            `mv "${outputDir}/${BUNDLE_FILE}.map" "${maps}/${BUNDLE_FILE}.map"`,
           ];
         },
       },

@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizer, routeList } from '#contract/routes.ts';
+import { BUNDLE_FILE, EXTERNAL_MODULES } from '#infra/constructs/lambda.ts';
 import { allResourcesOf, logicalId, type Synthesised, synthesise } from './synth.ts';
 
 /** Each function's bundle directory in the cloud assembly, found through its code's S3 key. */
@@ -27,12 +28,12 @@ function bundleDirs(synth: Synthesised): Map<string, string> {
 }
 
 /**
- * Imports a bundle in a fresh Node process, as Lambda's init would, with no database settings;
- * `before` runs first, `call` after the import.
+ * Loads a bundle in a fresh Node process as Lambda's init does (`require`, an `index.js` with no
+ * `"type": "module"` beside it), with no database settings; `before` runs first, `call` after.
  */
 function importInNode(file: string, call?: string, env: Record<string, string> = {}, before = ''): string {
   const script = `${before}
-const m = await import(${JSON.stringify(pathToFileURL(file).href)});
+const m = (await import('node:module')).createRequire(import.meta.url)(${JSON.stringify(file)});
 if (typeof m.handler !== 'function') throw new Error('no handler export');
 ${call ?? ''}`;
   return execFileSync(process.execPath, ['--input-type=module', '-e', script], {
@@ -61,7 +62,7 @@ describe('the bundles a real synth builds with the local esbuild', () => {
     const { functions, migrations } = synth.stack;
     for (const fn of [...functions.all, migrations.function]) {
       const dir = join(maps, fn.node.path);
-      const map = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8'));
+      const map = JSON.parse(readFileSync(join(dir, `${BUNDLE_FILE}.map`), 'utf8'));
       expect(map.sources.length, fn.node.path).toBeGreaterThan(0);
       expect(map.sourcesContent, fn.node.path).toBeUndefined();
     }
@@ -70,7 +71,7 @@ describe('the bundles a real synth builds with the local esbuild', () => {
         readdirSync(dir).filter((f) => f.endsWith('.map')),
         name,
       ).toEqual([]);
-      expect(readFileSync(join(dir, 'index.mjs'), 'utf8'), name).not.toContain('sourceMappingURL');
+      expect(readFileSync(join(dir, BUNDLE_FILE), 'utf8'), name).not.toContain('sourceMappingURL');
     }
   });
 
@@ -82,7 +83,7 @@ describe('the bundles a real synth builds with the local esbuild', () => {
       [authorizer.name, functions.authorizerFunction] as const,
     ];
     for (const [name, fn] of named) {
-      const map = readFileSync(join(maps, fn.node.path, 'index.mjs.map'), 'utf8');
+      const map = readFileSync(join(maps, fn.node.path, `${BUNDLE_FILE}.map`), 'utf8');
       const { sources } = JSON.parse(map) as { sources: string[] };
       expect(sources.length, name).toBeGreaterThan(10);
       const heavy = sources.filter((s) =>
@@ -106,7 +107,7 @@ describe('the bundles a real synth builds with the local esbuild', () => {
     // condition reads `<query>.options.describe!==!1`.
     const names = [...routeList.map((r) => r.name), authorizer.name];
     for (const name of names) {
-      const code = readFileSync(join(dirs.get(name) ?? '', 'index.mjs'), 'utf8');
+      const code = readFileSync(join(dirs.get(name) ?? '', BUNDLE_FILE), 'utf8');
       expect(code, name).toMatch(/\.options\.describe!==!1/);
     }
   });
@@ -131,7 +132,9 @@ describe('the bundles a real synth builds with the local esbuild', () => {
       [authorizer.name, functions.authorizerFunction] as const,
     ];
     for (const [name, fn] of named) {
-      const { sources } = JSON.parse(readFileSync(join(maps, fn.node.path, 'index.mjs.map'), 'utf8')) as {
+      const { sources } = JSON.parse(
+        readFileSync(join(maps, fn.node.path, `${BUNDLE_FILE}.map`), 'utf8'),
+      ) as {
         sources: string[];
       };
       const carried = Object.keys(onlyIn).filter((module) => sources.some((s) => s.endsWith(module)));
@@ -157,46 +160,57 @@ describe('the bundles a real synth builds with the local esbuild', () => {
     const routeBundles = [...dirs].filter(([name]) => routeList.some((r) => r.name === name));
     for (const [message, routes] of Object.entries(builtIn)) {
       const carrying = routeBundles
-        .filter(([, dir]) => readFileSync(join(dir, 'index.mjs'), 'utf8').includes(message))
+        .filter(([, dir]) => readFileSync(join(dir, BUNDLE_FILE), 'utf8').includes(message))
         .map(([name]) => name)
         .sort();
       expect(carrying, message).toEqual(routes);
     }
   });
 
-  it('exist for every route, the authorizer, admin and the migration, as minified ESM', () => {
+  it('exist for every route, the authorizer, admin and the migration, as minified strict CommonJS', () => {
     expect([...dirs.keys()].sort()).toEqual(
       [...routeList.map((r) => r.name), authorizer.name, 'admin', 'migrate'].sort(),
     );
     for (const [name, dir] of dirs) {
-      const bundle = join(dir, 'index.mjs');
+      const bundle = join(dir, BUNDLE_FILE);
       expect(existsSync(bundle), name).toBe(true);
       const kb = statSync(bundle).size / 1024;
       console.info(`${name}: ${kb.toFixed(1)} KB`);
       expect(kb, name).toBeLessThan(512);
       const code = readFileSync(bundle, 'utf8');
+      // The directive first: after the banner's statement it would be an expression, and sloppy.
+      expect(code.startsWith('"use strict";'), name).toBe(true);
       // PGlite stays out: only the lazy import's specifier may remain.
       expect(code, name).not.toMatch(/pglite\.wasm|class PGlite/);
     }
   });
 
-  it('call no `require`: ESM has none, and the bundles define none', () => {
-    // esbuild turns a CommonJS dependency's require() it cannot resolve into a shim that throws
-    // "Dynamic require of …" at run time; every function of the stack is checked, not only the named.
+  it("require only Node's own modules and the runtime's AWS SDK, each by name", () => {
+    // Nothing else is beside a function in Lambda: a `require` of a bundled dependency's that
+    // esbuild could not resolve would fail at run time. Every function of the stack is checked.
     const bundles = readdirSync(synth.outdir)
-      .map((entry) => join(synth.outdir, entry, 'index.mjs'))
+      .map((entry) => join(synth.outdir, entry, BUNDLE_FILE))
       .filter((file) => existsSync(file));
     expect(bundles.length).toBeGreaterThan(dirs.size);
+    const external = (name: string) =>
+      builtinModules.includes(name.replace(/^node:/, '')) ||
+      EXTERNAL_MODULES.some((pattern) => new RegExp(`^${pattern.replace('*', '.*')}$`).test(name));
     for (const file of bundles) {
       const code = readFileSync(file, 'utf8');
       expect(code, file).not.toContain('Dynamic require of');
-      expect(code, file).not.toMatch(/\brequire\(/);
+      const required = [...code.matchAll(/\brequire\(([^)]*)\)/g)].map(([, arg]) => arg ?? '');
+      expect(required.length, file).toBeGreaterThan(0);
+      const byName = required.map((arg) => /^"([^"]+)"$/.exec(arg)?.[1] ?? `(not a name: ${arg})`);
+      expect(
+        byName.filter((name) => !external(name)),
+        file,
+      ).toEqual([]);
     }
   });
 
   it('import under Node without touching a database', () => {
     for (const [name, dir] of dirs) {
-      expect(() => importInNode(join(dir, 'index.mjs')), name).not.toThrow();
+      expect(() => importInNode(join(dir, BUNDLE_FILE)), name).not.toThrow();
     }
   });
 
@@ -222,7 +236,7 @@ describe('the bundles a real synth builds with the local esbuild', () => {
         const url = new URL(process.env.DATABASE_URL ?? '');
         url.pathname = `/${name}`;
         const run = `console.log(JSON.stringify(await m.handler({}, { getRemainingTimeInMillis: () => 60000 })));`;
-        const bundle = join(dirs.get('migrate') as string, 'index.mjs');
+        const bundle = join(dirs.get('migrate') as string, BUNDLE_FILE);
         for (let i = 0; i < 2; i++) {
           expect(importInNode(bundle, run, { DATABASE_URL: url.toString() })).toContain('"attempts":1');
         }
@@ -236,7 +250,7 @@ describe('the bundles a real synth builds with the local esbuild', () => {
       it('the admin bundle answers commands over that database, and refuses the seed without DEMO_SEED', () => {
         const url = new URL(process.env.DATABASE_URL ?? '');
         url.pathname = `/${name}`;
-        const bundle = join(dirs.get('admin') as string, 'index.mjs');
+        const bundle = join(dirs.get('admin') as string, BUNDLE_FILE);
         const call = (event: unknown) =>
           JSON.parse(
             importInNode(

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -16,6 +15,7 @@ import { silentLogger } from '#functions/http/log.ts';
 import { build as buildCreate } from '#functions/webhooks/create.ts';
 import { secretBox } from '#functions/webhooks/secrets.ts';
 import { build as buildTest } from '#functions/webhooks/test.ts';
+import { BUNDLE_FILE } from '#infra/constructs/lambda.ts';
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '#local-aws/eventbridge-endpoint.ts';
 import { type SqsEndpoint, startSqsEndpoint } from '#local-aws/sqs-endpoint.ts';
 import { freshDatabase, usingPostgres } from '#test/helpers/database.ts';
@@ -74,12 +74,12 @@ describe.runIf(usingPostgres())(
       const assetKey: string = allResourcesOf(synth.stack)[logicalId(synth.stack, fn)]?.Properties.Code.S3Key;
       const runtime = mkdtempSync(join(tmpdir(), 'vaa-runtime-'));
       copyFileSync(
-        join(synth.outdir, `asset.${assetKey.replace(/\.zip$/, '')}`, 'index.mjs'),
-        join(runtime, 'index.mjs'),
+        join(synth.outdir, `asset.${assetKey.replace(/\.zip$/, '')}`, BUNDLE_FILE),
+        join(runtime, BUNDLE_FILE),
       );
       symlinkSync(join(process.cwd(), 'node_modules'), join(runtime, 'node_modules'));
       // Lambda freezes the container after the answer; here the open connection would keep Node up.
-      const script = `const m = await import(${JSON.stringify(pathToFileURL(join(runtime, 'index.mjs')).href)});
+      const script = `const m = (await import('node:module')).createRequire(import.meta.url)(${JSON.stringify(join(runtime, BUNDLE_FILE))});
 console.log(JSON.stringify(await m.handler(${JSON.stringify(event)}, { awsRequestId: 'local' })));
 process.exit(0);`;
       const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
