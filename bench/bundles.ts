@@ -177,7 +177,8 @@ export function timeBundles(built: BuiltBundle[], runs: number): BundleReport[] 
 /**
  * This tree's bundles and, with `baselineDir` (a baseline's worktree, bench/baseline-tree.ts), that
  * tree's own, built there by its own route table and bundling options; every import timed in the
- * same rounds. The baseline's floors are the same code: they are timed once, as this tree's.
+ * same rounds. The floors too: the same code, but bundled in each tree's format (ES modules, then
+ * CommonJS), so each tree's functions are read over its own floors.
  */
 export async function measureBundles(
   outDir: string,
@@ -189,14 +190,10 @@ export async function measureBundles(
   const chosen = (b: BuiltBundle) => isFloor(b.name) || timing(b.name);
   const current = (await buildBundles(join(outDir, 'current'))).filter(chosen);
   const baseline = baselineDir
-    ? buildBaselineBundles(baselineDir, join(outDir, 'baseline')).filter((b) => !isFloor(b.name) && chosen(b))
+    ? buildBaselineBundles(baselineDir, join(outDir, 'baseline')).filter(chosen)
     : [];
   const timed = timeBundles([...current, ...baseline], runs);
-  const floors = timed.filter((b) => isFloor(b.name));
-  return {
-    current: timed.slice(0, current.length),
-    baseline: baselineDir ? [...timed.slice(current.length), ...floors] : [],
-  };
+  return { current: timed.slice(0, current.length), baseline: timed.slice(current.length) };
 }
 
 /** The baseline tree's bundles: bundles-build.ts (with this file) copied into it and run there. */

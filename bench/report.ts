@@ -136,7 +136,11 @@ export function formatTable(results: OperationResult[]): string {
  */
 export function formatBundles(bundles: BundleReport[], baseline: BundleReport[] = []): string {
   const { empty: floor, driver: driverFloor } = floorsOf(bundles);
-  const overFloor = (b: BundleReport | undefined) => (b && floor ? b.importMs - floor.importMs : undefined);
+  // Each tree's functions over its own empty handler (the trees may bundle in different formats).
+  const theirFloor = floorsOf(baseline).empty ?? floor;
+  const over = (b: BundleReport | undefined, empty: BundleReport | undefined) =>
+    b && empty ? b.importMs - empty.importMs : undefined;
+  const overFloor = (b: BundleReport | undefined) => over(b, floor);
   const lines = [
     `function          size kB  import ms  +empty  +driver  ready ms  ×empty${
       baseline.length ? '  baseline: size kB  +empty  Δ import ms' : ''
@@ -166,7 +170,7 @@ export function formatBundles(bundles: BundleReport[], baseline: BundleReport[] 
     const theirs = baseline.length
       ? [
           (before ? num(before.bytes / 1000) : '—').padStart(19),
-          (before ? num(overFloor(before), 1) : '—').padStart(7),
+          (before ? num(over(before, theirFloor), 1) : '—').padStart(7),
           (b && before ? num(b.importMs - before.importMs, 1) : '—').padStart(12),
         ]
       : [];
