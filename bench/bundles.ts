@@ -57,7 +57,8 @@ export const floorsOf = (bundles: readonly BundleReport[]) => ({
  */
 export async function bundle(name: string, entry: string | { contents: string }, outDir: string) {
   const esm = (BUNDLING.format as OutputFormat) === OutputFormat.ESM;
-  // A baseline tree may still bundle ES modules: each tree's format, under the name Lambda loads it by.
+  // A baseline tree may still bundle ES modules (without a banner): each tree's format and options,
+  // under the name Lambda loads it by.
   const outfile = join(outDir, name, esm ? 'index.mjs' : 'index.js');
   mkdirSync(dirname(outfile), { recursive: true });
   await build({
@@ -100,14 +101,17 @@ export const NODE_OPTIONS = '';
  * with its own `require` (src/UserFunction.js). A bare `node` has done neither, so without this a
  * handler that needs them would be charged for the runtime's own modules.
  */
-export const RUNTIME_PRELOAD = `const { Agent } = await import('node:http');
+/** The `require` the runtime loads a CommonJS handler with (`loadBundle`). */
+export const RUNTIME_REQUIRE = `const require = (await import('node:module')).createRequire(import.meta.url);`;
+
+const RUNTIME_PRELOAD = `const { Agent } = await import('node:http');
 new Agent({ keepAlive: true, maxSockets: 1 });
-const require = (await import('node:module')).createRequire(import.meta.url);`;
+${RUNTIME_REQUIRE}`;
 
 /**
  * The expression that loads a bundle as Lambda's runtime does (aws-lambda-nodejs-runtime-interface-client,
  * UserFunction.js): an `index.js` with no `"type": "module"` beside it by `require`, an `index.mjs`
- * by `import()`. Needs RUNTIME_PRELOAD's `require`.
+ * by `import()`. Needs `RUNTIME_REQUIRE` first.
  */
 export const loadBundle = (file: string) =>
   file.endsWith('.mjs')

@@ -10,7 +10,7 @@ import { pageSessionsJson } from '#db/queries/sessions.ts';
 import { listen } from '#infra/local/listen.ts';
 import { apiEvent } from '#test/helpers/events.ts';
 import { selfSignedCertificate, startTlsProxy } from '#test/helpers/tls-proxy.ts';
-import { bundle, loadBundle, NODE_OPTIONS } from './bundles.ts';
+import { bundle, loadBundle, NODE_OPTIONS, RUNTIME_REQUIRE } from './bundles.ts';
 import { median } from './stats.ts';
 
 /**
@@ -88,8 +88,6 @@ export const handler = async () => {
 };`;
 
 const run = promisify(execFile);
-/** The `require` Lambda's runtime loads a CommonJS handler with (bundles.ts, `loadBundle`). */
-const LOADER = `const require = (await import('node:module')).createRequire(import.meta.url);`;
 
 export async function measureFirstInvocations(
   outDir: string,
@@ -160,7 +158,7 @@ export async function measureFirstInvocations(
     for (let i = 0; i < runs; i++) {
       for (const [f, file] of files.entries()) {
         const e = entries[f]?.[0] === 'authorizer' ? authorizerEvent : event;
-        const script = `${LOADER}
+        const script = `${RUNTIME_REQUIRE}
 const t0 = performance.now();
 const m = ${loadBundle(file)};
 const t1 = performance.now();

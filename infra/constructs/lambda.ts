@@ -28,18 +28,18 @@ export const EXTERNAL_MODULES = [
   'drizzle-orm/pglite/*',
 ];
 
+/** The file NodejsFunction writes for the CommonJS format, which the handler `index.handler` names. */
+export const BUNDLE_FILE = 'index.js';
+
 /**
  * How every function is bundled (bench/bundles.ts builds the same). CommonJS: Lambda's runtime
  * `require`s an `index.js`, while an ES module's imports of `tls`, `crypto`, `fs`… each build
  * a namespace of every export (reading `tls.rootCertificates` parses the CA bundle): milliseconds
- * of every cold start (docs/decisions.md). The source map is written
- * beside the bundle without a `sourceMappingURL` comment and then moved out of the asset (see
- * `SOURCE_MAPS_DIR`): nothing at run time reads it (no `--enable-source-maps`, which slows every
- * cold start), and it would be most of each zip.
+ * of every cold start (docs/decisions.md). The source map is written beside the bundle without a
+ * `sourceMappingURL` comment and then moved out of the asset (see `SOURCE_MAPS_DIR`): nothing at
+ * run time reads it (no `--enable-source-maps`, which slows every cold start), and it would be most
+ * of each zip.
  */
-/** The file NodejsFunction writes for the CommonJS format, which the handler `index.handler` names. */
-export const BUNDLE_FILE = 'index.js';
-
 export const BUNDLING = {
   format: OutputFormat.CJS,
   // CommonJS has no `import.meta`: the one module that reads it (db/migrate.ts, beside its
