@@ -2,10 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 import { authorizer, routeList } from '#contract/routes.ts';
-import { BUNDLING } from '#infra/constructs/lambda.ts';
+import * as lambda from '#infra/constructs/lambda.ts';
 import { copyChildScripts } from './baseline-tree.ts';
 import { median } from './stats.ts';
 
@@ -28,8 +27,38 @@ export interface BundleReport {
   nodeOptions: string;
 }
 
-/** NodejsFunction's source map modes as esbuild's `sourcemap` values. */
-const esbuildSourceMap = (mode: SourceMapMode) => (mode === SourceMapMode.DEFAULT ? 'linked' : mode);
+/**
+ * The tree's esbuild options: infra/constructs/lambda.ts's own (imported, not copied). A baseline
+ * tree older than them held NodejsFunction's bundling options (`BUNDLING`), which NodejsFunction
+ * passed to esbuild as these are.
+ */
+function esbuildOptionsOfTree(): BuildOptions {
+  const tree = lambda as Record<string, unknown>;
+  if (tree.ESBUILD_OPTIONS) return tree.ESBUILD_OPTIONS as BuildOptions;
+  const legacy = tree.BUNDLING as {
+    format: 'cjs' | 'esm';
+    banner?: string;
+    define?: Record<string, string>;
+    mainFields: string[];
+    minify: boolean;
+    sourceMap: boolean;
+    sourceMapMode: 'default' | 'external' | 'inline' | 'both';
+    sourcesContent: boolean;
+    externalModules: string[];
+  };
+  return {
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: legacy.format,
+    ...(legacy.banner ? { banner: { js: legacy.banner }, define: legacy.define } : {}),
+    mainFields: [...legacy.mainFields],
+    minify: legacy.minify,
+    sourcemap: legacy.sourceMap && (legacy.sourceMapMode === 'default' ? 'linked' : legacy.sourceMapMode),
+    sourcesContent: legacy.sourcesContent,
+    external: [...legacy.externalModules],
+  };
+}
 
 /**
  * The floors, bundled and timed the same way: a handler that imports nothing, and one that only
@@ -51,32 +80,19 @@ export const floorsOf = (bundles: readonly BundleReport[]) => ({
   driver: bundles.find((b) => b.name === DRIVER_FLOOR),
 });
 
-/**
- * infra/constructs/lambda.ts's own bundling options (imported, not copied), as NodejsFunction
- * passes them to esbuild: Node 22, bundled, platform node.
- */
+/** A bundle as the tree's stack builds it (`esbuildOptionsOfTree`), under the name Lambda loads it by. */
 export async function bundle(name: string, entry: string | { contents: string }, outDir: string) {
-  const esm = (BUNDLING.format as OutputFormat) === OutputFormat.ESM;
-  // A baseline tree may still bundle ES modules (without a banner): each tree's format and options,
-  // under the name Lambda loads it by.
+  const options = esbuildOptionsOfTree();
+  // A baseline tree may still bundle ES modules (without a banner).
+  const esm = options.format === 'esm';
   const outfile = join(outDir, name, esm ? 'index.mjs' : 'index.js');
   mkdirSync(dirname(outfile), { recursive: true });
   await build({
+    ...options,
     ...(typeof entry === 'string'
       ? { entryPoints: [join(ROOT, entry)] }
       : { stdin: { contents: entry.contents, loader: 'ts', resolveDir: ROOT } }),
     outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: esm ? 'esm' : 'cjs',
-    ...('banner' in BUNDLING ? { banner: { js: BUNDLING.banner }, define: BUNDLING.define } : {}),
-    mainFields: [...BUNDLING.mainFields],
-    minify: BUNDLING.minify,
-    // EXTERNAL: the map is written without a sourceMappingURL comment, so nothing loads it.
-    sourcemap: BUNDLING.sourceMap && esbuildSourceMap(BUNDLING.sourceMapMode),
-    sourcesContent: BUNDLING.sourcesContent,
-    external: [...BUNDLING.externalModules],
     logLevel: 'error',
   });
   // As in the zip, where no package.json says otherwise: an `index.js` is CommonJS, also when the

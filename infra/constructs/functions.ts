@@ -1,7 +1,6 @@
 import { Duration, NestedStack, Validations } from 'aws-cdk-lib';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Alias, type IFunction } from 'aws-cdk-lib/aws-lambda';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Alias, type IFunction, type Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { authorizer, type Route, routeKey, routeList } from '#contract/routes.ts';
@@ -80,18 +79,18 @@ export class ApiFunctions extends Construct {
   /** The nested stacks of route functions (none in a branch preview). */
   readonly routeStacks: readonly NestedStack[] = [];
   /** The functions behind those aliases: their settings, metrics and code. */
-  readonly functionByRoute: ReadonlyMap<Route, NodejsFunction>;
-  readonly authorizerFunction: NodejsFunction;
-  readonly admin: NodejsFunction;
+  readonly functionByRoute: ReadonlyMap<Route, LambdaFunction>;
+  readonly authorizerFunction: LambdaFunction;
+  readonly admin: LambdaFunction;
   /** The stale-session sweep, run on a schedule. */
-  readonly sweep: NodejsFunction;
+  readonly sweep: LambdaFunction;
   /**
    * The outbox relay to the stage's event bus, run on a schedule; only where the stack has a
    * network of its own (a branch preview's functions have no route to EventBridge).
    */
-  readonly relay?: NodejsFunction;
+  readonly relay?: LambdaFunction;
   /** Every function here: the migration trigger runs before any of them is updated. */
-  readonly all: readonly NodejsFunction[];
+  readonly all: readonly LambdaFunction[];
 
   constructor(scope: Construct, id: string, props: ApiFunctionsProps) {
     super(scope, id);
@@ -204,7 +203,7 @@ export class ApiFunctions extends Construct {
     }
     // A version per deployment whose code or configuration changed; the alias follows through
     // CodeDeploy. A branch preview has no releases: API Gateway invokes the function itself.
-    const live = (fn: NodejsFunction): Alias | IFunction =>
+    const live = (fn: LambdaFunction): Alias | IFunction =>
       fleet ? fn : new Alias(fn, 'Live', { aliasName: LIVE_ALIAS, version: fn.currentVersion });
     this.byRoute = new Map([...this.functionByRoute].map(([route, fn]) => [route, live(fn)]));
     this.authorizer = live(this.authorizerFunction);

@@ -1,17 +1,20 @@
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { type Duration, Validations } from 'aws-cdk-lib';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { AssetHashType, DockerImage, type Duration, type ILocalBundling, Validations } from 'aws-cdk-lib';
 import type { ISecurityGroup, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import {
-  type BundlingOptions,
-  NodejsFunction,
-  OutputFormat,
-  SourceMapMode,
-} from 'aws-cdk-lib/aws-lambda-nodejs';
+  Architecture,
+  type CfnFunction,
+  Code,
+  Function as LambdaFunction,
+  LoggingFormat,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { type ILogGroup, LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { type BuildOptions, buildSync } from 'esbuild';
 import { repoRoot, type StageConfig } from '../stage.ts';
 import type { NetworkPlacement } from './network.ts';
 
@@ -28,32 +31,100 @@ export const EXTERNAL_MODULES = [
   'drizzle-orm/pglite/*',
 ];
 
-/** The file NodejsFunction writes for the CommonJS format, which the handler `index.handler` names. */
+/** The bundle's file name in each zip: CommonJS, which the handler `index.handler` names. */
 export const BUNDLE_FILE = 'index.js';
+const HANDLER = 'index.handler';
 
 /**
  * How every function is bundled (bench/bundles.ts builds the same). CommonJS: Lambda's runtime
  * `require`s an `index.js`, while an ES module's imports of `tls`, `crypto`, `fs`… each build
  * a namespace of every export (reading `tls.rootCertificates` parses the CA bundle): milliseconds
- * of every cold start (docs/decisions.md). The source map is written beside the bundle without a
- * `sourceMappingURL` comment and then moved out of the asset (see `SOURCE_MAPS_DIR`): nothing at
- * run time reads it (no `--enable-source-maps`, which slows every cold start), and it would be most
- * of each zip.
+ * of every cold start (docs/decisions.md). The source map is written without a `sourceMappingURL`
+ * comment and outside the asset (see `SOURCE_MAPS_DIR`): nothing at run time reads it (no
+ * `--enable-source-maps`, which slows every cold start), and it would be most of each zip.
  */
-export const BUNDLING = {
-  format: OutputFormat.CJS,
+export const ESBUILD_OPTIONS: Readonly<BuildOptions> = {
+  bundle: true,
+  platform: 'node',
+  target: 'node22',
+  format: 'cjs',
   // CommonJS has no `import.meta`: the one module that reads it (db/migrate.ts, beside its
-  // migrations) gets the bundle's own URL.
-  banner: '"use strict";var importMetaUrl=require("url").pathToFileURL(__filename).href;',
+  // migrations) gets the bundle's own URL. The banner keeps "use strict" first.
+  banner: { js: '"use strict";var importMetaUrl=require("url").pathToFileURL(__filename).href;' },
   define: { 'import.meta.url': 'importMetaUrl' },
   mainFields: ['module', 'main'],
   minify: true,
-  sourceMap: true,
-  sourceMapMode: SourceMapMode.EXTERNAL,
+  sourcemap: 'external',
   sourcesContent: false,
-  externalModules: EXTERNAL_MODULES,
-  forceDockerBundling: false,
-} as const satisfies BundlingOptions;
+  external: EXTERNAL_MODULES,
+  logLevel: 'warning',
+};
+
+/**
+ * Builds one function's bundle with esbuild's API, in this process, when CDK stages its asset.
+ * NodejsFunction would start `npx esbuild` once per function, which was most of a synth's time;
+ * it would also fall back to Docker without esbuild, where this fails instead. Its fields are
+ * part of CDK's asset cache key, so two functions never share a bundle.
+ */
+class LocalEsbuild implements ILocalBundling {
+  constructor(
+    readonly entry: string,
+    /** Where the source map goes; none is made without one. */
+    readonly sourceMapDir: string | undefined,
+    readonly after: ((outputDir: string) => void) | undefined,
+  ) {}
+
+  tryBundle(outputDir: string): boolean {
+    const { outputFiles } = buildSync({
+      ...ESBUILD_OPTIONS,
+      ...(this.sourceMapDir ? {} : { sourcemap: false }),
+      absWorkingDir: repoRoot,
+      entryPoints: [join(repoRoot, this.entry)],
+      outfile: join(outputDir, BUNDLE_FILE),
+      write: false,
+    });
+    for (const file of outputFiles) {
+      const target =
+        this.sourceMapDir && file.path.endsWith('.map')
+          ? join(this.sourceMapDir, basename(file.path))
+          : file.path;
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, file.contents);
+    }
+    this.after?.(outputDir);
+    return true;
+  }
+}
+
+/**
+ * A function's code: `entry` (from the repository root) bundled by esbuild, the asset hashed by
+ * its output. `after` adds files beside the bundle.
+ */
+export function bundledCode(
+  entry: string,
+  options: { sourceMapDir?: string; after?: (outputDir: string) => void } = {},
+): Code {
+  return Code.fromAsset(repoRoot, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Required by the type, never pulled: local bundling succeeds or throws.
+      image: DockerImage.fromRegistry('local-bundling-only'),
+      local: new LocalEsbuild(entry, options.sourceMapDir, options.after),
+    },
+  });
+}
+
+/** A function deployed from `entry`'s `handler` export, on the runtime every function uses. */
+export const nodeFunctionProps = (
+  entry: string,
+  sourceMapDir?: string,
+  after?: (outputDir: string) => void,
+) => ({
+  code: bundledCode(entry, { sourceMapDir, after }),
+  handler: HANDLER,
+  runtime: Runtime.NODEJS_22_X,
+  architecture: Architecture.ARM_64,
+});
 
 /**
  * Where each bundle's source map goes, one folder per function's construct path
@@ -77,8 +148,8 @@ export interface ServiceFunctionProps {
   readonly config: StageConfig;
   readonly network: NetworkPlacement;
   readonly securityGroup: ISecurityGroup;
-  /** Shell commands run after esbuild, e.g. to copy files beside the bundle. */
-  readonly afterBundling?: (inputDir: string, outputDir: string) => string[];
+  /** Run after esbuild with the bundle's folder, e.g. to copy files beside the bundle. */
+  readonly afterBundling?: (outputDir: string) => void;
   /** Reserved concurrency: at most this many instances, each with one database connection. */
   readonly reservedConcurrency?: number;
   /** A role shared with other functions (a branch preview's); default: a role of its own. */
@@ -93,9 +164,8 @@ export interface ServiceFunctionProps {
  * Every function the stack deploys is made here, so they all share the runtime, architecture,
  * bundling, logging and network placement.
  */
-export function serviceFunction(scope: Construct, id: string, props: ServiceFunctionProps): NodejsFunction {
-  requireLocalEsbuild();
-  const { config, network, afterBundling } = props;
+export function serviceFunction(scope: Construct, id: string, props: ServiceFunctionProps): LambdaFunction {
+  const { config, network } = props;
   // An explicit log group, so retention and removal follow the stage without a custom resource.
   const logGroup =
     props.logGroup ??
@@ -103,13 +173,8 @@ export function serviceFunction(scope: Construct, id: string, props: ServiceFunc
       retention: config.logRetention,
       removalPolicy: config.removalPolicy,
     });
-  const fn = new NodejsFunction(scope, id, {
-    entry: join(repoRoot, props.entry),
-    handler: 'handler',
-    projectRoot: repoRoot,
-    depsLockFilePath: join(repoRoot, 'package-lock.json'),
-    runtime: Runtime.NODEJS_22_X,
-    architecture: Architecture.ARM_64,
+  const fn = new LambdaFunction(scope, id, {
+    ...nodeFunctionProps(props.entry, sourceMapDirOf(scope, id), props.afterBundling),
     memorySize: config.functions.memoryMb,
     timeout: props.timeout,
     description: props.description,
@@ -121,21 +186,6 @@ export function serviceFunction(scope: Construct, id: string, props: ServiceFunc
     vpc: network.vpc,
     vpcSubnets: props.subnets ?? network.isolated,
     securityGroups: [props.securityGroup],
-    bundling: {
-      ...BUNDLING,
-      commandHooks: {
-        beforeBundling: () => [],
-        beforeInstall: () => [],
-        afterBundling: (inputDir, outputDir) => {
-          const maps = sourceMapDirOf(scope, id);
-          return [
-            ...(afterBundling?.(inputDir, outputDir) ?? []),
-            `mkdir -p "${maps}"`,
-            `mv "${outputDir}/${BUNDLE_FILE}.map" "${maps}/${BUNDLE_FILE}.map"`,
-          ];
-        },
-      },
-    },
   });
   (fn.node.defaultChild as CfnFunction).addMetadata(ENTRY_METADATA, props.entry);
   Validations.of(fn).acknowledge(
@@ -160,13 +210,4 @@ export function serviceFunction(scope: Construct, id: string, props: ServiceFunc
     },
   );
   return fn;
-}
-
-/** NodejsFunction silently falls back to Docker when esbuild is missing; fail loudly instead. */
-function requireLocalEsbuild(): void {
-  try {
-    createRequire(import.meta.url).resolve('esbuild');
-  } catch {
-    throw new Error('esbuild is not installed: run `npm ci` (bundling never uses Docker)');
-  }
 }

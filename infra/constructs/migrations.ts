@@ -1,13 +1,15 @@
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
 import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { DatabaseCluster } from 'aws-cdk-lib/aws-rds';
 import { Trigger } from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
 import { SNAPSHOT_CLUSTER_ENV, SNAPSHOT_PREFIX_ENV } from '#functions/cluster-snapshot.ts';
-import type { StageConfig } from '../stage.ts';
+import { repoRoot, type StageConfig } from '../stage.ts';
 import type { DatabaseAccess } from './database.ts';
 import { serviceFunction } from './lambda.ts';
 import type { Network, NetworkPlacement } from './network.ts';
@@ -45,7 +47,7 @@ export interface MigrationsProps {
  * meets an old schema.
  */
 export class Migrations extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly trigger: Trigger;
 
   constructor(
@@ -62,9 +64,8 @@ export class Migrations extends Construct {
       config,
       network,
       securityGroup,
-      afterBundling: (inputDir, outputDir) => [
-        `cp -R "${inputDir}/${MIGRATIONS_SOURCE}" "${outputDir}/${MIGRATIONS_IN_BUNDLE}"`,
-      ],
+      afterBundling: (outputDir) =>
+        cpSync(join(repoRoot, MIGRATIONS_SOURCE), join(outputDir, MIGRATIONS_IN_BUNDLE), { recursive: true }),
       // One run at a time: two would contend for the same locks. Branch previews reserve nothing
       // (their deploys are serialised per stack by CI, and drizzle's journal is transactional).
       reservedConcurrency: config.sharedCluster ? undefined : 1,

@@ -12,7 +12,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Rule } from 'aws-cdk-lib/aws-events';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -64,7 +64,7 @@ export const proxyClientCap = (config: StageConfig, functionCount: number) => {
 export interface MonitoringProps {
   readonly config: StageConfig;
   readonly api: Api;
-  readonly functions: ReadonlyMap<string, NodejsFunction>;
+  readonly functions: ReadonlyMap<string, LambdaFunction>;
   /** The stack's own cluster; a branch preview's is the preview base's, watched there. */
   readonly database?: Database;
   /** Where a function's alarms go: beside it in its nested route stack (default: here). */
@@ -275,11 +275,11 @@ export class Monitoring extends Construct {
   private addDashboard(
     dashboard: Dashboard,
     api: Api,
-    functions: ReadonlyMap<string, NodejsFunction>,
+    functions: ReadonlyMap<string, LambdaFunction>,
     database?: Database,
   ) {
     const graph = (title: string, metrics: IMetric[]) => new GraphWidget({ title, left: metrics, width: 12 });
-    const perFunction = (metric: (fn: NodejsFunction) => IMetric) => [...functions.values()].map(metric);
+    const perFunction = (metric: (fn: LambdaFunction) => IMetric) => [...functions.values()].map(metric);
     dashboard.addWidgets(
       new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24 }),
       graph('API requests, 4xx, 5xx', [

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
@@ -10,15 +9,19 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { LambdaApplication, LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { type Alias, Architecture, type CfnFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  type Alias,
+  type CfnFunction,
+  Function as LambdaFunction,
+  LoggingFormat,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { authorizer } from '#contract/routes.ts';
 import { RELEASE_METRICS } from '#functions/http/release-metrics.ts';
-import { repoRoot, type StageConfig } from '../stage.ts';
+import type { StageConfig } from '../stage.ts';
 import { AUTHORIZER_TIMEOUT, constructId } from './functions.ts';
-import { BUNDLING, ENTRY_METADATA } from './lambda.ts';
+import { ENTRY_METADATA, nodeFunctionProps } from './lambda.ts';
 import { API_P99_LATENCY_MS, DURATION_NEAR_TIMEOUT } from './monitoring.ts';
 
 export const PRE_TRAFFIC_ENTRY = 'functions/pre-traffic.ts';
@@ -42,7 +45,7 @@ export const RELEASE_ALARM_PERIOD = Duration.minutes(1);
  */
 export class Releases extends Construct {
   readonly application: LambdaApplication;
-  readonly preTraffic: NodejsFunction;
+  readonly preTraffic: LambdaFunction;
   readonly groups = new Map<string, LambdaDeploymentGroup>();
   /** Each function's rollback alarms, on the version being released. */
   readonly alarms = new Map<string, Alarm[]>();
@@ -51,13 +54,8 @@ export class Releases extends Construct {
     super(scope, id);
     this.application = new LambdaApplication(this, 'Application');
     // Outside the VPC: it only calls the CodeDeploy and Lambda APIs (the isolated subnets reach neither).
-    this.preTraffic = new NodejsFunction(this, 'PreTraffic', {
-      entry: join(repoRoot, PRE_TRAFFIC_ENTRY),
-      handler: 'handler',
-      projectRoot: repoRoot,
-      depsLockFilePath: join(repoRoot, 'package-lock.json'),
-      runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+    this.preTraffic = new LambdaFunction(this, 'PreTraffic', {
+      ...nodeFunctionProps(PRE_TRAFFIC_ENTRY),
       memorySize: 256,
       timeout: Duration.minutes(2),
       description: 'CodeDeploy pre-traffic hook: probes each new API function version before it gets traffic',
@@ -66,7 +64,6 @@ export class Releases extends Construct {
         retention: config.logRetention,
         removalPolicy: config.removalPolicy,
       }),
-      bundling: (({ sourceMap: _, sourceMapMode: __, ...rest }) => rest)(BUNDLING),
     });
     (this.preTraffic.node.defaultChild as CfnFunction).addMetadata(ENTRY_METADATA, PRE_TRAFFIC_ENTRY);
     const deploymentConfig =

@@ -1,13 +1,11 @@
-import { join } from 'node:path';
 import { Duration, Names, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type CfnFunction, Function as LambdaFunction, LoggingFormat } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { USAGE_PLAN_KEYS_FUNCTION_ENV } from '#functions/usage-plan-keys-remote.ts';
-import { repoRoot, type StageConfig } from '../stage.ts';
-import { BUNDLING, ENTRY_METADATA } from './lambda.ts';
+import type { StageConfig } from '../stage.ts';
+import { ENTRY_METADATA, nodeFunctionProps } from './lambda.ts';
 import type { NetworkPlacement } from './network.ts';
 import type { UsagePlans } from './usage-plans.ts';
 
@@ -19,7 +17,7 @@ export const USAGE_PLAN_KEYS_ENTRY = 'functions/usage-plan-keys-handler.ts';
  * (in the VPC, for the database) invokes it through the Lambda endpoint (docs/decisions.md).
  */
 export class UsagePlanKeysFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
 
   constructor(
     scope: Construct,
@@ -33,7 +31,7 @@ export class UsagePlanKeysFunction extends Construct {
     }: {
       config: StageConfig;
       usagePlans: UsagePlans;
-      admin: NodejsFunction;
+      admin: LambdaFunction;
       network: NetworkPlacement;
       /** A branch preview's: the admin function's role, so a preview holds no role more. */
       shareAdminRole?: boolean;
@@ -43,14 +41,9 @@ export class UsagePlanKeysFunction extends Construct {
     // With a shared role, a reference to the function from the role's policy would make the role
     // wait for the function that waits for it: the function is named, and named by string.
     const functionName = Names.uniqueResourceName(this, { maxLength: 64, separator: '-' });
-    this.function = new NodejsFunction(this, 'Function', {
+    this.function = new LambdaFunction(this, 'Function', {
       ...(shareAdminRole ? { functionName, role: admin.role } : {}),
-      entry: join(repoRoot, USAGE_PLAN_KEYS_ENTRY),
-      handler: 'handler',
-      projectRoot: repoRoot,
-      depsLockFilePath: join(repoRoot, 'package-lock.json'),
-      runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+      ...nodeFunctionProps(USAGE_PLAN_KEYS_ENTRY),
       memorySize: 256,
       timeout: Duration.seconds(20),
       description: "Keeps each workspace's API key in its tier's usage plan (invoked by the admin function)",
@@ -59,7 +52,6 @@ export class UsagePlanKeysFunction extends Construct {
         retention: config.logRetention,
         removalPolicy: config.removalPolicy,
       }),
-      bundling: (({ sourceMap: _, sourceMapMode: __, ...rest }) => rest)(BUNDLING),
     });
     (this.function.node.defaultChild as CfnFunction).addMetadata(ENTRY_METADATA, USAGE_PLAN_KEYS_ENTRY);
     usagePlans.grantKeyManagement(this.function);

@@ -1,11 +1,11 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Peer, Port } from 'aws-cdk-lib/aws-ec2';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -39,9 +39,9 @@ export interface WebhooksProps {
   readonly network: Network;
   readonly database: DatabaseAccess;
   /** The outbox relay: it hands its fan-out to the queue. */
-  readonly relay: NodejsFunction;
+  readonly relay: LambdaFunction;
   /** The route functions that seal a new signing secret (create, rotate). */
-  readonly sealers: readonly NodejsFunction[];
+  readonly sealers: readonly LambdaFunction[];
 }
 
 /**
@@ -57,8 +57,8 @@ export class Webhooks extends Construct {
   readonly secretsKey: Secret;
   readonly queue: Queue;
   readonly deadLetters: Queue;
-  readonly deliver: NodejsFunction;
-  readonly requeue: NodejsFunction;
+  readonly deliver: LambdaFunction;
+  readonly requeue: LambdaFunction;
   readonly requeueRule: Rule;
 
   constructor(scope: Construct, id: string, { config, network, database, relay, sealers }: WebhooksProps) {
@@ -139,7 +139,7 @@ export class Webhooks extends Construct {
     this.requeueRule = new Rule(this, 'RequeueSchedule', {
       description: 'Queues the webhook deliveries coming due that no message carries',
       schedule: Schedule.rate(Duration.minutes(1)),
-      targets: [new LambdaFunction(this.requeue, { retryAttempts: 2, maxEventAge: Duration.minutes(2) })],
+      targets: [new LambdaTarget(this.requeue, { retryAttempts: 2, maxEventAge: Duration.minutes(2) })],
     });
 
     for (const fn of [relay, this.deliver, this.requeue]) {

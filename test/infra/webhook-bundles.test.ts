@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeList } from '#contract/routes.ts';
@@ -70,7 +70,7 @@ describe.runIf(usingPostgres())(
      * Runs a function's bundle once with `event`, as Lambda would, beside a `node_modules` that
      * stands for the runtime's (it carries the AWS SDK the bundles leave out).
      */
-    const invoke = async (fn: NodejsFunction, event: unknown): Promise<unknown> => {
+    const invoke = async (fn: LambdaFunction, event: unknown): Promise<unknown> => {
       const assetKey: string = allResourcesOf(synth.stack)[logicalId(synth.stack, fn)]?.Properties.Code.S3Key;
       const runtime = mkdtempSync(join(tmpdir(), 'vaa-runtime-'));
       copyFileSync(
