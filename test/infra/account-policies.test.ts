@@ -1,4 +1,3 @@
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -8,7 +7,7 @@ import {
   SERVICES_BY_NAMESPACE,
 } from '#infra/account-policies.ts';
 import { type CiIdentityStack, defineCiApp } from '#infra/ci-stack.ts';
-import { resourcesOf, synthesise, synthesiseBase, templatesOf } from './synth.ts';
+import { resourcesOf, synthesise, synthesiseBase, templatesOf, testApp } from './synth.ts';
 
 // Prod, a branch preview on the preview base, the base itself, and staging (prod's database path on
 // a cluster of its own).
@@ -23,7 +22,7 @@ describe('the shipped account policies', () => {
   let ci: CiIdentityStack;
   let templates: Named[];
   beforeAll(() => {
-    ci = defineCiApp(new App(), { repository: 'example-org/voice-agent-admin-api', account: 'prod' });
+    ci = defineCiApp(testApp(), { repository: 'example-org/voice-agent-admin-api', account: 'prod' });
     templates = [
       // Each stage's template and its nested route stacks' (`<stage> <path>`).
       ...stacks.flatMap(([stage, options]): Named[] => {

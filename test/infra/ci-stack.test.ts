@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, CliCredentialsStackSynthesizer, Stack } from 'aws-cdk-lib';
+import { type App, CliCredentialsStackSynthesizer, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { Role } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CiIdentityStack, defineCiApp } from '#infra/ci-stack.ts';
-import { type Resources, resourcesOf, synthesise } from './synth.ts';
+import { type Resources, resourcesOf, synthesise, testApp } from './synth.ts';
 
 const repository = 'example-org/voice-agent-admin-api';
 
@@ -18,9 +18,9 @@ describe('the deploy identity stack', () => {
   let resources: Resources;
   let roles: Record<'previewRole' | 'prodRole' | 'prodPlanRole', Role>;
   beforeAll(() => {
-    app = new App();
+    app = testApp();
     stack = defineCiApp(app, { repository, account: 'preview' });
-    prodStack = defineCiApp(new App(), { repository, account: 'prod' });
+    prodStack = defineCiApp(testApp(), { repository, account: 'prod' });
     resources = resourcesOf(Template.fromStack(stack));
     roles = {
       previewRole: stack.previewRole as Role,
@@ -176,7 +176,7 @@ describe('the deploy identity stack', () => {
         .sort();
     expect(environments(stack)).toEqual(['preview']);
     expect(environments(prodStack)).toEqual(['production', 'production-plan']);
-    expect(() => defineCiApp(new App(), { repository, account: 'staging' as never })).toThrow(
+    expect(() => defineCiApp(testApp(), { repository, account: 'staging' as never })).toThrow(
       /deployAccount/,
     );
   });
@@ -186,13 +186,13 @@ describe('the deploy identity stack', () => {
   });
 
   it('refuses a repository that is not owner/name', () => {
-    expect(() => defineCiApp(new App(), { repository: 'just-a-name', account: 'preview' })).toThrow(
+    expect(() => defineCiApp(testApp(), { repository: 'just-a-name', account: 'preview' })).toThrow(
       /owner\/name/,
     );
   });
 
   it('reuses an existing provider instead of creating a second one', () => {
-    const reused = new CiIdentityStack(new App(), 'Reuse', {
+    const reused = new CiIdentityStack(testApp(), 'Reuse', {
       repository,
       account: 'prod',
       existingProviderArn: 'arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com',

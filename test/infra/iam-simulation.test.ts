@@ -6,7 +6,7 @@
  * through the execution policy or a deploy role, denied.
  */
 import { runSimulation } from '@cloud-copilot/iam-simulate';
-import { App } from 'aws-cdk-lib';
+import type { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BOUNDARY_POLICY_NAME, EXECUTION_POLICY_NAME } from '#infra/account-policies.ts';
@@ -26,7 +26,7 @@ import {
   rolesOf,
   templatesOfAssembly,
 } from './iam-templates.ts';
-import { synthesise, synthesiseBase } from './synth.ts';
+import { synthesise, synthesiseBase, testApp } from './synth.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: templates are free-form JSON
 type Json = any;
@@ -338,7 +338,7 @@ describe('escalation through the deploy identity', () => {
     const deployed = new Deployed([]);
     execution = accountPolicies(deployed).execution;
     for (const account of ['preview', 'prod'] as const) {
-      const stack = defineCiApp(new App(), { repository: 'example-org/voice-agent-admin-api', account });
+      const stack = defineCiApp(testApp(), { repository: 'example-org/voice-agent-admin-api', account });
       const template = Template.fromStack(stack).toJSON();
       const t: CfnTemplate = { stackName: stack.stackName, file: '', body: template, parameters: {} };
       for (const [id, resource] of Object.entries<Json>(template.Resources)) {

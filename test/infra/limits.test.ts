@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -16,12 +16,13 @@ import {
   protectStage,
 } from '#infra/constructs/waf.ts';
 import { MANAGED_RULE_GROUPS } from '#infra/gateway-responses.ts';
+import { testApp } from './synth.ts';
 
 const STAGE_RATE = 200;
 
 /** A minimal REST API as the stack builds one: a Lambda authorizer in front of a proxy method. */
 function restApi(context: Record<string, string> = {}) {
-  const app = new App({ context });
+  const app = testApp({ context });
   const stack = new Stack(app, 'Limits', { env: { account: '111111111111', region: 'eu-west-1' } });
   const code = lambda.Code.fromInline('exports.handler = async () => ({})');
   const fn = (id: string) =>

@@ -1,13 +1,17 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, type CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
+import { App, type AppProps, type CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import type { Route } from '#contract/routes.ts';
 import { defineBaseApp, type PreviewBaseStack } from '#infra/preview-base.ts';
 import { type AdminApiStack, defineApp } from '#infra/stack.ts';
 import { repoRoot, type StageOptions, stageConfig } from '#infra/stage.ts';
+
+/** An app of a test's own, without CDK's CloudFormation validation (as `synthesise` unless asked). */
+export const testApp = (props: AppProps = {}) =>
+  new App({ builtinCloudFormationValidation: false, ...props });
 
 /** The feature flags and settings `cdk synth` reads, so that tests build the same templates. */
 const cdkJsonContext = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')).context;
@@ -21,12 +25,16 @@ export interface Synthesised {
 
 /**
  * One stage's app as `cdk synth` builds it, cdk-nag included (synthesis throws on a finding).
- * Bundling is skipped unless asked for: it only matters to the tests that run the bundles.
+ * Bundling is skipped unless asked for: it only matters to the tests that run the bundles. So is
+ * CDK's built-in CloudFormation validation (about half of each synthesis), which `cdk synth` also
+ * runs: test/infra/cloudformation-validation.test.ts runs it on every stage.
  */
 export function synthesise(
   stage: string,
   options: StageOptions & {
     bundle?: boolean;
+    /** CDK's built-in CloudFormation validation, as `cdk synth` runs it. */
+    validate?: boolean;
     extend?: (stack: AdminApiStack) => void;
     /** The rows to deploy instead of the route table. */
     routes?: readonly Route[];
@@ -51,8 +59,9 @@ function synthesiseAnew(stage: string, options: Parameters<typeof synthesise>[1]
   const app = new App({
     outdir,
     context: { ...cdkJsonContext, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
+    builtinCloudFormationValidation: options.validate ?? false,
   });
-  const { bundle: _, extend: __, routes, ...stageOptions } = options;
+  const { bundle: _, extend: __, validate: ___, routes, ...stageOptions } = options;
   const config = stageConfig(stage, {
     ...stageOptions,
     // Prod refuses to synthesise without one: a placeholder unless a test says otherwise.
@@ -64,15 +73,24 @@ function synthesiseAnew(stage: string, options: Parameters<typeof synthesise>[1]
 }
 
 /** The preview base (`-c stage=previews`) as `cdk synth` builds it, cdk-nag included. */
-export function synthesiseBase(): { app: App; stack: PreviewBaseStack; template: Template } {
-  base ??= synthesiseBaseAnew();
+export function synthesiseBase({ validate = false } = {}): {
+  app: App;
+  stack: PreviewBaseStack;
+  template: Template;
+} {
+  if (validate) return synthesiseBaseAnew(true);
+  base ??= synthesiseBaseAnew(false);
   return base;
 }
 let base: ReturnType<typeof synthesiseBaseAnew> | undefined;
 
-function synthesiseBaseAnew() {
+function synthesiseBaseAnew(validate: boolean) {
   const outdir = mkdtempSync(join(tmpdir(), 'vaa-cdk-'));
-  const app = new App({ outdir, context: { ...cdkJsonContext, 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({
+    outdir,
+    context: { ...cdkJsonContext, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: validate,
+  });
   const stack = defineBaseApp(app);
   return { app, stack, template: Template.fromStack(stack) };
 }
