@@ -1,14 +1,9 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { DatabaseHandle } from '#db/client.ts';
 import type { LocalServer } from '#db/embedded-lock.ts';
-import {
-  DatabaseUnusable,
-  EmbeddedDatabaseHeld,
-  explainDatabaseError,
-  openDatabaseFromEnv,
-} from '#db/open.ts';
+import { DatabaseUnusable, EmbeddedDatabaseHeld } from '#db/errors.ts';
 
-export { describeDatabase } from '#db/open.ts';
+export { describeDatabase } from '#db/config.ts';
 
 /** Bad arguments: reported with the usage text, exit status 2. */
 export class UsageError extends Error {}
@@ -37,6 +32,8 @@ export async function withDatabase<T>(
   work: (handle: DatabaseHandle) => Promise<T>,
   viaServer?: (server: LocalServer) => Promise<T>,
 ): Promise<T> {
+  // Loaded here, not at the top: a command refused for its arguments never loads the driver.
+  const { explainDatabaseError, openDatabaseFromEnv } = await import('#db/open.ts');
   let handle: DatabaseHandle;
   try {
     handle = await openDatabaseFromEnv();

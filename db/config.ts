@@ -10,3 +10,10 @@ export function databaseConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Dat
   }
   return { kind: 'pglite', dataDir: env.PGLITE_DATA_DIR ?? DEFAULT_PGLITE_DIR };
 }
+
+/** Where the data lives, for humans: never the password. */
+export function describeDatabase(config: DatabaseConfig): string {
+  if (config.kind === 'pglite') return `embedded database in ${config.dataDir || 'memory'}`;
+  const url = new URL(config.url);
+  return `database postgres://${url.host}${url.pathname}`;
+}

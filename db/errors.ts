@@ -1,4 +1,19 @@
-// What a database error means for the request (503 or not) and for the connection it ran on (replace it or not).
+// Database errors: a failure a user can act on when opening one, and what a failure means for the
+// request (503 or not) and for the connection it ran on (replace it or not).
+import type { LocalServer } from './embedded-lock.ts';
+
+/** A database failure the user can act on (not reachable, not migrated…): its message says what to do. */
+export class DatabaseUnusable extends Error {}
+
+/** The embedded database is held by another process; by `npm start` when `server` is set. */
+export class EmbeddedDatabaseHeld extends DatabaseUnusable {
+  constructor(
+    message: string,
+    readonly server?: LocalServer,
+  ) {
+    super(message);
+  }
+}
 
 /** Drizzle wraps driver errors (`DrizzleQueryError`): look down the `cause` chain. */
 export function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown; query?: unknown }> {

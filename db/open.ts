@@ -12,28 +12,9 @@ import {
   databaseConfigFromEnv,
   openDatabase,
 } from './client.ts';
-import { EmbeddedDatabaseBusy, type LocalServer, lockEmbeddedDatabase } from './embedded-lock.ts';
-import { causes } from './errors.ts';
-
-/** A database failure the user can act on (not reachable, not migrated…): its message says what to do. */
-export class DatabaseUnusable extends Error {}
-
-/** The embedded database is held by another process; by `npm start` when `server` is set. */
-export class EmbeddedDatabaseHeld extends DatabaseUnusable {
-  constructor(
-    message: string,
-    readonly server?: LocalServer,
-  ) {
-    super(message);
-  }
-}
-
-/** Where the data lives, for humans: never the password. */
-export function describeDatabase(config: DatabaseConfig): string {
-  if (config.kind === 'pglite') return `embedded database in ${config.dataDir || 'memory'}`;
-  const url = new URL(config.url);
-  return `database postgres://${url.host}${url.pathname}`;
-}
+import { describeDatabase } from './config.ts';
+import { EmbeddedDatabaseBusy, lockEmbeddedDatabase } from './embedded-lock.ts';
+import { causes, DatabaseUnusable, EmbeddedDatabaseHeld } from './errors.ts';
 
 /**
  * Opens the database the environment names (DATABASE_URL, else embedded under `.data/`); an
