@@ -17,7 +17,7 @@ export interface Statement {
  */
 export type MemorySample = [seconds: number, rssMb: number, heldMb: number];
 
-// The local gateway over the bench database, in a process of its own (started by run.ts).
+// The local gateway over the bench database, in a process of its own (started by measure-all.ts).
 const handle = await openDatabase({
   kind: 'postgres',
   url: process.env.BENCH_DATABASE_URL ?? '',
