@@ -155,11 +155,15 @@ function census(stack: string, templates: Resource[][]): Census {
   };
 }
 
-/** The stack of one stage, synthesised offline without bundling (only the templates matter here). */
+/**
+ * The stack of one stage, synthesised offline without bundling or CloudFormation validation (only
+ * the resources are counted here; `cdk synth` validates them).
+ */
 function synthesise(stage: string): Census {
   const app = new App({
     outdir: mkdtempSync(join(tmpdir(), 'vaa-quotas-')),
     context: { ...cdkContext(), 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: false,
   });
   const stack =
     stage === PREVIEW_BASE

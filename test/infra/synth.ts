@@ -14,7 +14,7 @@ export const testApp = (props: AppProps = {}) =>
   new App({ builtinCloudFormationValidation: false, ...props });
 
 /** The feature flags and settings `cdk synth` reads, so that tests build the same templates. */
-const cdkJsonContext = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')).context;
+export const cdkJsonContext = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')).context;
 
 export interface Synthesised {
   app: App;
