@@ -100,7 +100,7 @@ class LocalEsbuild implements ILocalBundling {
  * A function's code: `entry` (from the repository root) bundled by esbuild, the asset hashed by
  * its output. `after` adds files beside the bundle.
  */
-export function bundledCode(
+function bundledCode(
   entry: string,
   options: { sourceMapDir?: string; after?: (outputDir: string) => void } = {},
 ): Code {
