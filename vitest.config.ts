@@ -68,12 +68,23 @@ export const ISOLATED = [
 // The others share their worker's modules (isolate off): imported once a worker, not once a file
 // (docs/decisions.md). test/architecture/isolation.test.ts keeps ISOLATED complete.
 const PROJECTS: TestProjectInlineConfiguration[] = [
-  // The infrastructure tests synthesise each stage once a worker (test/infra/synth.ts keeps it).
-  { extends: true, test: { name: 'infra', include: [INFRA], isolate: false } },
-  { extends: true, test: { name: 'isolated', include: ISOLATED } },
+  // The infrastructure tests synthesise each stage once a worker (test/infra/synth.ts keeps it):
+  // first, on two workers, so each stage is synthesised at most twice, while the other tests, which
+  // wait on servers, deadlines and child processes, then run on four.
   {
     extends: true,
-    test: { name: 'rest', include: ['test/**/*.test.ts'], exclude: [INFRA, ...ISOLATED], isolate: false },
+    test: { name: 'infra', include: [INFRA], isolate: false, maxWorkers: 2, sequence: { groupOrder: 0 } },
+  },
+  { extends: true, test: { name: 'isolated', include: ISOLATED, sequence: { groupOrder: 1 } } },
+  {
+    extends: true,
+    test: {
+      name: 'rest',
+      include: ['test/**/*.test.ts'],
+      exclude: [INFRA, ...ISOLATED],
+      isolate: false,
+      sequence: { groupOrder: 1 },
+    },
   },
 ];
 
@@ -99,8 +110,7 @@ export default defineConfig(async () => {
       hookTimeout: 120_000,
       pool: 'forks',
       // Vitest leaves one core free by default: on the 2-core CI machine that is one file at a time.
-      // Four: files wait on deadlines, child processes and servers, and four keep both cores
-      // busier than three did (docs/decisions.md).
+      // Four: files wait on deadlines, child processes and servers (the infra project: two).
       maxWorkers: 4,
     },
   };
