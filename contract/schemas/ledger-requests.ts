@@ -57,6 +57,23 @@ const Day = /* @__PURE__ */ (() =>
  */
 const THREE_LETTER_IANA = /^(UTC|UCT|GMT|EST|MST|HST|CET|EET|MET|WET|PRC|ROC|ROK)$/i;
 
+// The zones Intl took: asking it again means making a formatter, which costs far more than a
+// lookup. Emptied when full, since a zone may be spelt in any case.
+const knownZones = new Set<string>();
+const KNOWN_ZONES_MAX = 1_000;
+
+function isKnownZone(zone: string): boolean {
+  if (knownZones.has(zone)) return true;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+  } catch {
+    return false;
+  }
+  if (knownZones.size >= KNOWN_ZONES_MAX) knownZones.clear();
+  knownZones.add(zone);
+  return true;
+}
+
 /**
  * An IANA time zone name the runtime (Intl) knows, as `Europe/Paris` or `UTC`: the days' bounds
  * are computed with it (db/queries/local-days.ts). POSIX forms (`+05`, `EST5EDT`-like offsets) are
@@ -71,14 +88,7 @@ export const TimeZone = /* @__PURE__ */ (() =>
         (zone) => !/^[A-Za-z]{3}$/.test(zone) || THREE_LETTER_IANA.test(zone),
         'is an abbreviation, not an IANA time zone name: name the zone, as Asia/Kolkata',
       ),
-      v.check((zone) => {
-        try {
-          new Intl.DateTimeFormat('en', { timeZone: zone });
-          return true;
-        } catch {
-          return false;
-        }
-      }, 'is not a known time zone'),
+      v.check(isKnownZone, 'is not a known time zone'),
     ),
     { abortPipeEarly: true },
   ))();

@@ -2,12 +2,18 @@
 
 const DAY_MS = 86_400_000;
 
+// Each cache is emptied when full: a zone may be spelt in any case, so the spellings a client can
+// send are not few, but no answer depends on what is cached.
+const FORMATS_MAX = 1_000;
+const STARTS_MAX = 50_000;
+
 /** A formatter per zone and kind: making one costs far more than using it. */
 const formats = new Map<string, Intl.DateTimeFormat>();
 function formatOf(zone: string, kind: 'day' | 'wall'): Intl.DateTimeFormat {
   const key = `${kind} ${zone}`;
   let format = formats.get(key);
   if (!format) {
+    if (formats.size >= FORMATS_MAX) formats.clear();
     format =
       kind === 'day'
         ? new Intl.DateTimeFormat('en-CA', {
@@ -42,11 +48,26 @@ function offsetAt(ms: number, zone: string): number {
   return wall - (ms - (((ms % 1000) + 1000) % 1000));
 }
 
+const starts = new Map<string, number>();
+
 /**
  * The first instant of local day `day` (`YYYY-MM-DD`): its midnight by the offset then, or, where a
  * transition skips or repeats midnight, the instant the day actually begins (found by bisection).
+ * Computed once per zone and day in a container: each takes several Intl calls, and a month's
+ * report asks for 32.
  */
 export function dayStart(day: string, zone: string): number {
+  const key = `${zone} ${day}`;
+  let start = starts.get(key);
+  if (start === undefined) {
+    if (starts.size >= STARTS_MAX) starts.clear();
+    start = firstInstantOf(day, zone);
+    starts.set(key, start);
+  }
+  return start;
+}
+
+function firstInstantOf(day: string, zone: string): number {
   const wall = Date.parse(`${day}T00:00:00.000Z`);
   const guess = wall - offsetAt(wall - offsetAt(wall, zone), zone);
   if (localDay(guess, zone) >= day && localDay(guess - 1, zone) < day) return guess;
