@@ -130,8 +130,11 @@ const benchBackendsCpu = async () => {
   const rows = await admin`select pid from pg_stat_activity
     where datname = current_database() and pid <> pg_backend_pid()`;
   const pids = rows.map((row) => Number(row.pid));
-  const before = processCpuMs(pids);
-  return before.size === 0 ? undefined : () => cpuSpent(before, processCpuMs(pids));
+  if (pids.length === 0) return undefined;
+  return () => {
+    const before = processCpuMs(pids);
+    return () => cpuSpent(before, processCpuMs(pids));
+  };
 };
 
 let failed = false;

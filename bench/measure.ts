@@ -19,10 +19,11 @@ export interface Context {
   timing: Timing;
   soakSeconds: number;
   /**
-   * Starts a reading of the database's CPU (bench/layout.ts); what it returns gives the ms spent
-   * since. Undefined when the server is not on this machine.
+   * Finds the database's backends before a slice (bench/layout.ts); what it returns starts a reading
+   * of their CPU at once, and what that returns gives the ms spent since. Undefined when the server
+   * is not on this machine.
    */
-  databaseCpu: () => Promise<(() => number | undefined) | undefined>;
+  databaseCpu: () => Promise<(() => () => number | undefined) | undefined>;
   /** Starts sampling what the database's active backends wait on; what it returns stops and counts. */
   databaseWaits?: () => () => Promise<WaitSamples>;
   /** The split layout's two groups of cores, whose busy share each slice reports; none when shared. */
@@ -59,6 +60,9 @@ async function windowed<C extends { cpuMs: number; requests: number }>(
   load: (window: Window, runSeconds: number) => Promise<Sample>,
   counters?: ServerCounters<C>,
 ): Promise<{ sample: Sample; read?: C }> {
+  // Looked up before the lead: a query at the window's start would wait on the loaded server and
+  // start the reading late.
+  const startDbReading = await ctx.databaseCpu();
   const start = performance.now() + LEAD_SECONDS * 1000;
   const window = { start, end: start + seconds * 1000 };
   let dbReading: (() => number | undefined) | undefined;
@@ -70,7 +74,7 @@ async function windowed<C extends { cpuMs: number; requests: number }>(
   let read: C | undefined;
   const meters = Promise.all([
     readAt(window.start, async () => {
-      dbReading = await ctx.databaseCpu();
+      dbReading = startDbReading?.();
       coresStart = ctx.coreGroups && coreTicks();
       stopWaits = ctx.databaseWaits?.();
       await counters?.reset();
