@@ -26,7 +26,7 @@ export interface Synthesised {
 /**
  * One stage's app as `cdk synth` builds it, cdk-nag included (synthesis throws on a finding).
  * Bundling is skipped unless asked for: it only matters to the tests that run the bundles. So is
- * CDK's built-in CloudFormation validation (about half of each synthesis), which `cdk synth` also
+ * CDK's built-in CloudFormation validation (a large part of each synthesis), which `cdk synth` also
  * runs: test/infra/cloudformation-validation.test.ts runs it on each kind of stack.
  */
 export function synthesise(
