@@ -8,6 +8,7 @@ import {
   allOf,
   direction,
   isIn,
+  itemsLimit,
   type ListWindow,
   limitOffset,
   type Page,
@@ -70,7 +71,8 @@ select t.total, (
 from (select ${total} as total) t
 left join page on true
 where ${keyIsLive(caller.keyId)}
-order by page.created_at ${dir}, page.id ${dir}`,
+order by page.created_at ${dir}, page.id ${dir}
+${itemsLimit(window)}`,
     includeTotal,
   );
 }

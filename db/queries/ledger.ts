@@ -11,6 +11,7 @@ import {
   allOf,
   direction,
   isIn,
+  itemsLimit,
   type ListWindow,
   limitOffset,
   type Page,
@@ -69,7 +70,8 @@ select t.total, (
 from (select ${total} as total) t
 left join page on true
 where ${keyIsLive(caller.keyId)}
-order by page.created_at ${dir}, page.id ${dir}`,
+order by page.created_at ${dir}, page.id ${dir}
+${itemsLimit(window)}`,
     includeTotal,
   );
 }

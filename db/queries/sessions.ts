@@ -8,6 +8,7 @@ import {
   allOf,
   direction,
   isIn,
+  itemsLimit,
   type ListWindow,
   limitOffset,
   type Page,
@@ -95,7 +96,8 @@ left join (
     on ag.agent_id = s.agent_id and ag.agent_version_id = s.agent_version_id
 ) on true
 where ${keyIsLive(caller.keyId)}
-order by s.created_at ${dir}, s.id ${dir}`,
+order by s.created_at ${dir}, s.id ${dir}
+${itemsLimit(window)}`,
     includeTotal,
   );
 }
