@@ -61,7 +61,7 @@ export type PeerOperation =
   | { kind: 'publish'; agentId: string; versionId: string }
   | { kind: 'heartbeat'; sessionId: string }
   | { kind: 'balance' }
-  | { kind: 'usage'; from: string; to: string; groupBy?: 'agent' };
+  | { kind: 'usage'; from: string; to: string; groupBy: 'day' | 'agent'; timezone: string };
 
 export function peer(client: postgres.Sql, workspaceId: string, principalId: string, keyId: string) {
   const db = drizzle({ client, schema });
@@ -306,38 +306,56 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
     };
   }
 
-  /** Usage per UTC day (or agent) as an ORM user writes it: a group-by over the entries of the window. */
+  /**
+   * The usage report as an ORM user writes it: a group-by over the window's entries (voice seconds
+   * from their sessions, by the schema's own function), the local days by Postgres's zone data,
+   * and the same document the API answers.
+   */
   async function usage(op: Extract<PeerOperation, { kind: 'usage' }>) {
+    const { from, to, timezone, groupBy } = op;
     const groupKey =
-      op.groupBy === 'agent'
-        ? sql<string>`${ledgerEntries.agentId}`
-        : sql<string>`to_char(${ledgerEntries.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
-    const groups = await db
+      groupBy === 'agent'
+        ? sql<string | null>`${ledgerEntries.agentId}`
+        : sql<string>`to_char(${ledgerEntries.createdAt} at time zone ${timezone}, 'YYYY-MM-DD')`;
+    const rows = await db
       .select({
         key: groupKey,
         amount: sql<string>`sum(${ledgerEntries.amount})`,
         entries: sql<string>`count(*)`,
         sessions: sql<string>`count(${ledgerEntries.sessionId})`,
+        voiceSeconds: sql<string>`coalesce(sum(ledger_voice_seconds(${sessions.startedAt}, ${sessions.endedAt})), 0)`,
       })
       .from(ledgerEntries)
+      .leftJoin(
+        sessions,
+        and(eq(ledgerEntries.reason, 'VOICE_USAGE'), eq(sessions.id, ledgerEntries.sessionId)),
+      )
       .where(
         and(
           eq(ledgerEntries.workspaceId, workspaceId),
-          gte(ledgerEntries.createdAt, `${op.from}T00:00:00.000Z`),
-          lt(
-            ledgerEntries.createdAt,
-            new Date(Date.parse(`${op.to}T00:00:00.000Z`) + 86_400_000).toISOString(),
-          ),
+          gte(ledgerEntries.createdAt, sql`${from}::timestamp at time zone ${timezone}`),
+          lt(ledgerEntries.createdAt, sql`(${to}::date + 1)::timestamp at time zone ${timezone}`),
         ),
       )
-      .groupBy(groupKey)
-      .orderBy(groupKey);
-    return groups.map((g) => ({
-      ...g,
+      // By position: the key's zone is a parameter, and two parameters are two expressions to Postgres.
+      .groupBy(sql`1`)
+      .orderBy(sql`1 nulls last`);
+    const groups = rows.map((g) => ({
+      key: g.key,
       amount: Number(g.amount),
       entries: Number(g.entries),
       sessions: Number(g.sessions),
+      voiceSeconds: Number(g.voiceSeconds),
     }));
+    const sum = (field: 'amount' | 'entries' | 'sessions' | 'voiceSeconds') =>
+      groups.reduce((total, g) => total + g[field], 0);
+    const total = {
+      amount: sum('amount'),
+      entries: sum('entries'),
+      sessions: sum('sessions'),
+      voiceSeconds: sum('voiceSeconds'),
+    };
+    return { from, to, timezone, groupBy, groups, total };
   }
 
   /** Status and the JSON body; a list also gets its `Link` when another page follows. */

@@ -301,16 +301,16 @@ export function operations(
       method: 'GET',
       path: `/usage?from=${month.from}&to=${month.to}&groupBy=day`,
       explain: true,
-      peer: { kind: 'usage', ...month },
+      peer: { kind: 'usage', ...month, groupBy: 'day', timezone: 'UTC' },
     },
     {
       // The same in a zone offset by half an hour: its local days are whole quarter-hours too, so
-      // the rollup answers it alone (the peer still answers UTC days).
+      // the rollup answers it alone.
       name: 'GET /usage month by day Asia/Kolkata',
       method: 'GET',
       path: `/usage?from=${month.from}&to=${month.to}&groupBy=day&timezone=Asia/Kolkata`,
       explain: true,
-      peer: { kind: 'usage', ...month },
+      peer: { kind: 'usage', ...month, groupBy: 'day', timezone: 'Asia/Kolkata' },
     },
     {
       // By agent: the month's whole UTC days from the daily rollup by agent, a few rows a day each.
@@ -318,7 +318,7 @@ export function operations(
       method: 'GET',
       path: `/usage?from=${month.from}&to=${month.to}&groupBy=agent`,
       explain: true,
-      peer: { kind: 'usage', ...month, groupBy: 'agent' },
+      peer: { kind: 'usage', ...month, groupBy: 'agent', timezone: 'UTC' },
     },
   ];
   return all.filter((op) => selected(options, op.name));
