@@ -2,15 +2,7 @@ import sql from 'sql-template-tag';
 import type { AgentChange } from '#contract/schemas/agent-change.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
-import {
-  allOf,
-  direction,
-  itemsLimit,
-  type ListWindow,
-  limitOffset,
-  type Page,
-  pastCursor,
-} from './list-window.ts';
+import { allOf, direction, type ListWindow, limitOffset, type Page, pastCursor } from './list-window.ts';
 import { agentChangeJson } from './projections.ts';
 
 /**
@@ -53,8 +45,7 @@ from (
 ) t
 left join page on true
 where ${keyIsLive(caller.keyId)}
-order by page.created_at ${dir}, page.id ${dir}
-${itemsLimit(window)}`);
+order by page.created_at ${dir}, page.id ${dir}`);
   if (!rows[0]?.found) return undefined;
   const items = rows.flatMap((r) => (r.item === null ? [] : [r.item]));
   return includeTotal ? { items, total: rows[0]?.total ?? 0 } : { items };

@@ -8,7 +8,6 @@ import {
   allOf,
   direction,
   isIn,
-  itemsLimit,
   type ListWindow,
   limitOffset,
   type Page,
@@ -71,8 +70,7 @@ select t.total, (
 from (select ${total} as total) t
 left join page on true
 where ${keyIsLive(caller.keyId)}
-order by page.created_at ${dir}, page.id ${dir}
-${itemsLimit(window)}`,
+order by page.created_at ${dir}, page.id ${dir}`,
     includeTotal,
   );
 }

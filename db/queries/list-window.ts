@@ -44,13 +44,6 @@ export const pastCursor = ({ after, order }: ListWindow): Sql[] =>
 export const limitOffset = (window: ListWindow) =>
   sql`limit ${window.limit + 1} offset ${window.after ? 0 : window.offset}`;
 
-/**
- * The statement's own bound, after its `order by`: never more rows than the page holds, but under a
- * LIMIT the planner builds each item (an expensive subquery) after the sort, which then moves the
- * rows' keys rather than their finished JSON (PostgreSQL's make_sort_input_target).
- */
-export const itemsLimit = (window: ListWindow) => sql`limit ${window.limit + 1}`;
-
 /** A page's items, and how many rows match in all when it was asked for. */
 export interface Page<T> {
   items: JsonText<T>[];

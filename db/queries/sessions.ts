@@ -8,7 +8,6 @@ import {
   allOf,
   direction,
   isIn,
-  itemsLimit,
   type ListWindow,
   limitOffset,
   type Page,
@@ -96,8 +95,7 @@ left join (
     on ag.agent_id = s.agent_id and ag.agent_version_id = s.agent_version_id
 ) on true
 where ${keyIsLive(caller.keyId)}
-order by s.created_at ${dir}, s.id ${dir}
-${itemsLimit(window)}`,
+order by s.created_at ${dir}, s.id ${dir}`,
     includeTotal,
   );
 }
