@@ -189,7 +189,8 @@ describe('the ledger: entries, balance, usage, credits', () => {
     const raw = await sumOfEntries(tenant, '2026-02-28T18:30:00.000Z', '2026-03-03T18:30:00.000Z');
     expect(india.total.amount).toBe(raw.sum);
     expect(india.total.entries).toBe(raw.n);
-    // Asked again (its day starts are remembered now) and spelt in another case: the same days.
+    // Asked again (its day starts then come from the container's cache) and spelt in another case:
+    // the same days.
     for (const zone of ['Asia/Kolkata', 'asia/kolkata']) {
       const again = bodyOf(UsageReport, await usage(`from=2026-03-01&to=2026-03-03&timezone=${zone}`));
       expect(again.groups).toEqual(india.groups);
