@@ -137,6 +137,7 @@ const Key = v.strictObject({
   createdAt: Timestamp,
   expiresAt: v.nullable(Timestamp),
   revokedAt: v.nullable(Timestamp),
+  /** Marked at most once a minute (db/queries/api-keys.ts): accurate to the minute. */
   lastUsedAt: v.nullable(Timestamp),
 });
 /** A bearer token, shown once: in the answer to the command that minted it, never again. */

@@ -17,15 +17,28 @@ export interface Principal {
   tier: string;
 }
 
-/** The live key for a token (not revoked, not expired) and its workspace's tier, marking it used; one statement. */
+/**
+ * The live key for a token (not revoked, not expired) and its workspace's tier; one statement. It
+ * marks the key used at most once a minute: a busy key's row is not rewritten (and locked, and
+ * flushed) by every request, which would serialize them all on that row.
+ */
 export async function authenticate(runner: SqlRunner, token: string): Promise<Principal | undefined> {
   const rows = await runner.rows<Principal>(sql`
-      update api_keys k set last_used_at = now()
-      from workspaces w
-      where k.token_hash = ${hashToken(token)} and k.revoked_at is null
-        and (k.expires_at is null or k.expires_at > now()) and w.id = k.workspace_id
-      returning k.id as "keyId", k.workspace_id as "workspaceId", k.principal_id as "principalId",
-        to_json(k.scopes) as scopes, w.tier::text as tier`);
+      with live as (
+        select k.id, k.workspace_id, k.principal_id, k.scopes, k.last_used_at, w.tier
+        from api_keys k
+        join workspaces w on w.id = k.workspace_id
+        where k.token_hash = ${hashToken(token)} and k.revoked_at is null
+          and (k.expires_at is null or k.expires_at > now())
+      ), marked as (
+        update api_keys k set last_used_at = now()
+        from live
+        where k.id = live.id
+          and (live.last_used_at is null or live.last_used_at < now() - interval '1 minute')
+      )
+      select id as "keyId", workspace_id as "workspaceId", principal_id as "principalId",
+        to_json(scopes) as scopes, tier::text as tier
+      from live`);
   return rows[0];
 }
 

@@ -160,6 +160,33 @@ describe('the bearer authorizer', () => {
     expect(row?.last_used_at).not.toBeNull();
   });
 
+  it('marks a busy key used at most once a minute: its row is not rewritten by every request', async () => {
+    const other = await createTenant(handle.db);
+    // xmin changes with every new version of the row, even when the new version is equal.
+    const version = async () =>
+      rowsOf<{ xmin: string; used: string | null }>(
+        await handle.db.execute(
+          sql`select xmin::text as xmin, last_used_at::text as used from api_keys where id = ${other.keyId}`,
+        ),
+      )[0];
+    expect((await version())?.used).toBeNull();
+    expect(isAllowed(await authorize(authorizerEvent(`Bearer ${other.token}`)))).toBe(true);
+    const marked = await version();
+    expect(marked?.used).not.toBeNull();
+    for (let i = 0; i < 3; i++)
+      expect(isAllowed(await authorize(authorizerEvent(`Bearer ${other.token}`)))).toBe(true);
+    expect(await version()).toEqual(marked);
+    // A mark older than a minute is renewed.
+    await handle.db.execute(
+      sql`update api_keys set last_used_at = now() - interval '61 seconds' where id = ${other.keyId}`,
+    );
+    const stale = await version();
+    expect(isAllowed(await authorize(authorizerEvent(`Bearer ${other.token}`)))).toBe(true);
+    const renewed = await version();
+    expect(renewed?.xmin).not.toBe(stale?.xmin);
+    expect(Date.parse(renewed?.used ?? '')).toBeGreaterThan(Date.parse(stale?.used ?? ''));
+  });
+
   it.each([
     ['no header', undefined],
     ['another scheme', `Basic ${Buffer.from('a:b').toString('base64')}`],
