@@ -172,13 +172,24 @@ describe.skipIf(!usingPostgres())(
       admin`select pg_terminate_backend(pid) from pg_stat_activity
           where datname = current_database() and application_name = ${APP}`;
 
-    /** A statement that is still running when its connection is killed 150 ms in (attempts up to `kills`). */
+    /** Waits until our `pg_sleep` is running on the server (a fixed delay misses it on a slow machine). */
+    const sleepRunning = async () => {
+      for (const until = Date.now() + 5_000; Date.now() < until; await sleep(10)) {
+        const [row] = await admin`select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and application_name = ${APP}
+            and state = 'active' and query like '%pg_sleep%'`;
+        if (row?.n) return;
+      }
+      throw new Error('the statement never started on the server');
+    };
+
+    /** A statement that is killed while it runs on the server (attempts up to `kills`), then left to finish. */
     const killedMidStatement = async (db: SqlRunner, attempt: number, kills = 1) => {
       // Started now (Drizzle's query runs when first awaited), so it is running when the kill comes.
       const running = db.rows(sql`select pg_sleep(0.6) as slept`).then((rows) => rows);
       running.catch(() => {}); // it fails while we are still killing; the caller sees the failure
       if (attempt <= kills) {
-        await sleep(150);
+        await sleepRunning();
         await killOurs();
       }
       return running;
