@@ -167,18 +167,23 @@ describe.skipIf(!usingPostgres())(
       return handle;
     }
 
-    /** Ends our connections mid-statement, as a failover or an administrator does (this database only). */
-    const killOurs = () =>
-      admin`select pg_terminate_backend(pid) from pg_stat_activity
-          where datname = current_database() and application_name = ${APP}`;
+    /** Backends already ended: one that is still exiting can linger in pg_stat_activity a moment. */
+    const ended = new Set<number>();
 
-    /** Waits until our `pg_sleep` is running on the server (a fixed delay misses it on a slow machine). */
+    /** Ends our connections mid-statement, as a failover or an administrator does (this database only). */
+    const killOurs = async () => {
+      const rows = await admin<{ pid: number }[]>`select pid, pg_terminate_backend(pid) from pg_stat_activity
+          where datname = current_database() and application_name = ${APP}`;
+      for (const { pid } of rows) ended.add(pid);
+    };
+
+    /** Waits until our `pg_sleep` runs on a live backend (a fixed delay misses it on a slow machine). */
     const sleepRunning = async () => {
       for (const until = Date.now() + 5_000; Date.now() < until; await sleep(10)) {
-        const [row] = await admin`select count(*)::int as n from pg_stat_activity
+        const running = await admin<{ pid: number }[]>`select pid from pg_stat_activity
           where datname = current_database() and application_name = ${APP}
             and state = 'active' and query like '%pg_sleep%'`;
-        if (row?.n) return;
+        if (running.some(({ pid }) => !ended.has(pid))) return;
       }
       throw new Error('the statement never started on the server');
     };
