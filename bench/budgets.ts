@@ -2,6 +2,7 @@ import { OFFSET_MAX } from '#contract/limits.ts';
 import { type BundleReport, floorsOf, isFloor } from './bundles.ts';
 import type { ExplainReport } from './explain.ts';
 import type { FirstInvocation } from './first-invocation.ts';
+import { formatInterval, ratioInterval } from './intervals.ts';
 import type { OperationResult } from './measure.ts';
 import { memoryHalves, ratios } from './report.ts';
 import type { WebhookResult } from './webhooks.ts';
@@ -61,7 +62,7 @@ export function checkBudgets(
     const ratio = ratios(r.api, r.driver);
     checks.push({
       budget: `${r.name}: req/s ≥ ${driverGoal} × postgres.js statement alone`,
-      measured: `${fixed(ratio?.rps)} ×`,
+      measured: `${fixed(ratio?.rps)} ×${formatInterval(ratioInterval(r.slices, 'api', 'driver'))}`,
       met: ratio === undefined ? null : ratio.rps >= driverGoal,
     });
   }
@@ -107,7 +108,9 @@ export function checkBudgets(
     if (!r || !before) continue;
     checks.push({
       budget: `${r.name}: req/s ≥ the baseline commit's (--baseline, same run)`,
-      measured: `${fixed(r.api.rps / before.rps)} × (${r.api.rps.toFixed(0)} vs ${before.rps.toFixed(0)})`,
+      measured: `${fixed(r.api.rps / before.rps)} × (${r.api.rps.toFixed(0)} vs ${before.rps.toFixed(0)})${formatInterval(
+        ratioInterval(r.slices, 'api', 'baseline'),
+      )}`,
       met: r.api.rps >= before.rps,
     });
   }
