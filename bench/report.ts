@@ -197,18 +197,26 @@ export function formatExplain(name: string, e: ExplainReport): string {
 
 /**
  * One of the gateway's memory figures (RSS, or what V8 holds) in the first and second half of a
- * run: floor (10th percentile), median, peak. Answers of a megabyte make a GC sawtooth tens of MiB
- * high: peaks and medians move with where collections happen to fall, while a leak lifts the floor
- * (what survives each collection). Undefined with fewer than `fewestPerHalf` samples in each half.
+ * run: floor (the `floorQuantile`, 10th percentile by default), median, peak. Answers of a megabyte
+ * make a GC sawtooth tens of MiB high: peaks and medians move with where collections happen to
+ * fall, while a leak lifts the floor (what survives each collection). Just after full collections
+ * the floor is the lowest (0): each of them also holds the pages in flight at that moment, so
+ * their low percentiles move with the load, while none can hold less than what is retained.
+ * Undefined with fewer than `fewestPerHalf` samples in each half.
  */
-export function memoryHalves(samples: readonly MemorySample[], figure: 'rss' | 'held', fewestPerHalf = 4) {
+export function memoryHalves(
+  samples: readonly MemorySample[],
+  figure: 'rss' | 'held',
+  fewestPerHalf = 4,
+  floorQuantile = 0.1,
+) {
   if (samples.length < fewestPerHalf * 2) return undefined;
   const column = figure === 'rss' ? 1 : 2;
   const half = Math.floor(samples.length / 2);
   const stats = (part: readonly MemorySample[]) => {
     const ys = part.map((sample) => sample[column]).sort((a, b) => a - b);
     const at = (q: number) => ys[Math.min(ys.length - 1, Math.floor(q * ys.length))] as number;
-    return { floorMb: at(0.1), medianMb: at(0.5), peakMb: at(1) };
+    return { floorMb: at(floorQuantile), medianMb: at(0.5), peakMb: at(1) };
   };
   const first = stats(samples.slice(0, half));
   const second = stats(samples.slice(half));

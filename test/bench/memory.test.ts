@@ -17,6 +17,35 @@ describe('the gateway memory budget', () => {
     expect(memoryHalves(leak, 'held')?.floorGrowth).toBeGreaterThan(0.05);
   });
 
+  it('reads collections that caught more pages in flight as flat, and a retained set that grows as growth', () => {
+    // What each full collection keeps: 20 MiB retained, and up to 5 pages of 2 MiB in flight; more of
+    // them in the second half (the load's bursts) lift its low percentiles, not its least.
+    const afterGc = (retained: (t: number) => number) =>
+      series(80, (t) => retained(t) + 2 * (t < 40 ? t % 4 : t % 10 === 0 ? 0 : 3 + (t % 3)));
+    const flat = memoryHalves(
+      afterGc(() => 20),
+      'held',
+      2,
+      0,
+    );
+    expect(flat?.floorGrowth).toBe(0);
+    expect(
+      memoryHalves(
+        afterGc(() => 20),
+        'held',
+        2,
+      )?.floorGrowth,
+    ).toBeGreaterThan(0.05);
+    expect(
+      memoryHalves(
+        afterGc((t) => 20 + t * 0.05),
+        'held',
+        2,
+        0,
+      )?.floorGrowth,
+    ).toBeGreaterThan(0.05);
+  });
+
   it('says nothing with fewer samples than asked for in each half', () => {
     const steady = (seconds: number) => series(seconds, () => 20);
     expect(memoryHalves(steady(7), 'held')).toBeUndefined();
