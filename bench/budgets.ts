@@ -161,8 +161,9 @@ export function checkBudgets(
   });
   // Flat: the least V8 holds just after a full collection (the live set, and the pages then in
   // flight) in the soak's second half is within 5% of the first half's; with too few collections
-  // to tell, the 10th percentile of what it holds at any time (see memoryHalves). RSS is reported beside it, not judged: it steps up once
-  // to a plateau when the heap is resized or the allocator keeps freed pages, at a time that varies.
+  // to tell, the 10th percentile of what it holds at any time (see memoryHalves). RSS is reported
+  // beside it, not judged: it steps up once to a plateau when the heap is resized or the allocator
+  // keeps freed pages, at a time that varies.
   const afterGc = page250 && memoryHalves(page250.memoryAfterFullGc, 'held', 2, 0);
   const held = afterGc ?? (page250 && memoryHalves(page250.memory, 'held'));
   const rss = page250 && memoryHalves(page250.memory, 'rss');

@@ -1,4 +1,5 @@
 import type { Slice } from './measure.ts';
+import { quantile } from './stats.ts';
 
 /** mulberry32: a seeded generator, so one run's slices always give the same interval. */
 function seeded(seed: number) {
@@ -42,9 +43,7 @@ export function ratioInterval(
     if (sumBottom > 0) ratios.push(sumTop / sumBottom);
   }
   ratios.sort((x, y) => x - y);
-  const at = (q: number) =>
-    ratios[Math.min(ratios.length - 1, Math.max(0, Math.floor(q * ratios.length)))] ?? 0;
-  return [at((1 - level) / 2), at((1 + level) / 2)];
+  return [quantile(ratios, (1 - level) / 2), quantile(ratios, (1 + level) / 2)];
 }
 
 /** ` (90 % over rounds 0.84–0.95)`, or nothing when there were too few rounds to tell. */

@@ -3,7 +3,7 @@ import type { ExplainReport } from './explain.ts';
 import type { FirstInvocation } from './first-invocation.ts';
 import type { MemorySample } from './gateway-process.ts';
 import type { OperationResult } from './measure.ts';
-import type { Stats } from './stats.ts';
+import { quantile, type Stats } from './stats.ts';
 import { formatWaits } from './wait-events.ts';
 
 /** API ÷ baseline: latency (p50) and CPU per answer, lower is better; throughput, higher is better. */
@@ -215,8 +215,7 @@ export function memoryHalves(
   const half = Math.floor(samples.length / 2);
   const stats = (part: readonly MemorySample[]) => {
     const ys = part.map((sample) => sample[column]).sort((a, b) => a - b);
-    const at = (q: number) => ys[Math.min(ys.length - 1, Math.floor(q * ys.length))] as number;
-    return { floorMb: at(floorQuantile), medianMb: at(0.5), peakMb: at(1) };
+    return { floorMb: quantile(ys, floorQuantile), medianMb: quantile(ys, 0.5), peakMb: quantile(ys, 1) };
   };
   const first = stats(samples.slice(0, half));
   const second = stats(samples.slice(half));

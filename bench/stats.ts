@@ -37,10 +37,11 @@ export const median = (values: number[]) => {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
-const percentile = (sorted: readonly number[], p: number) =>
+/** The value at quantile `q` (0 the least, 1 the greatest) of values sorted ascending; NaN of none. */
+export const quantile = (sorted: readonly number[], q: number) =>
   sorted.length === 0
     ? Number.NaN
-    : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
+    : (sorted[Math.min(sorted.length - 1, Math.max(0, Math.floor(q * sorted.length)))] as number);
 
 /** Summarises the latencies (ms) of the successful requests of one run of `seconds`. */
 export function summarize(latencies: number[], seconds: number, errors: number): Stats {
@@ -50,8 +51,8 @@ export function summarize(latencies: number[], seconds: number, errors: number):
     requests: latencies.length,
     seconds,
     rps: latencies.length / seconds,
-    p50: percentile(values, 50),
-    p99: percentile(values, 99),
+    p50: quantile(values, 0.5),
+    p99: quantile(values, 0.99),
     mean: values.reduce((a, b) => a + b, 0) / Math.max(1, values.length),
     errors,
   };

@@ -4,6 +4,7 @@ import type { Sql } from 'postgres';
 import type { Child } from './child.ts';
 import type { gatewayCommands } from './gateway-process.ts';
 import { createBody } from './plan.ts';
+import { quantile } from './stats.ts';
 
 export const WEBHOOKS_OPERATION = 'webhooks: delivery worker, event commit → receipt';
 /** The steady rate of the latency run's writes. */
@@ -76,10 +77,6 @@ async function startInstantReceiver() {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const quantile = (sorted: number[], q: number) =>
-  sorted.length === 0
-    ? Number.NaN
-    : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number);
 
 export interface WebhookContext {
   gateway: Child<typeof gatewayCommands>;
