@@ -47,13 +47,27 @@ function matching(workspaceId: string, f: SessionFilters): Sql[] {
 }
 
 /**
- * One page of the caller's workspace's sessions, each with its agent (and the version the session
- * ran on), conversation, person and ledger entry: one statement, `limit + 1` items as JSON text,
- * and with `includeTotal` how many match, counted in the same statement. The page's rows are read
- * once by primary key (`offset 0` keeps each a probe: flattened, the planner hash-joined the page
- * against a sequential scan of sessions), and each agent version's JSON, half of every item, is
- * built once per page, its agent and version probed by primary key as the page's rows are (hashing
- * every agent and version of the database cost a short page more than it saved a long one).
+ * The page's rows, in the list's order. A first page, or a cursor's, reads them straight off the
+ * list's index; an offset's skips index entries only and then reads just the page's rows, each by
+ * primary key (late row lookup; `offset 0` keeps each a probe: flattened, the planner hash-joined
+ * the page against a sequential scan of sessions).
+ */
+function pageRows(where: Sql, window: ListWindow): Sql {
+  const dir = direction(window);
+  const bounds = sql`order by created_at ${dir}, id ${dir} ${limitOffset(window)}`;
+  if (window.after || window.offset === 0) return sql`select * from sessions where ${where} ${bounds}`;
+  return sql`select s.*
+  from (select id, created_at from sessions where ${where} ${bounds}) page
+  cross join lateral (select * from sessions where sessions.id = page.id offset 0) s`;
+}
+
+/**
+ * One page of the caller's workspace's sessions, each with its agent (and the version it ran on),
+ * conversation, person and ledger entry: one statement, `limit + 1` items as JSON text, and with
+ * `includeTotal` how many match, counted in the same statement. Each agent version's JSON, half of
+ * every item, is built once per page, its agent and version probed by primary key as the page's
+ * rows are (hashing every agent and version of the database cost a short page more than it saved
+ * a long one).
  */
 export function pageSessionsJson(
   runner: SqlRunner,
@@ -70,16 +84,8 @@ export function pageSessionsJson(
   return runPage<Session>(
     runner,
     sql`
-with page as (
-  select id, created_at from sessions
-  where ${allOf([...conditions, ...pastCursor(window)])}
-  order by created_at ${dir}, id ${dir}
-  ${limitOffset(window)}
-),
-page_sessions as materialized (
-  select s.*
-  from page
-  cross join lateral (select * from sessions where sessions.id = page.id offset 0) s
+with page_sessions as materialized (
+  ${pageRows(allOf([...conditions, ...pastCursor(window)]), window)}
 ),
 page_agents as materialized (
   select d.agent_id, d.agent_version_id, ${agentJson(versionJson())} as agent

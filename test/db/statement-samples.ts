@@ -106,6 +106,7 @@ const cursor = { createdAt: '2026-11-01T09:00:00.000Z', id: 'x'.repeat(24) };
 const WINDOWS: ListWindow[] = [
   { limit: 2, offset: 0 },
   { limit: 2, offset: 0, order: 'asc', after: cursor },
+  { limit: 2, offset: 1 },
 ];
 const later = '2030-01-01T00:00:00.000Z';
 
