@@ -41,22 +41,36 @@ type ExplainJson = Array<{ Plan: PlanNode; 'Planning Time': number; 'Execution T
 const TIMED_RUNS = 7;
 
 /**
- * EXPLAIN (ANALYZE, BUFFERS) of a statement exactly as the API sent it, summarised. Planning and
- * execution are the medians of TIMED_RUNS after a discarded first run: a connection's first plan of
- * a statement also loads the catalog, which the API's long-lived connections have done already.
+ * EXPLAIN (ANALYZE, BUFFERS) of each statement exactly as it was sent, summarised. Planning and
+ * execution are the medians of TIMED_RUNS after a discarded first run (a connection's first plan
+ * of a statement also loads the catalog, which the API's long-lived connections have done
+ * already). The statements take turns, run by run, so a commit and its baseline meet the same
+ * phase of the machine: in sequence, the machine's drift alone moved one against the other by 10 %.
  */
-export async function explain(
+export async function explainEach(
+  sql: postgres.Sql,
+  statements: Statement[],
+  listIndex: string,
+): Promise<ExplainReport[]> {
+  const runs: ExplainJson[] = statements.map(() => []);
+  for (let i = 0; i <= TIMED_RUNS; i++) {
+    for (const [k, statement] of statements.entries()) {
+      const params = statement.parameters as never[];
+      const [json] = await sql.unsafe(`explain (analyze, buffers, format json) ${statement.query}`, params);
+      const [run] = (json as unknown as { 'QUERY PLAN': ExplainJson })['QUERY PLAN'];
+      if (run && i > 0) runs[k]?.push(run);
+    }
+  }
+  return Promise.all(statements.map((statement, k) => summary(sql, statement, runs[k] ?? [], listIndex)));
+}
+
+async function summary(
   sql: postgres.Sql,
   statement: Statement,
+  runs: ExplainJson,
   listIndex: string,
 ): Promise<ExplainReport> {
   const params = statement.parameters as never[];
-  const runs: ExplainJson = [];
-  for (let i = 0; i <= TIMED_RUNS; i++) {
-    const [json] = await sql.unsafe(`explain (analyze, buffers, format json) ${statement.query}`, params);
-    const [run] = (json as unknown as { 'QUERY PLAN': ExplainJson })['QUERY PLAN'];
-    if (run && i > 0) runs.push(run);
-  }
   const text = await sql.unsafe(`explain (analyze, buffers) ${statement.query}`, params);
   const top = runs[0];
   if (!top) throw new Error('EXPLAIN returned no plan');

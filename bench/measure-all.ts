@@ -24,7 +24,7 @@ import { measureBundles } from './bundles.ts';
 import { GATEWAY_IMPORTS, startChild } from './child.ts';
 import { newestAgentId, sessionsCursorAt } from './cursor.ts';
 import { ensureBenchDatabase, removeAgentsCreatedBy, serverUrlFromEnv } from './database.ts';
-import { type ExplainReport, explain } from './explain.ts';
+import { type ExplainReport, explainEach } from './explain.ts';
 import { type FirstInvocation, measureFirstInvocations } from './first-invocation.ts';
 import type { gatewayCommands } from './gateway-process.ts';
 import { applyLayout, coresOf, cpuSpent, isLoopback, processCpuMs, yieldToServers } from './layout.ts';
@@ -171,9 +171,17 @@ try {
     log(`${op.name} …`);
     const result = await measureOperation(op, context);
     results.push(result);
-    if (op.listIndex || op.explain) explains[op.name] = await explain(admin, result.main, op.listIndex ?? '');
-    if (op.listIndex && result.baseline && 'main' in result.baseline)
-      baselineExplains[op.name] = await explain(admin, result.baseline.main, op.listIndex);
+    const baseline =
+      op.listIndex && result.baseline && 'main' in result.baseline ? result.baseline.main : undefined;
+    if (op.listIndex || op.explain) {
+      const [main, base] = await explainEach(
+        admin,
+        [result.main, ...(baseline ? [baseline] : [])],
+        op.listIndex ?? '',
+      );
+      if (main) explains[op.name] = main;
+      if (base) baselineExplains[op.name] = base;
+    }
   }
   let webhooks: WebhookResult | undefined;
   if (selected(options, WEBHOOKS_OPERATION)) {
@@ -256,7 +264,14 @@ try {
       const before = baselineExplains[name];
       return [
         formatExplain(name, e),
-        ...(before ? [formatExplain(`  baseline ${baselineTree?.ref}`, before)] : []),
+        ...(before
+          ? [
+              formatExplain(
+                `  baseline ${baselineTree?.ref} (run in turns with it; execution now ÷ baseline ${(e.executionMs / before.executionMs).toFixed(2)})`,
+                before,
+              ),
+            ]
+          : []),
       ];
     }),
     '',
