@@ -12,6 +12,7 @@ import {
   limitOffset,
   type Page,
   pastCursor,
+  readsOffIndex,
   runPage,
 } from './list-window.ts';
 import { agentJson, latestVersionJson } from './projections.ts';
@@ -36,11 +37,21 @@ function matching(workspaceId: string, f: AgentFilters): Sql[] {
   ].filter((c): c is Sql => c !== undefined);
 }
 
+/** The page's agents (`readsOffIndex`), as sessions.ts reads its page. */
+function pageRows(where: Sql, window: ListWindow): Sql {
+  const dir = direction(window);
+  const bounds = sql`order by created_at ${dir}, id ${dir} ${limitOffset(window)}`;
+  if (readsOffIndex(window)) return sql`select * from agents where ${where} ${bounds}`;
+  return sql`select a.*
+  from (select id, created_at from agents where ${where} ${bounds}) page
+  cross join lateral (select * from agents where agents.id = page.id offset 0) a`;
+}
+
 /**
  * One page of the caller's workspace's agents as JSON text, each with its latest version (highest
- * number) and read by primary key: `limit + 1` items so the caller knows if more follow, and with
- * `includeTotal` how many match, counted in the same statement. The calling key's guard
- * (`keyIsLive`) is in the top-level WHERE: a one-time filter at the top of the plan.
+ * number): `limit + 1` items so the caller knows if more follow, and with `includeTotal` how many
+ * match, counted in the same statement. The calling key's guard (`keyIsLive`) is in the top-level
+ * WHERE: a one-time filter at the top of the plan.
  */
 export function pageAgentsJson(
   runner: SqlRunner,
@@ -58,19 +69,13 @@ export function pageAgentsJson(
     runner,
     sql`
 with page as (
-  select id, created_at from agents
-  where ${allOf([...conditions, ...pastCursor(window)])}
-  order by created_at ${dir}, id ${dir}
-  ${limitOffset(window)}
+  ${pageRows(allOf([...conditions, ...pastCursor(window)]), window)}
 )
-select t.total, (
-  select ${agentJson(latestVersionJson())}
-  from agents a where a.id = page.id
-)::text as item
+select t.total, case when a.id is null then null else ${agentJson(latestVersionJson())} end::text as item
 from (select ${total} as total) t
-left join page on true
+left join page a on true
 where ${keyIsLive(caller.keyId)}
-order by page.created_at ${dir}, page.id ${dir}`,
+order by a.created_at ${dir}, a.id ${dir}`,
     includeTotal,
   );
 }

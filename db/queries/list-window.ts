@@ -44,6 +44,13 @@ export const pastCursor = ({ after, order }: ListWindow): Sql[] =>
 export const limitOffset = (window: ListWindow) =>
   sql`limit ${window.limit + 1} offset ${window.after ? 0 : window.offset}`;
 
+/**
+ * Whether the page's rows are read straight off the list's index (a first page, or a cursor's):
+ * past an `offset` a list skips index entries only, then reads just the page's rows by primary
+ * key (late row lookup).
+ */
+export const readsOffIndex = (window: ListWindow) => window.after !== undefined || window.offset === 0;
+
 /** A page's items, and how many rows match in all when it was asked for. */
 export interface Page<T> {
   items: JsonText<T>[];

@@ -12,6 +12,7 @@ import {
   limitOffset,
   type Page,
   pastCursor,
+  readsOffIndex,
   runPage,
 } from './list-window.ts';
 import { agentJson, sessionItemJson, versionJson } from './projections.ts';
@@ -47,15 +48,13 @@ function matching(workspaceId: string, f: SessionFilters): Sql[] {
 }
 
 /**
- * The page's rows, in the list's order. A first page, or a cursor's, reads them straight off the
- * list's index; an offset's skips index entries only and then reads just the page's rows, each by
- * primary key (late row lookup; `offset 0` keeps each a probe: flattened, the planner hash-joined
- * the page against a sequential scan of sessions).
+ * The page's sessions (`readsOffIndex`; `offset 0` keeps each late lookup a probe: flattened, the
+ * planner hash-joined the page against a sequential scan of sessions).
  */
 function pageRows(where: Sql, window: ListWindow): Sql {
   const dir = direction(window);
   const bounds = sql`order by created_at ${dir}, id ${dir} ${limitOffset(window)}`;
-  if (window.after || window.offset === 0) return sql`select * from sessions where ${where} ${bounds}`;
+  if (readsOffIndex(window)) return sql`select * from sessions where ${where} ${bounds}`;
   return sql`select s.*
   from (select id, created_at from sessions where ${where} ${bounds}) page
   cross join lateral (select * from sessions where sessions.id = page.id offset 0) s`;
