@@ -1,13 +1,30 @@
-import sql from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { AgentChange } from '#contract/schemas/agent-change.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
-import { allOf, direction, type ListWindow, limitOffset, type Page, pastCursor } from './list-window.ts';
+import {
+  allOf,
+  direction,
+  type ListWindow,
+  limitOffset,
+  type Page,
+  pastCursor,
+  readsOffIndex,
+} from './list-window.ts';
 import { agentChangeJson } from './projections.ts';
 
+/** The page's history entries (`readsOffIndex`), as sessions.ts reads its page. */
+function pageRows(where: Sql, window: ListWindow): Sql {
+  const dir = direction(window);
+  const bounds = sql`order by created_at ${dir}, id ${dir} ${limitOffset(window)}`;
+  if (readsOffIndex(window)) return sql`select * from agent_changes where ${where} ${bounds}`;
+  return sql`select c.*
+  from (select id, created_at from agent_changes where ${where} ${bounds}) page
+  cross join lateral (select * from agent_changes where agent_changes.id = page.id offset 0) c`;
+}
+
 /**
- * One page of an agent's history as JSON text (one statement), each entry read by primary key,
- * `limit + 1` entries so the caller knows if more follow, with `includeTotal` their count;
+ * One page of an agent's history as JSON text (one statement), `limit + 1` entries so the caller knows if more follow, with `includeTotal` their count;
  * undefined when the workspace holds no such agent. `found` says whether the workspace holds the
  * agent at all (an empty page of an agent that exists is not a 404), in the page's snapshot.
  */
@@ -30,22 +47,16 @@ export async function pageAgentHistoryJson(
     found: boolean;
   }>(sql`
 with page as (
-  select id, created_at from agent_changes
-  where ${allOf([...conditions, ...pastCursor(window)])}
-  order by created_at ${dir}, id ${dir}
-  ${limitOffset(window)}
+  ${pageRows(allOf([...conditions, ...pastCursor(window)]), window)}
 )
-select t.total, t.found, (
-  select ${agentChangeJson()}
-  from agent_changes c where c.id = page.id
-)::text as item
+select t.total, t.found, case when c.id is null then null else ${agentChangeJson()} end::text as item
 from (
   select ${total} as total,
     exists (select 1 from agents where id = ${agentId} and workspace_id = ${workspaceId}) as found
 ) t
-left join page on true
+left join page c on true
 where ${keyIsLive(caller.keyId)}
-order by page.created_at ${dir}, page.id ${dir}`);
+order by c.created_at ${dir}, c.id ${dir}`);
   if (!rows[0]?.found) return undefined;
   const items = rows.flatMap((r) => (r.item === null ? [] : [r.item]));
   return includeTotal ? { items, total: rows[0]?.total ?? 0 } : { items };

@@ -15,6 +15,7 @@ import {
   limitOffset,
   type Page,
   pastCursor,
+  readsOffIndex,
   runPage,
 } from './list-window.ts';
 import { dayStart, nextDay } from './local-days.ts';
@@ -40,7 +41,17 @@ function matching(workspaceId: string, f: LedgerFilters): Sql[] {
   ].filter((c): c is Sql => c !== undefined);
 }
 
-/** One page of the caller's workspace's entries as JSON text (one statement), each read by primary key. */
+/** The page's entries (`readsOffIndex`), as sessions.ts reads its page. */
+function pageRows(where: Sql, window: ListWindow): Sql {
+  const dir = direction(window);
+  const bounds = sql`order by created_at ${dir}, id ${dir} ${limitOffset(window)}`;
+  if (readsOffIndex(window)) return sql`select * from ledger_entries where ${where} ${bounds}`;
+  return sql`select l.*
+  from (select id, created_at from ledger_entries where ${where} ${bounds}) page
+  cross join lateral (select * from ledger_entries where ledger_entries.id = page.id offset 0) l`;
+}
+
+/** One page of the caller's workspace's entries as JSON text (one statement). */
 export function pageLedgerJson(
   runner: SqlRunner,
   caller: CallingKey,
@@ -57,19 +68,13 @@ export function pageLedgerJson(
     runner,
     sql`
 with page as (
-  select id, created_at from ledger_entries
-  where ${allOf([...conditions, ...pastCursor(window)])}
-  order by created_at ${dir}, id ${dir}
-  ${limitOffset(window)}
+  ${pageRows(allOf([...conditions, ...pastCursor(window)]), window)}
 )
-select t.total, (
-  select ${ledgerEntryJson()}
-  from ledger_entries l where l.id = page.id
-)::text as item
+select t.total, case when l.id is null then null else ${ledgerEntryJson()} end::text as item
 from (select ${total} as total) t
-left join page on true
+left join page l on true
 where ${keyIsLive(caller.keyId)}
-order by page.created_at ${dir}, page.id ${dir}`,
+order by l.created_at ${dir}, l.id ${dir}`,
     includeTotal,
   );
 }

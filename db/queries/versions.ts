@@ -1,13 +1,23 @@
-import sql from 'sql-template-tag';
+import sql, { type Sql } from 'sql-template-tag';
 import type { AgentVersion, VERSION_CONFIGURATION_FIELDS } from '#contract/schemas/agent.ts';
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import type { JsonText } from './json-text.ts';
-import { allOf, direction, type ListWindow, type Page } from './list-window.ts';
+import { allOf, direction, type ListWindow, type Page, readsOffIndex } from './list-window.ts';
 import { configurationJson, versionJson } from './projections.ts';
 
+/** The page's versions (`readsOffIndex`), by number, as sessions.ts reads its page. */
+function pageRows(where: Sql, window: ListWindow): Sql {
+  const bounds = sql`order by version ${direction(window)}
+  limit ${window.limit + 1} offset ${window.after ? 0 : window.offset}`;
+  if (readsOffIndex(window)) return sql`select * from agent_versions where ${where} ${bounds}`;
+  return sql`select v.*
+  from (select id, version from agent_versions where ${where} ${bounds}) page
+  cross join lateral (select * from agent_versions where agent_versions.id = page.id offset 0) v`;
+}
+
 /**
- * One page of an agent's versions as JSON text, `limit + 1` items, each read by primary key, with
+ * One page of an agent's versions as JSON text, `limit + 1` items, with
  * `includeTotal` how many it has; `undefined` when the workspace holds no such agent (`found`, from
  * the same statement, so an empty page of an unknown agent is a 404). The page is paged on the
  * `(agent_id, version)` index, ordered by number, not `(created_at, id)`: two versions may share a
@@ -40,22 +50,16 @@ export async function pageVersionsJson(
     found: boolean;
   }>(sql`
 with page as (
-  select id, version from agent_versions
-  where ${allOf(conditions)}
-  order by version ${dir}
-  limit ${window.limit + 1} offset ${after ? 0 : window.offset}
+  ${pageRows(allOf(conditions), window)}
 )
-select t.total, t.found, (
-  select ${versionJson()}
-  from agent_versions v where v.id = page.id
-)::text as item
+select t.total, t.found, case when v.id is null then null else ${versionJson()} end::text as item
 from (
   select ${total} as total,
     exists (select 1 from agents a where a.id = ${agentId} and a.workspace_id = ${workspaceId}) as found
 ) t
-left join page on true
+left join page v on true
 where ${keyIsLive(caller.keyId)}
-order by page.version ${dir}`);
+order by v.version ${dir}`);
   if (!rows[0]?.found) return undefined;
   const items = rows.flatMap((r) => (r.item === null ? [] : [r.item]));
   return includeTotal ? { items, total: rows[0].total ?? 0 } : { items };
