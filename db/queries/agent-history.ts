@@ -6,8 +6,8 @@ import {
   allOf,
   direction,
   type ListWindow,
-  limitOffset,
   type Page,
+  pageBounds,
   pastCursor,
   readsOffIndex,
 } from './list-window.ts';
@@ -15,11 +15,9 @@ import { agentChangeJson } from './projections.ts';
 
 /** The page's history entries (`readsOffIndex`), as sessions.ts reads its page. */
 function pageRows(where: Sql, window: ListWindow): Sql {
-  const dir = direction(window);
-  const bounds = sql`order by created_at ${dir}, id ${dir} ${limitOffset(window)}`;
-  if (readsOffIndex(window)) return sql`select * from agent_changes where ${where} ${bounds}`;
+  if (readsOffIndex(window)) return sql`select * from agent_changes where ${where} ${pageBounds(window)}`;
   return sql`select c.*
-  from (select id, created_at from agent_changes where ${where} ${bounds}) page
+  from (select id, created_at from agent_changes where ${where} ${pageBounds(window)}) page
   cross join lateral (select * from agent_changes where agent_changes.id = page.id offset 0) c`;
 }
 

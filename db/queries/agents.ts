@@ -9,8 +9,8 @@ import {
   direction,
   isIn,
   type ListWindow,
-  limitOffset,
   type Page,
+  pageBounds,
   pastCursor,
   readsOffIndex,
   runPage,
@@ -39,11 +39,9 @@ function matching(workspaceId: string, f: AgentFilters): Sql[] {
 
 /** The page's agents (`readsOffIndex`), as sessions.ts reads its page. */
 function pageRows(where: Sql, window: ListWindow): Sql {
-  const dir = direction(window);
-  const bounds = sql`order by created_at ${dir}, id ${dir} ${limitOffset(window)}`;
-  if (readsOffIndex(window)) return sql`select * from agents where ${where} ${bounds}`;
+  if (readsOffIndex(window)) return sql`select * from agents where ${where} ${pageBounds(window)}`;
   return sql`select a.*
-  from (select id, created_at from agents where ${where} ${bounds}) page
+  from (select id, created_at from agents where ${where} ${pageBounds(window)}) page
   cross join lateral (select * from agents where agents.id = page.id offset 0) a`;
 }
 

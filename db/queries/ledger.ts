@@ -12,8 +12,8 @@ import {
   direction,
   isIn,
   type ListWindow,
-  limitOffset,
   type Page,
+  pageBounds,
   pastCursor,
   readsOffIndex,
   runPage,
@@ -43,11 +43,9 @@ function matching(workspaceId: string, f: LedgerFilters): Sql[] {
 
 /** The page's entries (`readsOffIndex`), as sessions.ts reads its page. */
 function pageRows(where: Sql, window: ListWindow): Sql {
-  const dir = direction(window);
-  const bounds = sql`order by created_at ${dir}, id ${dir} ${limitOffset(window)}`;
-  if (readsOffIndex(window)) return sql`select * from ledger_entries where ${where} ${bounds}`;
+  if (readsOffIndex(window)) return sql`select * from ledger_entries where ${where} ${pageBounds(window)}`;
   return sql`select l.*
-  from (select id, created_at from ledger_entries where ${where} ${bounds}) page
+  from (select id, created_at from ledger_entries where ${where} ${pageBounds(window)}) page
   cross join lateral (select * from ledger_entries where ledger_entries.id = page.id offset 0) l`;
 }
 

@@ -44,6 +44,12 @@ export const pastCursor = ({ after, order }: ListWindow): Sql[] =>
 export const limitOffset = (window: ListWindow) =>
   sql`limit ${window.limit + 1} offset ${window.after ? 0 : window.offset}`;
 
+/** The page's order and bounds on the list index, `(created_at, id)` in the list's direction. */
+export const pageBounds = (window: ListWindow) => {
+  const dir = direction(window);
+  return sql`order by created_at ${dir}, id ${dir} ${limitOffset(window)}`;
+};
+
 /**
  * Whether the page's rows are read straight off the list's index (a first page, or a cursor's):
  * past an `offset` a list skips index entries only, then reads just the page's rows by primary

@@ -9,8 +9,8 @@ import {
   direction,
   isIn,
   type ListWindow,
-  limitOffset,
   type Page,
+  pageBounds,
   pastCursor,
   readsOffIndex,
   runPage,
@@ -52,11 +52,9 @@ function matching(workspaceId: string, f: SessionFilters): Sql[] {
  * planner hash-joined the page against a sequential scan of sessions).
  */
 function pageRows(where: Sql, window: ListWindow): Sql {
-  const dir = direction(window);
-  const bounds = sql`order by created_at ${dir}, id ${dir} ${limitOffset(window)}`;
-  if (readsOffIndex(window)) return sql`select * from sessions where ${where} ${bounds}`;
+  if (readsOffIndex(window)) return sql`select * from sessions where ${where} ${pageBounds(window)}`;
   return sql`select s.*
-  from (select id, created_at from sessions where ${where} ${bounds}) page
+  from (select id, created_at from sessions where ${where} ${pageBounds(window)}) page
   cross join lateral (select * from sessions where sessions.id = page.id offset 0) s`;
 }
 
