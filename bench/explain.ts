@@ -45,7 +45,7 @@ const TIMED_RUNS = 7;
  * execution are the medians of TIMED_RUNS after a discarded first run (a connection's first plan
  * of a statement also loads the catalog, which the API's long-lived connections have done
  * already). The statements take turns, run by run, so a commit and its baseline meet the same
- * phase of the machine: in sequence, the machine's drift alone moved one against the other by 10 %.
+ * phase of the machine, whose drift within a minute moves one run in sequence against another.
  */
 export async function explainEach(
   sql: postgres.Sql,

@@ -22,9 +22,10 @@ function pageRows(where: Sql, window: ListWindow): Sql {
 }
 
 /**
- * One page of an agent's history as JSON text (one statement), `limit + 1` entries so the caller knows if more follow, with `includeTotal` their count;
- * undefined when the workspace holds no such agent. `found` says whether the workspace holds the
- * agent at all (an empty page of an agent that exists is not a 404), in the page's snapshot.
+ * One page of an agent's history as JSON text (one statement), `limit + 1` entries so the caller
+ * knows if more follow, with `includeTotal` their count; undefined when the workspace holds no
+ * such agent. `found` says whether the workspace holds the agent at all (an empty page of an agent
+ * that exists is not a 404), in the page's snapshot.
  */
 export async function pageAgentHistoryJson(
   runner: SqlRunner,

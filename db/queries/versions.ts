@@ -3,13 +3,12 @@ import type { AgentVersion, VERSION_CONFIGURATION_FIELDS } from '#contract/schem
 import type { SqlRunner } from '../database.ts';
 import { type CallingKey, keyIsLive } from './api-keys.ts';
 import type { JsonText } from './json-text.ts';
-import { allOf, direction, type ListWindow, type Page, readsOffIndex } from './list-window.ts';
+import { allOf, direction, type ListWindow, limitOffset, type Page, readsOffIndex } from './list-window.ts';
 import { configurationJson, versionJson } from './projections.ts';
 
 /** The page's versions (`readsOffIndex`), by number, as sessions.ts reads its page. */
 function pageRows(where: Sql, window: ListWindow): Sql {
-  const bounds = sql`order by version ${direction(window)}
-  limit ${window.limit + 1} offset ${window.after ? 0 : window.offset}`;
+  const bounds = sql`order by version ${direction(window)} ${limitOffset(window)}`;
   if (readsOffIndex(window)) return sql`select * from agent_versions where ${where} ${bounds}`;
   return sql`select v.*
   from (select id, version from agent_versions where ${where} ${bounds}) page
