@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, gte, isNull, lt, or, relations, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, inArray, isNull, lt, or, relations, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import * as v from 'valibot';
@@ -24,6 +24,9 @@ const {
   events,
   ledgerBalances,
   ledgerEntries,
+  ledgerUsageAgentDaily,
+  ledgerUsageQuarterHourly,
+  ledgerUsageReasonQuarterHourly,
   persons,
   sessions,
   themes,
@@ -81,19 +84,34 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
   }
 
   async function listSessions(op: Extract<PeerOperation, { kind: 'sessions' }>) {
+    const order = [desc(sessions.createdAt), desc(sessions.id)];
+    const inWindow = op.after
+      ? and(
+          eq(sessions.workspaceId, workspaceId),
+          or(
+            lt(sessions.createdAt, op.after.createdAt),
+            and(eq(sessions.createdAt, op.after.createdAt), lt(sessions.id, op.after.id)),
+          ),
+        )
+      : eq(sessions.workspaceId, workspaceId);
+    // Past an offset, the page's ids first and then their relations, as the API reads it: a
+    // relational query with an offset builds the relations of every row it skips.
+    const skipping = !op.after && op.offset > 0;
     const rows = await db.query.sessions.findMany({
-      where: op.after
-        ? and(
-            eq(sessions.workspaceId, workspaceId),
-            or(
-              lt(sessions.createdAt, op.after.createdAt),
-              and(eq(sessions.createdAt, op.after.createdAt), lt(sessions.id, op.after.id)),
-            ),
+      where: skipping
+        ? inArray(
+            sessions.id,
+            db
+              .select({ id: sessions.id })
+              .from(sessions)
+              .where(inWindow)
+              .orderBy(...order)
+              .limit(op.limit + 1)
+              .offset(op.offset),
           )
-        : eq(sessions.workspaceId, workspaceId),
-      orderBy: [desc(sessions.createdAt), desc(sessions.id)],
+        : inWindow,
+      orderBy: order,
       limit: op.limit + 1,
-      offset: op.after ? 0 : op.offset,
       with: { agent: true, agentVersion: true, conversation: true, person: true, ledger: true },
     });
     return rows.map(({ agent, agentVersion, conversation, person, ledger, ...session }) => ({
@@ -307,39 +325,83 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
   }
 
   /**
-   * The usage report as an ORM user writes it: a group-by over the window's entries (voice seconds
-   * from their sessions, by the schema's own function), the local days by Postgres's zone data,
-   * and the same document the API answers.
+   * The usage report as an ORM user writes it over the API's rollups (kept by the schema's
+   * trigger), the local days by Postgres's zone data, and the same document the API answers: by
+   * day, a group-by of the window's quarter-hours; by agent, the daily rollup for the window's whole
+   * UTC days and the quarter-hours for its ends. Whole quarter-hours make whole local days in every
+   * zone of today; the API also reads the entries of a bucket a historical offset cuts.
    */
   async function usage(op: Extract<PeerOperation, { kind: 'usage' }>) {
     const { from, to, timezone, groupBy } = op;
-    const groupKey =
-      groupBy === 'agent'
-        ? sql<string | null>`${ledgerEntries.agentId}`
-        : sql<string>`to_char(${ledgerEntries.createdAt} at time zone ${timezone}, 'YYYY-MM-DD')`;
-    const rows = await db
-      .select({
-        key: groupKey,
-        amount: sql<string>`sum(${ledgerEntries.amount})`,
-        entries: sql<string>`count(*)`,
-        sessions: sql<string>`count(${ledgerEntries.sessionId})`,
-        voiceSeconds: sql<string>`coalesce(sum(ledger_voice_seconds(${sessions.startedAt}, ${sessions.endedAt})), 0)`,
-      })
-      .from(ledgerEntries)
-      .leftJoin(
-        sessions,
-        and(eq(ledgerEntries.reason, 'VOICE_USAGE'), eq(sessions.id, ledgerEntries.sessionId)),
-      )
-      .where(
-        and(
-          eq(ledgerEntries.workspaceId, workspaceId),
-          gte(ledgerEntries.createdAt, sql`${from}::timestamp at time zone ${timezone}`),
-          lt(ledgerEntries.createdAt, sql`(${to}::date + 1)::timestamp at time zone ${timezone}`),
-        ),
-      )
-      // By position: the key's zone is a parameter, and two parameters are two expressions to Postgres.
-      .groupBy(sql`1`)
-      .orderBy(sql`1 nulls last`);
+    const start = sql`${from}::timestamp at time zone ${timezone}`;
+    const end = sql`(${to}::date + 1)::timestamp at time zone ${timezone}`;
+    const totals = (
+      t: Record<'amount' | 'entries' | 'sessions' | 'voiceSeconds', Parameters<typeof sql>[1]>,
+    ) => ({
+      amount: sql<string>`sum(${t.amount})`,
+      entries: sql<string>`sum(${t.entries})`,
+      sessions: sql<string>`sum(${t.sessions})`,
+      voiceSeconds: sql<string>`coalesce(sum(${t.voiceSeconds}), 0)`,
+    });
+    // The first UTC midnight at or after the start, and the last at or before the end.
+    const daysFrom = sql`date_trunc('day', ${start} + interval '1 day' - interval '1 microsecond', 'UTC')`;
+    const daysTo = sql`date_trunc('day', ${end}, 'UTC')`;
+    const byDay = async () => {
+      const t = ledgerUsageReasonQuarterHourly;
+      return (
+        db
+          .select({
+            key: sql<string>`to_char(${t.bucket} at time zone ${timezone}, 'YYYY-MM-DD')`,
+            ...totals(t),
+          })
+          .from(t)
+          .where(and(eq(t.workspaceId, workspaceId), gte(t.bucket, start), lt(t.bucket, end)))
+          // By position: the key's zone is a parameter, and two parameters are two expressions to Postgres.
+          .groupBy(sql`1`)
+          .orderBy(sql`1`)
+      );
+    };
+    const byAgent = async () => {
+      const q = ledgerUsageQuarterHourly;
+      const d = ledgerUsageAgentDaily;
+      const columns = (t: typeof q | typeof d) => ({
+        agentId: t.agentId,
+        amount: t.amount,
+        entries: t.entries,
+        sessions: t.sessions,
+        voiceSeconds: t.voiceSeconds,
+      });
+      const counted = db
+        .select(columns(d))
+        .from(d)
+        .where(
+          and(
+            eq(d.workspaceId, workspaceId),
+            gte(d.day, sql`(${daysFrom} at time zone 'UTC')::date`),
+            lt(d.day, sql`(${daysTo} at time zone 'UTC')::date`),
+          ),
+        )
+        .unionAll(
+          db
+            .select(columns(q))
+            .from(q)
+            .where(
+              and(
+                eq(q.workspaceId, workspaceId),
+                gte(q.bucket, start),
+                lt(q.bucket, end),
+                or(lt(q.bucket, daysFrom), gte(q.bucket, daysTo)),
+              ),
+            ),
+        )
+        .as('counted');
+      return db
+        .select({ key: counted.agentId, ...totals(counted) })
+        .from(counted)
+        .groupBy(counted.agentId)
+        .orderBy(sql`1 nulls last`);
+    };
+    const rows = groupBy === 'agent' ? await byAgent() : await byDay();
     const groups = rows.map((g) => ({
       key: g.key,
       amount: Number(g.amount),
