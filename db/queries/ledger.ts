@@ -154,11 +154,14 @@ export async function bookCredit(
   return { item: row.item, booked: inserted !== undefined };
 }
 
-/** Each grouping's key, an expression over `counted`. */
-const GROUP_KEYS = {
-  day: sql`to_char(day, 'YYYY-MM-DD')`,
-  agent: sql`agent_id`,
-  reason: sql`reason::text`,
+/**
+ * Each grouping's column of `counted`, and its key as answered: grouped by the column, so the key
+ * is formatted once a group rather than once a row.
+ */
+const GROUPS = {
+  day: { column: sql`day`, key: sql`to_char(day, 'YYYY-MM-DD')` },
+  agent: { column: sql`agent_id`, key: sql`agent_id` },
+  reason: { column: sql`reason`, key: sql`reason::text` },
 } as const;
 
 const QUARTER_HOUR_MS = 900_000;
@@ -247,11 +250,11 @@ export async function usageReport(
         and not (e.created_at >= ${daysFrom}::timestamptz and e.created_at < ${daysTo}::timestamptz)
         and e.created_at >= ${iso(starts[0] ?? end)}::timestamptz and e.created_at < ${iso(end)}::timestamptz
     )
-    select ${GROUP_KEYS[q.groupBy]} as key, sum(amount)::text as amount, sum(entries)::text as entries,
+    select ${GROUPS[q.groupBy].key} as key, sum(amount)::text as amount, sum(entries)::text as entries,
       sum(sessions)::text as sessions, coalesce(sum(voice_seconds), 0)::text as "voiceSeconds"
     from counted
     where ${keyIsLive(caller.keyId)}
-    group by 1 order by 1 nulls last`);
+    group by ${GROUPS[q.groupBy].column} order by 1 nulls last`);
   const groups = rows.map((r) => ({
     key: r.key,
     amount: Number(r.amount),
