@@ -158,19 +158,20 @@ describe('the outbox relay', () => {
     await writeEvents(2 * RELAY_BATCH + 30);
     // No budget: one batch, however much is waiting.
     expect(await draining(relay, 0)()).toMatchObject({ runs: 1 });
-    let runs = 0;
+    // The most runs one draining call made: it went on after a full batch.
+    let most = 0;
     // The horizon is the server's (see relayUntil): a pass may claim nothing for a moment.
     for (let passes = 0; (await feedOrder(false)).length > 0 && passes < 2000; passes++) {
       const drained = await draining(relay, 60_000)();
       // Every run but the last claimed a full batch: it stopped at the first short one.
       expect(drained.claimed).toBeGreaterThanOrEqual(RELAY_BATCH * (drained.runs - 1));
       expect(drained.claimed - RELAY_BATCH * (drained.runs - 1)).toBeLessThan(RELAY_BATCH);
-      runs += drained.runs;
+      most = Math.max(most, drained.runs);
       if (drained.claimed === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     }
     expect(await feedOrder(false)).toEqual([]);
     const sent = endpoint.accepted.slice(before).map(idOf);
     expect(new Set(sent).size).toBe(2 * RELAY_BATCH + 30);
-    expect(runs).toBeGreaterThanOrEqual(2);
+    expect(most).toBeGreaterThanOrEqual(2);
   });
 });
