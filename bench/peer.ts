@@ -343,10 +343,7 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
       sessions: sql<string>`sum(${t.sessions})`,
       voiceSeconds: sql<string>`coalesce(sum(${t.voiceSeconds}), 0)`,
     });
-    // The first UTC midnight at or after the start, and the last at or before the end.
-    const daysFrom = sql`date_trunc('day', ${start} + interval '1 day' - interval '1 microsecond', 'UTC')`;
-    const daysTo = sql`date_trunc('day', ${end}, 'UTC')`;
-    const byDay = async () => {
+    const byDay = () => {
       const t = ledgerUsageReasonQuarterHourly;
       return (
         db
@@ -361,7 +358,10 @@ export function peer(client: postgres.Sql, workspaceId: string, principalId: str
           .orderBy(sql`1`)
       );
     };
-    const byAgent = async () => {
+    const byAgent = () => {
+      // The first UTC midnight at or after the start, and the last at or before the end.
+      const daysFrom = sql`date_trunc('day', ${start} + interval '1 day' - interval '1 microsecond', 'UTC')`;
+      const daysTo = sql`date_trunc('day', ${end}, 'UTC')`;
       const q = ledgerUsageQuarterHourly;
       const d = ledgerUsageAgentDaily;
       const columns = (t: typeof q | typeof d) => ({
