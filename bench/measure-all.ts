@@ -244,7 +244,7 @@ try {
       ? `Layout: split, Postgres on cores ${layout.databaseCpus}, gateway, baselines and autocannon on ${layout.benchCpus}; autocannon at nice ${loadNice ?? 0}`
       : `Layout: shared cores${layout.why ? ` (split not set up: ${layout.why})` : ''}; autocannon at nice ${loadNice ?? 0}`,
     `2 workspaces × ${options.sessions} sessions; ${options.connections} connections, ` +
-      `${options.warmupSeconds} s warm-up, then ${options.seconds} s per target, taken in turns in slices of ` +
+      `${options.warmupSeconds} s warm-up, then ${options.seconds} s per target, both taken in turns in slices of ` +
       `${(options.seconds / roundsFor(options.seconds)).toFixed(1)} s; limit 250's API soak: ${options.soakSeconds} s alone`,
     '',
     formatTable(results),

@@ -32,10 +32,10 @@ export interface Context {
   baselineGateway?: { child: Child<typeof gatewayCommands>; url: string };
 }
 
-/** One target of the comparison: its warm-up, and one measured slice of load. */
+/** One target of the comparison: load not measured (its warm-up), and one measured slice of load. */
 interface Target {
   name: string;
-  warm: () => Promise<unknown>;
+  warm: (seconds: number) => Promise<unknown>;
   slice: (seconds: number) => Promise<Sample>;
 }
 
@@ -107,10 +107,10 @@ function httpTarget<C extends { cpuMs: number; requests: number }>(
   counters: ServerCounters<C>,
   onRead?: (read: C) => void,
 ): Target {
-  const { connections, warmupSeconds } = ctx.timing;
+  const { connections } = ctx.timing;
   return {
     name,
-    warm: () => loadHttp(target, connections, warmupSeconds),
+    warm: (seconds) => loadHttp(target, connections, seconds),
     slice: async (seconds) => {
       const { sample, read } = await windowed(
         ctx,
@@ -133,8 +133,8 @@ function settling(ctx: Context, target: Target): Target {
   const settle = () => ctx.baseline.call('settle');
   return {
     name: target.name,
-    warm: async () => {
-      await target.warm();
+    warm: async (seconds) => {
+      await target.warm(seconds);
       await settle();
     },
     slice: async (seconds) => {
@@ -150,14 +150,17 @@ function settling(ctx: Context, target: Target): Target {
  * reversed every other round (A B C, C B A, A B C …), and each target's slices pooled. This
  * machine's speed drifts 10–40 % within minutes (docs/performance.md, "The machine"): measured one
  * after the other, the targets' ratios measured the drift as much as the API; taken in turns,
- * the drift falls on every target alike. All warm up first.
+ * the drift falls on every target alike. They warm up in turns too, in slices as long: a target
+ * that warmed up first and then idled through the others' warm-ups started its measured slices
+ * cold again (the first operation's gateway cost ~1.5 × per answer over its first rounds).
  */
 async function inTurns(
   targets: Target[],
-  seconds: number,
+  { seconds, warmupSeconds }: { seconds: number; warmupSeconds: number },
   rounds: number,
 ): Promise<{ pooled: Map<string, Stats>; slices: Slice[] }> {
-  for (const target of targets) await target.warm();
+  const warmRounds = Math.max(1, Math.round((warmupSeconds * rounds) / seconds));
+  for (const target of turns(targets, warmRounds)) await target.warm(warmupSeconds / warmRounds);
   const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
   const slices: Slice[] = [];
   for (const target of turns(targets, rounds)) {
@@ -398,7 +401,7 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   };
   targets.push({
     name: 'driver',
-    warm: () => ctx.baseline.call('drive', { ...drive, seconds: ctx.timing.warmupSeconds }),
+    warm: (seconds) => ctx.baseline.call('drive', { ...drive, seconds }),
     slice: async (seconds) =>
       (
         await windowed(ctx, seconds, () =>
@@ -413,7 +416,7 @@ export async function measureOperation(op: Operation, ctx: Context): Promise<Ope
   });
 
   const { seconds } = ctx.timing;
-  const { pooled: measured, slices } = await inTurns(targets, seconds, roundsFor(seconds));
+  const { pooled: measured, slices } = await inTurns(targets, ctx.timing, roundsFor(seconds));
   // The soak: the API alone (warm already) for its own length, for its memory over time and its errors.
   const soak = op.soak ? pool([await apiTurns.slice(ctx.soakSeconds)]) : undefined;
   const api = measured.get('api');
