@@ -150,9 +150,9 @@ function settling(ctx: Context, target: Target): Target {
  * reversed every other round (A B C, C B A, A B C …), and each target's slices pooled. This
  * machine's speed drifts 10–40 % within minutes (docs/performance.md, "The machine"): measured one
  * after the other, the targets' ratios measured the drift as much as the API; taken in turns,
- * the drift falls on every target alike. They warm up in turns too, in slices as long: a target
- * that warmed up first and then idled through the others' warm-ups started its measured slices
- * cold again (the first operation's gateway cost ~1.5 × per answer over its first rounds).
+ * the drift falls on every target alike. They warm up in turns too, in slices as long, so none
+ * comes to its measured slices after idling through the others' warm-ups, which makes a gateway's
+ * first slices cost more per answer (docs/performance.md, "How it measures").
  */
 async function inTurns(
   targets: Target[],
